@@ -1,0 +1,37 @@
+# Every dependency comes from Debian's packages or the CUDA toolkit. A missing one stops the
+# configure with one line naming the package; scripts/setup.sh installs exactly what is missing.
+
+function(depthsort_require found what package)
+  if(NOT ${found})
+    message(FATAL_ERROR "depthsort: ${what} not found: run scripts/setup.sh (or: sudo apt-get install ${package})")
+  endif()
+endfunction()
+
+find_package(CUDAToolkit REQUIRED)
+find_package(CCCL CONFIG QUIET HINTS "${CUDAToolkit_LIBRARY_DIR}/cmake/cccl" "${CUDAToolkit_LIBRARY_ROOT}/lib64/cmake/cccl")
+depthsort_require(CCCL_FOUND "CUB/Thrust (CCCL)" "the CUDA toolkit 13")
+find_path(DEPTHSORT_NVTX3_INCLUDE nvtx3/nvToolsExt.h HINTS ${CUDAToolkit_INCLUDE_DIRS})
+depthsort_require(DEPTHSORT_NVTX3_INCLUDE "NVTX 3" "the CUDA toolkit 13")
+
+if(DEPTHSORT_BUILD_TESTS)
+  find_package(GTest QUIET)
+  depthsort_require(GTest_FOUND "GoogleTest" "libgtest-dev")
+endif()
+
+if(DEPTHSORT_BUILD_APP)
+  find_package(glfw3 3.3 QUIET)
+  depthsort_require(glfw3_FOUND "GLFW 3.3" "libglfw3-dev")
+  find_package(glm QUIET)
+  depthsort_require(glm_FOUND "GLM" "libglm-dev")
+  find_package(tinyobjloader QUIET)
+  depthsort_require(tinyobjloader_FOUND "tinyobjloader" "libtinyobjloader-dev")
+  find_package(OpenGL QUIET COMPONENTS OpenGL EGL)
+  depthsort_require(OpenGL_EGL_FOUND "EGL" "libegl-dev")
+  find_path(DEPTHSORT_IMGUI_INCLUDE imgui.h PATH_SUFFIXES imgui)
+  find_library(DEPTHSORT_IMGUI_LIBRARY imgui)
+  depthsort_require(DEPTHSORT_IMGUI_LIBRARY "Dear ImGui" "libimgui-dev")
+  find_path(DEPTHSORT_STB_INCLUDE stb_image_write.h PATH_SUFFIXES stb)
+  depthsort_require(DEPTHSORT_STB_INCLUDE "stb_image_write" "libstb-dev")
+  find_program(DEPTHSORT_GLAD glad)
+  depthsort_require(DEPTHSORT_GLAD "the GLAD 2 generator" "python3-glad")
+endif()

@@ -1,0 +1,247 @@
+#include "depthsort/workload.hpp"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
+#include <limits>
+#include <numbers>
+#include <sstream>
+
+#include "depthsort/keys.hpp"
+
+namespace depthsort {
+namespace {
+
+struct NamedDistribution {
+  Distribution distribution;
+  std::string_view name;
+};
+
+constexpr std::array kDistributions{
+    NamedDistribution{Distribution::Uniform, "uniform"},
+    NamedDistribution{Distribution::Gaussian, "gaussian"},
+    NamedDistribution{Distribution::Zipf, "zipf"},
+    NamedDistribution{Distribution::Sorted, "sorted"},
+    NamedDistribution{Distribution::Reverse, "reverse"},
+    NamedDistribution{Distribution::AllEqual, "all-equal"},
+    NamedDistribution{Distribution::TwoValues, "two-values"},
+    NamedDistribution{Distribution::FewUnique, "16-unique"},
+    NamedDistribution{Distribution::NearlySorted, "nearly-sorted"},
+    NamedDistribution{Distribution::Sawtooth, "sawtooth"},
+    NamedDistribution{Distribution::Mesh, "mesh"},
+    NamedDistribution{Distribution::Specials, "specials"},
+};
+
+constexpr std::array<Distribution, kDistributions.size()> kDistributionList = [] {
+  std::array<Distribution, kDistributions.size()> list{};
+  for (std::size_t i = 0; i < kDistributions.size(); ++i) list[i] = kDistributions[i].distribution;
+  return list;
+}();
+
+// SplitMix64: fast, deterministic, and good enough for test inputs.
+class Random {
+ public:
+  explicit Random(std::uint64_t seed) : state_(seed * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull) {}
+  std::uint64_t next() {
+    std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  // Uniform in [0, 1) with 24 random bits, so every value is an exact float.
+  float unit() { return static_cast<float>(next() >> 40) * 0x1.0p-24f; }
+  std::size_t below(std::size_t bound) { return static_cast<std::size_t>(next() % bound); }
+
+ private:
+  std::uint64_t state_;
+};
+
+void fill_uniform(Random& random, std::span<float> out) {
+  for (float& key : out) key = random.unit();
+}
+
+void fill_gaussian(Random& random, std::span<float> out) {
+  for (std::size_t i = 0; i < out.size(); i += 2) {
+    const double u1 = (static_cast<double>(random.next() >> 11) + 1.0) * 0x1.0p-53;
+    const double u2 = static_cast<double>(random.next() >> 11) * 0x1.0p-53;
+    const double radius = std::sqrt(-2.0 * std::log(u1));
+    out[i] = static_cast<float>(radius * std::cos(2.0 * std::numbers::pi * u2));
+    if (i + 1 < out.size()) out[i + 1] = static_cast<float>(radius * std::sin(2.0 * std::numbers::pi * u2));
+  }
+}
+
+// P(rank k) ~ 1/k over 2^20 ranks, by inverting the continuous CDF ln(k)/ln(K).
+void fill_zipf(Random& random, std::span<float> out) {
+  const double log_ranks = std::log(static_cast<double>(1u << 20));
+  for (float& key : out) key = static_cast<float>(std::floor(std::exp(random.unit() * log_ranks)));
+}
+
+// Distances from a camera to the vertices of a torus-knot tube, in the vertex buffer's order
+// (rings along the knot, 32 vertices around each ring): consecutive keys are close, as in real
+// meshes, which is what makes bucket counters collide (paper 003, section 5.1).
+void fill_mesh(std::span<float> out) {
+  constexpr std::size_t kAround = 32;
+  const std::size_t rings = std::max<std::size_t>(1, (out.size() + kAround - 1) / kAround);
+  const double camera[3] = {0.3, 4.0, 9.0};
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const double t = 2.0 * std::numbers::pi * static_cast<double>(i / kAround) / static_cast<double>(rings);
+    const double phi = 2.0 * std::numbers::pi * static_cast<double>(i % kAround) / kAround;
+    // (2,3) torus knot centre line, with a tube of radius 0.35 around it.
+    const double r = 2.0 + std::cos(3.0 * t);
+    const double centre[3] = {r * std::cos(2.0 * t), r * std::sin(2.0 * t), -std::sin(3.0 * t)};
+    const double tube[3] = {0.35 * std::cos(phi) * std::cos(2.0 * t), 0.35 * std::cos(phi) * std::sin(2.0 * t),
+                            0.35 * std::sin(phi)};
+    double squared = 0.0;
+    for (int axis = 0; axis < 3; ++axis) {
+      const double d = centre[axis] + tube[axis] - camera[axis];
+      squared += d * d;
+    }
+    out[i] = static_cast<float>(std::sqrt(squared));
+  }
+}
+
+void fill_specials(Random& random, std::span<float> out) {
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  const std::array<float, 14> specials{
+      0.0f, -0.0f, kInf, -kInf,
+      std::bit_cast<float>(0x7FC00000u), std::bit_cast<float>(0xFFC00000u),  // quiet NaNs
+      std::bit_cast<float>(0x7F800001u), std::bit_cast<float>(0xFF812345u),  // other payloads
+      std::numeric_limits<float>::denorm_min(), -std::numeric_limits<float>::denorm_min(),
+      std::bit_cast<float>(0x007FFFFFu), std::bit_cast<float>(0x807FFFFFu),  // largest denormals
+      std::numeric_limits<float>::max(), std::numeric_limits<float>::lowest()};
+  for (float& key : out) {
+    const std::uint64_t bits = random.next();
+    key = (bits & 7) == 0 ? specials[(bits >> 8) % specials.size()] : random.unit() * 2.0f - 1.0f;
+  }
+}
+
+}  // namespace
+
+std::span<const Distribution> all_distributions() { return kDistributionList; }
+
+std::string_view distribution_name(Distribution d) {
+  for (const auto& entry : kDistributions)
+    if (entry.distribution == d) return entry.name;
+  return "unknown";
+}
+
+std::optional<Distribution> parse_distribution(std::string_view name) {
+  for (const auto& entry : kDistributions)
+    if (entry.name == name) return entry.distribution;
+  return std::nullopt;
+}
+
+std::string distribution_names() {
+  std::string names;
+  for (const auto& entry : kDistributions) {
+    if (!names.empty()) names += ", ";
+    names += entry.name;
+  }
+  return names;
+}
+
+void fill_keys(Distribution d, std::uint64_t seed, std::span<float> out) {
+  Random random(seed);
+  switch (d) {
+    case Distribution::Uniform: fill_uniform(random, out); break;
+    case Distribution::Gaussian: fill_gaussian(random, out); break;
+    case Distribution::Zipf: fill_zipf(random, out); break;
+    case Distribution::Sorted:
+      fill_uniform(random, out);
+      std::sort(out.begin(), out.end());
+      break;
+    case Distribution::Reverse:
+      fill_uniform(random, out);
+      std::sort(out.begin(), out.end(), std::greater<>());
+      break;
+    case Distribution::AllEqual: std::fill(out.begin(), out.end(), 0.5f); break;
+    case Distribution::TwoValues:
+      for (float& key : out) key = (random.next() & 1) ? 0.25f : 0.75f;
+      break;
+    case Distribution::FewUnique:
+      for (float& key : out) key = static_cast<float>(random.next() & 15) * 0.0625f;
+      break;
+    case Distribution::NearlySorted: {
+      fill_uniform(random, out);
+      std::sort(out.begin(), out.end());
+      for (std::size_t swaps = out.size() / 100; swaps > 0; --swaps)
+        std::swap(out[random.below(out.size())], out[random.below(out.size())]);
+      break;
+    }
+    case Distribution::Sawtooth:
+      for (std::size_t i = 0; i < out.size(); ++i) out[i] = static_cast<float>(i % 1024) / 1024.0f;
+      break;
+    case Distribution::Mesh: fill_mesh(out); break;
+    case Distribution::Specials: fill_specials(random, out); break;
+  }
+}
+
+std::vector<float> make_keys(Distribution d, std::size_t n, std::uint64_t seed) {
+  std::vector<float> keys(n);
+  fill_keys(d, seed, keys);
+  return keys;
+}
+
+void fill_values(std::span<std::uint32_t> out) {
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = value_for_index(i);
+}
+
+std::vector<std::uint32_t> make_values(std::size_t n) {
+  std::vector<std::uint32_t> values(n);
+  fill_values(values);
+  return values;
+}
+
+std::vector<std::uint32_t> reference_order(std::span<const float> keys_in) {
+  std::vector<std::uint32_t> ordered(keys_in.size());
+  std::transform(keys_in.begin(), keys_in.end(), ordered.begin(), [](float k) { return ordered_key(k); });
+  std::sort(ordered.begin(), ordered.end());
+  return ordered;
+}
+
+namespace {
+
+std::string hex(std::uint32_t bits) {
+  std::ostringstream out;
+  out << "0x" << std::hex << bits;
+  return out.str();
+}
+
+CheckResult fail(std::string message) { return CheckResult{false, std::move(message)}; }
+
+}  // namespace
+
+CheckResult check_sorted_pairs(std::span<const float> keys_in, std::span<const std::uint32_t> reference,
+                               std::span<const float> keys_out, std::span<const std::uint32_t> values_out) {
+  const std::size_t n = keys_in.size();
+  if (reference.size() != n || keys_out.size() != n || values_out.size() != n)
+    return fail("sizes differ: input " + std::to_string(n) + ", reference " + std::to_string(reference.size()) +
+                ", keys out " + std::to_string(keys_out.size()) + ", values out " +
+                std::to_string(values_out.size()));
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint32_t got = ordered_key(keys_out[i]);
+    if (got != reference[i])
+      return fail("key at position " + std::to_string(i) + " is " + std::to_string(keys_out[i]) + " (bits " +
+                  hex(std::bit_cast<std::uint32_t>(keys_out[i])) + "), expected bits " +
+                  hex(float_bits_from_ordered_bits(reference[i])));
+  }
+  std::vector<bool> seen(n, false);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t source = index_for_value(values_out[i]);
+    if (source >= n)
+      return fail("value at position " + std::to_string(i) + " (" + hex(values_out[i]) +
+                  ") was never an input value: a value was lost or overwritten");
+    if (seen[source])
+      return fail("value " + hex(values_out[i]) + " appears twice (again at position " + std::to_string(i) +
+                  "): a value was duplicated");
+    seen[source] = true;
+    if (ordered_key(keys_in[source]) != ordered_key(keys_out[i]))
+      return fail("value at position " + std::to_string(i) + " belongs to key bits " +
+                  hex(std::bit_cast<std::uint32_t>(keys_in[source])) + " but sits beside key bits " +
+                  hex(std::bit_cast<std::uint32_t>(keys_out[i])));
+  }
+  return {};
+}
+
+}  // namespace depthsort

@@ -1,0 +1,47 @@
+// Owning, move-only buffers of device memory. A failed allocation throws CapacityError naming
+// the owner, the bytes asked for and the bytes free, never a crash later.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <utility>
+
+namespace depthsort {
+
+// cudaMalloc that throws CapacityError (owner, bytes asked, bytes free) on failure.
+void* device_allocate(std::size_t bytes, const std::string& owner);
+// cudaFree that never throws (used by destructors).
+void device_free(void* pointer) noexcept;
+
+template <class T>
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  DeviceBuffer(std::size_t count, const std::string& owner)
+      : data_(count ? static_cast<T*>(device_allocate(count * sizeof(T), owner)) : nullptr),
+        size_(count) {}
+  DeviceBuffer(DeviceBuffer&& other) noexcept
+      : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
+    if (this != &other) {
+      device_free(data_);
+      data_ = std::exchange(other.data_, nullptr);
+      size_ = std::exchange(other.size_, 0);
+    }
+    return *this;
+  }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  ~DeviceBuffer() { device_free(data_); }
+
+  T* data() noexcept { return data_; }
+  const T* data() const noexcept { return data_; }
+  std::size_t size() const noexcept { return size_; }
+  std::size_t bytes() const noexcept { return size_ * sizeof(T); }
+
+ private:
+  T* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
+}  // namespace depthsort

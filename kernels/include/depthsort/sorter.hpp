@@ -1,0 +1,66 @@
+// The Sorter interface: every algorithm of the project, paper reproduction or library baseline.
+//
+// A sorter sorts n pairs (float key, uint32 value) ascending in the key order of keys.hpp,
+// stream-ordered. The input is read and left untouched; the sorted pairs are written to separate
+// output buffers. Ties may come out in any order unless the sorter's registry entry says stable.
+// Workspace is reserved once for a maximum n (two-phase storage, as CUB does) and reused: sort()
+// allocates nothing.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "depthsort/step_timer.hpp"
+
+namespace depthsort {
+
+// Where a sorter's buffers live.
+enum class Backend { Gpu, Cpu };
+
+struct SortBuffers {
+  const float* keys_in = nullptr;
+  const std::uint32_t* values_in = nullptr;
+  float* keys_out = nullptr;
+  std::uint32_t* values_out = nullptr;
+  std::size_t n = 0;
+};
+
+class Sorter {
+ public:
+  Sorter(std::string name, Backend backend);
+  virtual ~Sorter() = default;
+  Sorter(const Sorter&) = delete;
+  Sorter& operator=(const Sorter&) = delete;
+
+  const std::string& name() const noexcept { return name_; }
+  Backend backend() const noexcept { return backend_; }
+
+  // Sizes the workspace for up to max_n pairs. Throws CapacityError (sorter, bytes asked, bytes
+  // free) if the device cannot hold it. Call outside any frame loop.
+  void reserve(std::size_t max_n);
+  std::size_t capacity() const noexcept { return capacity_; }
+  // Bytes of workspace held now.
+  virtual std::size_t workspace_bytes() const = 0;
+
+  // Sorts buffers.n pairs on `stream` (ignored by CPU sorters). n above capacity() throws
+  // CapacityError. Each named step is timed (see timer()) and shown in Nsight as an NVTX range.
+  void sort(const SortBuffers& buffers, cudaStream_t stream = nullptr);
+
+  StepTimer& timer() noexcept { return timer_; }
+
+ protected:
+  virtual void do_reserve(std::size_t max_n) = 0;
+  virtual void do_sort(const SortBuffers& buffers, cudaStream_t stream, StepTimer& timer) = 0;
+
+ private:
+  std::string name_;
+  Backend backend_;
+  std::size_t capacity_ = 0;
+  StepTimer timer_;
+};
+
+}  // namespace depthsort

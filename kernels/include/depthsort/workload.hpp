@@ -1,0 +1,64 @@
+// Inputs for tests and benchmarks, and the CPU reference check every sorter is held to.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace depthsort {
+
+enum class Distribution {
+  Uniform,       // uniform in [0, 1)
+  Gaussian,      // normal, mean 0, sigma 1
+  Zipf,          // integer ranks with P(k) ~ 1/k over 2^20 ranks: a few keys very frequent
+  Sorted,        // ascending uniform keys
+  Reverse,       // descending uniform keys
+  AllEqual,      // every key the same
+  TwoValues,     // two distinct keys, mixed at random
+  FewUnique,     // 16 distinct keys
+  NearlySorted,  // ascending, then 1% of positions swapped at random
+  Sawtooth,      // ascending runs of 1024 keys, repeated
+  Mesh,          // view distances of consecutive vertices of a torus-knot tube mesh
+  Specials,      // uniform in [-1, 1) with +-0, +-inf, NaN of both signs and denormals mixed in
+};
+
+std::span<const Distribution> all_distributions();
+std::string_view distribution_name(Distribution d);
+std::optional<Distribution> parse_distribution(std::string_view name);
+std::string distribution_names();  // "uniform, gaussian, ..."
+
+// Deterministic keys for (distribution, n, seed).
+std::vector<float> make_keys(Distribution d, std::size_t n, std::uint64_t seed = 1);
+void fill_keys(Distribution d, std::uint64_t seed, std::span<float> out);
+
+// Values are the input position scrambled by a mask, so a sorter that writes positions instead
+// of moving the values it was given fails the check.
+constexpr std::uint32_t kValueMask = 0x5A5A5A5Au;
+constexpr std::uint32_t value_for_index(std::size_t i) {
+  return static_cast<std::uint32_t>(i) ^ kValueMask;
+}
+constexpr std::size_t index_for_value(std::uint32_t v) { return v ^ kValueMask; }
+std::vector<std::uint32_t> make_values(std::size_t n);
+void fill_values(std::span<std::uint32_t> out);
+
+// The input's keys in the key order, as ordered bits (keys.hpp): the reference.
+std::vector<std::uint32_t> reference_order(std::span<const float> keys_in);
+
+struct CheckResult {
+  bool ok = true;
+  std::string message;  // empty when ok; otherwise the first problem, with its position
+  explicit operator bool() const noexcept { return ok; }
+};
+
+// Passes when keys_out equals the reference order bit for bit (so -0/+0 and NaN payloads count)
+// and values_out is a permutation of make_values(n) in which each value sits beside its own key.
+CheckResult check_sorted_pairs(std::span<const float> keys_in,
+                               std::span<const std::uint32_t> reference,
+                               std::span<const float> keys_out,
+                               std::span<const std::uint32_t> values_out);
+
+}  // namespace depthsort

@@ -1,0 +1,126 @@
+// The registry table: one row per sorter. New algorithms add a row here (and nothing else).
+#include "depthsort/registry.hpp"
+
+#include <array>
+#include <charconv>
+
+#include "depthsort/errors.hpp"
+#include "sort/baselines.hpp"
+
+namespace depthsort {
+namespace {
+
+const std::array kSorters{
+    SorterInfo{"cub-radix", "CUB (CCCL), cub::DeviceRadixSort::SortPairs",
+               "library LSD radix sort (Onesweep), the baseline every ratio is taken against", Backend::Gpu,
+               false, {}, cuda_device_usable, make_cub_radix_sorter},
+    SorterInfo{"cub-merge", "CUB (CCCL), cub::DeviceMergeSort::SortPairsCopy",
+               "library merge sort with depthsort's key order as comparator", Backend::Gpu, false, {},
+               cuda_device_usable, make_cub_merge_sorter},
+    SorterInfo{"thrust", "Thrust (CCCL), thrust::sort_by_key",
+               "library sort_by_key as CUDA's smokeParticles sample uses it (in place: input copied first)",
+               Backend::Gpu, false, {}, cuda_device_usable, make_thrust_sorter},
+    SorterInfo{"cpu", "depthsort, host LSD radix sort (11-bit digits)",
+               "the CPU path's sorter, host memory, used where no CUDA device exists", Backend::Cpu, true, {},
+               always_available, make_cpu_sorter},
+};
+
+}  // namespace
+
+std::span<const SorterInfo> sorter_registry() { return kSorters; }
+
+const SorterInfo* find_sorter(std::string_view name) {
+  for (const SorterInfo& info : kSorters)
+    if (info.name == name) return &info;
+  return nullptr;
+}
+
+std::string sorter_names() {
+  std::string names;
+  for (const SorterInfo& info : kSorters) {
+    if (!names.empty()) names += ", ";
+    names += info.name;
+  }
+  return names;
+}
+
+OptionValues default_options(const SorterInfo& info) {
+  OptionValues values;
+  for (const OptionSpec& spec : info.options) values.emplace(std::string(spec.name), spec.default_value);
+  return values;
+}
+
+namespace {
+
+std::string option_names(const SorterInfo& info) {
+  if (info.options.empty()) return "none";
+  std::string names;
+  for (const OptionSpec& spec : info.options) {
+    if (!names.empty()) names += ", ";
+    names += std::string(spec.name) + " (" + std::to_string(spec.min_value) + ".." + std::to_string(spec.max_value) +
+             ", default " + std::to_string(spec.default_value) + ")";
+  }
+  return names;
+}
+
+}  // namespace
+
+OptionValues parse_options(const SorterInfo& info, std::string_view text) {
+  OptionValues values = default_options(info);
+  while (!text.empty()) {
+    const std::size_t comma = text.find(',');
+    const std::string_view item = text.substr(0, comma);
+    text = comma == std::string_view::npos ? std::string_view{} : text.substr(comma + 1);
+    if (item.empty()) continue;
+    const std::size_t equals = item.find('=');
+    const std::string_view name = item.substr(0, equals);
+    const OptionSpec* spec = nullptr;
+    for (const OptionSpec& candidate : info.options)
+      if (candidate.name == name) spec = &candidate;
+    if (!spec)
+      throw OptionError(std::string(info.name) + ": unknown option '" + std::string(name) +
+                        "'; valid options: " + option_names(info));
+    int value = 1;
+    if (equals != std::string_view::npos) {
+      const std::string_view digits = item.substr(equals + 1);
+      const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+      if (error != std::errc{} || end != digits.data() + digits.size())
+        throw OptionError(std::string(info.name) + ": option '" + std::string(name) + "' needs an integer, got '" +
+                          std::string(digits) + "'");
+    }
+    if (value < spec->min_value || value > spec->max_value)
+      throw OptionError(std::string(info.name) + ": option '" + std::string(name) + "' must be in " +
+                        std::to_string(spec->min_value) + ".." + std::to_string(spec->max_value) + ", got " +
+                        std::to_string(value));
+    values[std::string(name)] = value;
+  }
+  return values;
+}
+
+int option_value(const OptionValues& values, std::string_view name) {
+  const auto found = values.find(name);
+  if (found == values.end()) throw OptionError("option '" + std::string(name) + "' is not set");
+  return found->second;
+}
+
+std::string format_options(const OptionValues& values) {
+  std::string text;
+  for (const auto& [name, value] : values) {
+    if (!text.empty()) text += ',';
+    text += name + '=' + std::to_string(value);
+  }
+  return text;
+}
+
+std::vector<OptionValues> option_variants(const SorterInfo& info) {
+  std::vector<OptionValues> variants{default_options(info)};
+  for (const OptionSpec& spec : info.options) {
+    if (!spec.is_flag()) continue;
+    OptionValues flipped = default_options(info);
+    flipped[std::string(spec.name)] = 1 - spec.default_value;
+    variants.push_back(std::move(flipped));
+  }
+  return variants;
+}
+
+}  // namespace depthsort
