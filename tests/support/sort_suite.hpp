@@ -26,6 +26,10 @@ std::vector<SorterCase> sorter_cases(Backend backend);
 // A name made only of letters, digits and underscores.
 std::string test_name(std::string_view text);
 
+// Sorts one input of `dist` and size n with `sorter` (already reserved for n) and checks the
+// result against the CPU reference and the input against its copy. Asserts nothing.
+CheckResult sort_and_check(Sorter& sorter, Distribution dist, std::size_t n);
+
 // Sorts `dist` at every size in `sizes` with `sorter` (reserved for the largest), and checks each
 // result against the CPU reference. Reports failures through GoogleTest with the size and the
 // first wrong position.
