@@ -1,0 +1,76 @@
+// depthsort-bench: the command line, parsed by a pure function so the CPU tests can check every
+// flag, size spelling and error message without a GPU.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "depthsort/registry.hpp"
+#include "depthsort/workload.hpp"
+
+namespace depthsort::bench {
+
+// Largest n accepted: values are uint32 input positions (workload.hpp), so n must fit 32 bits.
+constexpr std::uint64_t kMaxPairs = std::uint64_t{1} << 32;
+
+// One sorter with one option set: the unit a benchmark row measures.
+struct SorterVariant {
+  const SorterInfo* info = nullptr;
+  OptionValues options;       // defaults overlaid with the --options text
+  std::string options_text;   // format_options(options), "" when the sorter has no options
+  bool baseline = false;      // the cub-radix run added for the ratios
+};
+
+struct BenchConfig {
+  bool help = false;
+  bool list = false;
+  // Sorters as named on the command line, in order, without duplicates. Empty: the default
+  // (every available GPU sorter), resolved at run time because it depends on the device.
+  std::vector<const SorterInfo*> sorters;
+  bool sorters_all = false;  // --sorters all: every available sorter, the CPU one included
+  // --options NAME:text, in order; a sorter named twice is run once per option set.
+  std::vector<std::pair<const SorterInfo*, OptionValues>> options;
+  std::vector<std::size_t> sizes;
+  std::vector<Distribution> distributions;
+  int reps = 21;
+  int warmup = 3;
+  std::uint64_t seed = 1;
+  bool check = false;
+  std::string csv_path;
+  std::string json_path;
+};
+
+struct ParseResult {
+  std::optional<BenchConfig> config;  // set on success
+  std::string error;                  // set on failure: what was wrong and what is valid
+  bool ok() const noexcept { return config.has_value(); }
+};
+
+// Parses argv[1..] (program name excluded). Sorter names and options are checked against
+// `registry` (the real one by default; tests pass their own).
+ParseResult parse_bench_args(std::span<const std::string_view> args,
+                             std::span<const SorterInfo> registry = sorter_registry());
+
+// "1M" (2^20), "16M", "1K" (2^10), "2G" (2^30), "2^24", "1000000"; suffixes are binary and
+// case-insensitive. nullopt for anything else, for 0 and for more than kMaxPairs.
+std::optional<std::size_t> parse_size(std::string_view text);
+// Inverse for display: 16777216 -> "16M", 1536 -> "1536", 3072 -> "3K".
+std::string format_size(std::size_t n);
+
+// The rows to run, in order: cub-radix first (marked baseline if not asked for), then each
+// requested sorter once per option set. `available` says whether a sorter can run here.
+std::vector<SorterVariant> resolve_variants(const BenchConfig& config,
+                                            std::span<const SorterInfo> registry,
+                                            bool (*available)(const SorterInfo&));
+
+// The name of the baseline every row is compared with.
+inline constexpr std::string_view kBaselineName = "cub-radix";
+
+std::string usage_text();
+
+}  // namespace depthsort::bench
