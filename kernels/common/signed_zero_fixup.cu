@@ -1,6 +1,9 @@
 #include "common/signed_zero_fixup.hpp"
 
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
+
+#include <algorithm>
 
 #include "depthsort/errors.hpp"
 #include "depthsort/keys.hpp"
@@ -38,34 +41,28 @@ __device__ std::uint32_t lower_bound_block(const float* keys, std::uint32_t n, s
   return shared_bounds[0];
 }
 
-__global__ void find_zero_run(const float* keys, std::uint32_t n, std::uint32_t* run) {
+// One cooperative launch: every block finds the zero run itself (three rounds of loads), so a
+// frame without zeros costs one small kernel; with zeros, -0.0 values fill the scratch from the
+// front and +0.0 values from the back, then the run is written back in the key order.
+__global__ void fix_zero_run(float* keys, std::uint32_t* values, std::uint32_t n, std::uint32_t* counters,
+                             std::uint32_t* scratch) {
   __shared__ std::uint32_t bound;
   const std::uint32_t begin = lower_bound_block(keys, n, kOrderedMinusZero, &bound);
   const std::uint32_t end = lower_bound_block(keys, n, kOrderedPlusZero + 1, &bound);
-  if (threadIdx.x == 0) {
-    run[0] = begin;
-    run[1] = end;
-    run[2] = 0;
-    run[3] = 0;
-  }
-}
-
-// -0.0 values fill the scratch from the front, +0.0 values from the back.
-__global__ void split_zero_run(const float* keys, const std::uint32_t* values, std::uint32_t* run,
-                               std::uint32_t* scratch) {
-  const std::uint32_t begin = run[0], end = run[1];
-  for (std::uint32_t i = begin + blockIdx.x * blockDim.x + threadIdx.x; i < end; i += gridDim.x * blockDim.x) {
-    if (__float_as_uint(keys[i]) == 0x80000000u)
-      scratch[atomicAdd(&run[2], 1u)] = values[i];
+  if (end - begin < 2) return;  // the same answer in every block: all leave together
+  const auto grid = cooperative_groups::this_grid();
+  if (grid.thread_rank() == 0) counters[0] = counters[1] = 0;
+  grid.sync();
+  const std::uint32_t stride = gridDim.x * blockDim.x;
+  for (std::uint32_t i = begin + blockIdx.x * blockDim.x + threadIdx.x; i < end; i += stride) {
+    if (__float_as_uint(keys[i]) == 0x80000000u)  // -0.0
+      scratch[atomicAdd(&counters[0], 1u)] = values[i];
     else
-      scratch[end - begin - 1 - atomicAdd(&run[3], 1u)] = values[i];
+      scratch[end - begin - 1 - atomicAdd(&counters[1], 1u)] = values[i];
   }
-}
-
-__global__ void write_zero_run(float* keys, std::uint32_t* values, const std::uint32_t* run,
-                               const std::uint32_t* scratch) {
-  const std::uint32_t begin = run[0], end = run[1], minus_zeros = run[2];
-  for (std::uint32_t i = begin + blockIdx.x * blockDim.x + threadIdx.x; i < end; i += gridDim.x * blockDim.x) {
+  grid.sync();
+  const std::uint32_t minus_zeros = counters[0];
+  for (std::uint32_t i = begin + blockIdx.x * blockDim.x + threadIdx.x; i < end; i += stride) {
     keys[i] = i - begin < minus_zeros ? -0.0f : 0.0f;
     values[i] = scratch[i - begin];
   }
@@ -76,15 +73,15 @@ __global__ void write_zero_run(float* keys, std::uint32_t* values, const std::ui
 void fix_signed_zeros(float* keys, std::uint32_t* values, std::size_t n, SignedZeroScratch scratch,
                       cudaStream_t stream) {
   if (n < 2) return;
-  const auto count = static_cast<std::uint32_t>(n);
-  find_zero_run<<<1, kSearchThreads, 0, stream>>>(keys, count, scratch.run_bounds);
-  DEPTHSORT_CUDA_CHECK_LAUNCH(find_zero_run);
-  // A fixed grid: the run's length is known only on the device, and most frames have no zeros.
-  constexpr int kBlocks = 264, kThreads = 256;
-  split_zero_run<<<kBlocks, kThreads, 0, stream>>>(keys, values, scratch.run_bounds, scratch.values);
-  DEPTHSORT_CUDA_CHECK_LAUNCH(split_zero_run);
-  write_zero_run<<<kBlocks, kThreads, 0, stream>>>(keys, values, scratch.run_bounds, scratch.values);
-  DEPTHSORT_CUDA_CHECK_LAUNCH(write_zero_run);
+  int device = 0, sms = 0, blocks_per_sm = 0;
+  DEPTHSORT_CUDA_CHECK(cudaGetDevice(&device));
+  DEPTHSORT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  DEPTHSORT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, fix_zero_run, kSearchThreads, 0));
+  auto count = static_cast<std::uint32_t>(n);
+  void* arguments[] = {&keys, &values, &count, &scratch.run_bounds, &scratch.values};
+  DEPTHSORT_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(fix_zero_run),
+                                                   dim3(sms * std::max(1, std::min(blocks_per_sm, 2))),
+                                                   dim3(kSearchThreads), arguments, 0, stream));
 }
 
 }  // namespace depthsort

@@ -2,6 +2,8 @@
 // depthsort's key order as the comparator, so it needs no fix-up.
 #include <cub/device/device_merge_sort.cuh>
 
+#include <limits>
+
 #include "depthsort/device_buffer.hpp"
 #include "depthsort/errors.hpp"
 #include "depthsort/keys.hpp"
@@ -23,10 +25,7 @@ class CubMergeSorter final : public Sorter {
  protected:
   void do_reserve(std::size_t max_n) override {
     std::size_t bytes = 0;
-    DEPTHSORT_CUDA_CHECK(cub::DeviceMergeSort::SortPairsCopy(
-        nullptr, bytes, static_cast<const float*>(nullptr), static_cast<const std::uint32_t*>(nullptr),
-        static_cast<float*>(nullptr), static_cast<std::uint32_t*>(nullptr), static_cast<std::int64_t>(max_n),
-        KeyOrderLess{}));
+    DEPTHSORT_CUDA_CHECK(sort_pairs(nullptr, bytes, SortBuffers{.n = max_n}, nullptr));
     temp_ = DeviceBuffer<unsigned char>(bytes, name());
   }
 
@@ -34,12 +33,19 @@ class CubMergeSorter final : public Sorter {
     if (b.n == 0) return;
     StepScope step(timer, "merge sort");
     std::size_t bytes = temp_.bytes();
-    DEPTHSORT_CUDA_CHECK(cub::DeviceMergeSort::SortPairsCopy(temp_.data(), bytes, b.keys_in, b.values_in,
-                                                             b.keys_out, b.values_out,
-                                                             static_cast<std::int64_t>(b.n), KeyOrderLess{}, stream));
+    DEPTHSORT_CUDA_CHECK(sort_pairs(temp_.data(), bytes, b, stream));
   }
 
  private:
+  // As for cub-radix: 32-bit offsets where the size fits, 64-bit beyond.
+  static cudaError_t sort_pairs(void* temp, std::size_t& bytes, const SortBuffers& b, cudaStream_t stream) {
+    if (b.n <= static_cast<std::size_t>(std::numeric_limits<int>::max()))
+      return cub::DeviceMergeSort::SortPairsCopy(temp, bytes, b.keys_in, b.values_in, b.keys_out, b.values_out,
+                                                 static_cast<int>(b.n), KeyOrderLess{}, stream);
+    return cub::DeviceMergeSort::SortPairsCopy(temp, bytes, b.keys_in, b.values_in, b.keys_out, b.values_out,
+                                               static_cast<std::int64_t>(b.n), KeyOrderLess{}, stream);
+  }
+
   DeviceBuffer<unsigned char> temp_;
 };
 

@@ -2,6 +2,8 @@
 // Onesweep path on sm_90), the library sort every paper algorithm is measured against.
 #include <cub/device/device_radix_sort.cuh>
 
+#include <limits>
+
 #include "common/signed_zero_fixup.hpp"
 #include "depthsort/device_buffer.hpp"
 #include "depthsort/errors.hpp"
@@ -19,10 +21,7 @@ class CubRadixSorter final : public Sorter {
  protected:
   void do_reserve(std::size_t max_n) override {
     std::size_t bytes = 0;
-    DEPTHSORT_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, static_cast<const float*>(nullptr),
-                                                         static_cast<float*>(nullptr),
-                                                         static_cast<const std::uint32_t*>(nullptr),
-                                                         static_cast<std::uint32_t*>(nullptr), max_n));
+    DEPTHSORT_CUDA_CHECK(sort_pairs(nullptr, bytes, SortBuffers{.n = max_n}, nullptr));
     temp_ = DeviceBuffer<unsigned char>(bytes, name());
     zero_values_ = DeviceBuffer<std::uint32_t>(max_n, name());
     zero_run_ = DeviceBuffer<std::uint32_t>(4, name());
@@ -33,14 +32,23 @@ class CubRadixSorter final : public Sorter {
     {
       StepScope step(timer, "radix sort");
       std::size_t bytes = temp_.bytes();
-      DEPTHSORT_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp_.data(), bytes, b.keys_in, b.keys_out, b.values_in,
-                                                           b.values_out, b.n, 0, 32, stream));
+      DEPTHSORT_CUDA_CHECK(sort_pairs(temp_.data(), bytes, b, stream));
     }
     StepScope step(timer, "signed-zero fixup");
     fix_signed_zeros(b.keys_out, b.values_out, b.n, {zero_run_.data(), zero_values_.data()}, stream);
   }
 
  private:
+  // CUB picks its offset type from the type of num_items: sizes that fit go as int, the type the
+  // reference numbers (shared/ANCHORS.md) were measured with; 64-bit offsets were slower there.
+  static cudaError_t sort_pairs(void* temp, std::size_t& bytes, const SortBuffers& b, cudaStream_t stream) {
+    if (b.n <= static_cast<std::size_t>(std::numeric_limits<int>::max()))
+      return cub::DeviceRadixSort::SortPairs(temp, bytes, b.keys_in, b.keys_out, b.values_in, b.values_out,
+                                             static_cast<int>(b.n), 0, 32, stream);
+    return cub::DeviceRadixSort::SortPairs(temp, bytes, b.keys_in, b.keys_out, b.values_in, b.values_out, b.n, 0, 32,
+                                           stream);
+  }
+
   DeviceBuffer<unsigned char> temp_;
   DeviceBuffer<std::uint32_t> zero_values_;
   DeviceBuffer<std::uint32_t> zero_run_;
