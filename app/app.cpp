@@ -1,0 +1,475 @@
+#include "app.hpp"
+
+#include "render/gl.hpp"  // glad before cuda_gl_interop.h (which includes GL/gl.h)
+
+#include <cuda_gl_interop.h>
+#include <cuda_runtime.h>
+
+#include <GLFW/glfw3.h>
+#include <imgui.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "depthsort/errors.hpp"
+#include "depthsort/registry.hpp"
+#include "frame.hpp"
+#include "platform/egl_headless.hpp"
+#include "platform/glfw_window.hpp"
+#include "render/renderer.hpp"
+#include "render/screenshot.hpp"
+#include "scene/scene.hpp"
+#include "timings.hpp"
+#include "ui/panel.hpp"
+
+namespace depthsort::app {
+
+namespace {
+
+constexpr float kPi = 3.14159265358979f;
+
+std::string cuda_device_name() {
+  int device = 0;
+  cudaDeviceProp props{};
+  if (cudaGetDevice(&device) != cudaSuccess || cudaGetDeviceProperties(&props, device) != cudaSuccess) return "?";
+  char buf[320];
+  std::snprintf(buf, sizeof buf, "CUDA device %d: %s (sm_%d%d, %.0f GiB)", device, props.name, props.major,
+                props.minor, static_cast<double>(props.totalGlobalMem) / (1024.0 * 1024.0 * 1024.0));
+  return buf;
+}
+
+// True if the current GL context runs on a CUDA device (interop possible).
+bool gl_context_on_cuda_device(std::string& why_not) {
+  unsigned int count = 0;
+  int devices[4] = {};
+  const cudaError_t status = cudaGLGetDevices(&count, devices, 4, cudaGLDeviceListAll);
+  if (status != cudaSuccess || count == 0) {
+    why_not = std::string("the OpenGL context is not on a CUDA device (cudaGLGetDevices: ") +
+              (status == cudaSuccess ? "none" : cudaGetErrorString(status)) + ")";
+    cudaGetLastError();
+    return false;
+  }
+  DEPTHSORT_CUDA_CHECK(cudaSetDevice(devices[0]));
+  return true;
+}
+
+int registry_index(const SorterInfo& info) {
+  const auto registry = sorter_registry();
+  for (std::size_t i = 0; i < registry.size(); ++i)
+    if (&registry[i] == &info) return static_cast<int>(i);
+  return 0;
+}
+
+// Everything a run holds, torn down in reverse order of construction (pipeline before renderer
+// before the GL context).
+class App {
+ public:
+  explicit App(const Config& config) : config_(config) {}
+
+  int run() {
+    std::string why_cpu;
+    const SorterInfo* info = &choose_sorter(config_.sorter, config_.force_cpu, why_cpu);
+    OptionValues options = config_.sorter_options.empty() ? default_options(*info)
+                                                          : parse_options(*info, config_.sorter_options);
+    bool cpu_path = info->backend == Backend::Cpu;
+
+    // The context first: on the GPU path it must sit on the CUDA device.
+    if (config_.headless) {
+      egl_.emplace(cpu_path);
+      gl_line_ = egl_->device_description();
+    } else {
+      window_.emplace(config_.width, config_.height, "depthsort", config_.vsync);
+      gl_line_ = gl_description();
+    }
+    if (!cpu_path) {
+      std::string why_not;
+      if (!gl_context_on_cuda_device(why_not)) {
+        why_cpu = why_not + "; sorting on the CPU instead";
+        for (const SorterInfo& entry : sorter_registry())
+          if (entry.backend == Backend::Cpu) {
+            info = &entry;
+            break;
+          }
+        options = default_options(*info);
+        cpu_path = true;
+      }
+    }
+    device_line_ = cpu_path ? "CPU path (depths and sort on the CPU): " + why_cpu : cuda_device_name();
+    std::string notes;
+    scene_ = build_scene(config_, cpu_path, notes);
+    say("depthsort " DEPTHSORT_VERSION ": " + std::string(config_.headless ? "headless, " : "windowed, ") + gl_line_);
+    say((cpu_path ? "path: " : "path: GPU, ") + device_line_);
+    if (!notes.empty()) {
+      notes_ = notes.substr(0, notes.size() - 1);
+      say(notes_);
+    }
+    say("scene: " + scene_.description);
+    say("sorter: " + std::string(info->name) + (options.empty() ? "" : " (" + format_options(options) + ")") + ": " +
+        std::string(info->origin));
+
+    ui_.sorter = registry_index(*info);
+    ui_.options = options;
+    ui_.sort = config_.sort;
+    ui_.opacity = scene_.opacity;
+    ui_.lighting = scene_.lighting;
+    ui_.particles = static_cast<int>(scene_.particles);
+    ui_.knot_triangles =
+        config_.meshes.empty() && config_.scene == SceneKind::Knot ? static_cast<int>(scene_.mesh.triangles()) : 0;
+    ui_.check_every = config_.check_every;
+    ui_.vsync = config_.vsync;
+    camera_ = scene_.camera;
+    views_.saved[0] = camera_;
+    views_.used[0] = true;
+
+    build(*info, options);
+    return config_.headless ? run_headless() : run_windowed();
+  }
+
+ private:
+  void say(const std::string& line) const {
+    if (!config_.quiet) std::printf("%s\n", line.c_str());
+  }
+
+  void build(const SorterInfo& info, const OptionValues& options) {
+    pipeline_.reset();
+    renderer_.reset();
+    renderer_.emplace(scene_, config_.headless, config_.width, config_.height);
+    pipeline_ = info.backend == Backend::Gpu ? make_gpu_pipeline(renderer_->buffers(), scene_, info, options)
+                                             : make_cpu_pipeline(renderer_->buffers(), scene_, info, options);
+    // Software GL (the CPU path's llvmpipe) is timed on the host clock; its timer queries do not
+    // cover the deferred rasterisation.
+    gl_timer_.emplace(!pipeline_->on_gpu());
+  }
+
+  FrameControls controls(float time, float dt) const {
+    FrameControls c;
+    c.sort = ui_.sort;
+    c.freeze = ui_.freeze;
+    c.simulate = ui_.simulate;
+    c.check_every = ui_.check_every;
+    c.emitter = scene_.emitter;
+    c.emitter.time = time;
+    c.emitter.dt = dt;
+    return c;
+  }
+
+  void collect(Timings& timings, bool wait, bool sorted, double now, std::uint64_t frame, float host_ms) {
+    if (wait) {
+      for (const StepTime& s : pipeline_->timer().wait_last()) timings.add("frame", s.name, s.ms, now, frame);
+      timings.add("frame", "compute", pipeline_->timer().last_frame_ms(), now, frame);
+      if (sorted && pipeline_->mesh_sorter())
+        for (const StepTime& s : pipeline_->mesh_sorter()->timer().wait_last()) timings.add("sort", s.name, s.ms, now, frame);
+      if (sorted && pipeline_->particle_sorter())
+        for (const StepTime& s : pipeline_->particle_sorter()->timer().wait_last())
+          timings.add("particle sort", s.name, s.ms, now, frame);
+      if (gl_timer_->wait_last(steps_))
+        for (const StepTime& s : steps_) timings.add("frame", s.name, s.ms, now, frame);
+    } else {
+      if (pipeline_->timer().poll(steps_)) {
+        float total = 0;
+        for (const StepTime& s : steps_) {
+          timings.add("frame", s.name, s.ms, now, frame);
+          total += s.ms;
+        }
+        timings.add("frame", "compute", total, now, frame);
+      }
+      if (pipeline_->mesh_sorter() && pipeline_->mesh_sorter()->timer().poll(steps_))
+        for (const StepTime& s : steps_) timings.add("sort", s.name, s.ms, now, frame);
+      if (pipeline_->particle_sorter() && pipeline_->particle_sorter()->timer().poll(steps_))
+        for (const StepTime& s : steps_) timings.add("particle sort", s.name, s.ms, now, frame);
+      if (gl_timer_->poll(steps_))
+        for (const StepTime& s : steps_) timings.add("frame", s.name, s.ms, now, frame);
+    }
+    timings.add("frame", "host frame", host_ms, now, frame);
+  }
+
+  int run_headless() {
+    const std::uint64_t frames = config_.frames.value_or(60);
+    Timings timings(frames);  // every sample kept: medians and --json
+    steps_.reserve(StepTimer::kMaxSteps);
+    const float dt = 1.0f / 60.0f;
+    const Camera base = camera_;
+    const bool draw = config_.draw;
+    for (std::uint64_t f = 0; f < frames; ++f) {
+      NvtxRange frame_range("frame");
+      const auto start = std::chrono::steady_clock::now();
+      if (config_.orbit_path) {
+        camera_ = base;
+        camera_.yaw = base.yaw + 2.0f * kPi * static_cast<float>(f) / static_cast<float>(frames);
+      }
+      const float time = dt * static_cast<float>(f);
+      const bool sorted = ui_.sort && !ui_.freeze;
+      pipeline_->compute(camera_, controls(time, dt), f);
+      gl_timer_->begin_frame();
+      if (draw) {
+        NvtxRange range("draw");
+        gl_timer_->begin_step("draw");
+        renderer_->draw(scene_, camera_, ui_.opacity, ui_.lighting);
+        gl_timer_->end_step();
+      }
+      gl_timer_->end_frame();
+      pipeline_->poll_check();
+      const float host_ms =
+          std::chrono::duration<float, std::milli>(std::chrono::steady_clock::now() - start).count();
+      collect(timings, true, sorted, static_cast<double>(time), f, host_ms);
+    }
+    pipeline_->finish_checks();
+    DEPTHSORT_GL_CHECK(glFinish());
+
+    if (!config_.screenshot.empty()) {
+      if (!draw) renderer_->clear(scene_);
+      std::vector<std::uint8_t> pixels;
+      renderer_->read_pixels(pixels);
+      write_png(config_.screenshot, renderer_->width(), renderer_->height(), pixels);
+      say("screenshot: " + config_.screenshot + (draw ? "" : " (--no-draw: background only)"));
+    }
+    summarize(timings, frames);
+    if (!config_.json.empty()) {
+      timings.write_json(config_.json, meta_json(frames));
+      say("json: " + config_.json);
+    }
+    const CheckState& check = pipeline_->check();
+    if (check.light == CheckLight::Fail) {
+      std::fprintf(stderr,
+                   "depthsort: error: the sorted order was wrong in %llu of %llu checks (last at frame %llu: %u mesh, "
+                   "%u particle positions)\n",
+                   static_cast<unsigned long long>(check.failures), static_cast<unsigned long long>(check.checks),
+                   static_cast<unsigned long long>(check.frame), check.bad_mesh, check.bad_particles);
+      return 1;
+    }
+    return 0;
+  }
+
+  void summarize(const Timings& timings, std::uint64_t frames) const {
+    std::string line = std::to_string(frames) + " frames, medians (ms):";
+    char buf[96];
+    for (std::size_t i = 0; i < timings.all().size(); ++i) {
+      std::snprintf(buf, sizeof buf, " %s %.3f", timings.all()[i].label.c_str(),
+                    static_cast<double>(timings.median(static_cast<int>(i))));
+      line += buf;
+    }
+    say(line);
+    const CheckState& c = pipeline_->check();
+    if (ui_.sort)
+      say("order checks: " + std::to_string(c.checks - c.failures) + "/" + std::to_string(c.checks) + " passed");
+  }
+
+  std::string meta_json(std::uint64_t frames) const {
+    const SorterInfo& info = pipeline_->sorter_info();
+    const CheckState& c = pipeline_->check();
+    std::string m;
+    m += "\"program\": \"depthsort " DEPTHSORT_VERSION "\"";
+    m += ", \"device\": \"" + json_escape(device_line_) + "\"";
+    m += ", \"gl\": \"" + json_escape(gl_line_) + "\"";
+    m += ", \"path\": \"" + std::string(pipeline_->on_gpu() ? "gpu" : "cpu") + "\"";
+    m += ", \"sorter\": \"" + std::string(info.name) + "\"";
+    m += ", \"options\": \"" + format_options(ui_.options) + "\"";
+    m += ", \"scene\": \"" + json_escape(scene_.description) + "\"";
+    m += ", \"triangles\": " + std::to_string(scene_.mesh.triangles());
+    m += ", \"particles\": " + std::to_string(scene_.particles);
+    m += ", \"width\": " + std::to_string(config_.width) + ", \"height\": " + std::to_string(config_.height);
+    m += ", \"frames\": " + std::to_string(frames);
+    m += ", \"draw\": " + std::string(config_.draw ? "true" : "false");
+    m += ", \"sort\": " + std::string(ui_.sort ? "true" : "false");
+    m += ", \"order_checks\": " + std::to_string(c.checks) + ", \"order_check_failures\": " + std::to_string(c.failures);
+    return m;
+  }
+
+  void handle_input(float dt) {
+    GLFWwindow* w = window_->handle();
+    double x = 0, y = 0;
+    glfwGetCursorPos(w, &x, &y);
+    const bool dragging = !imgui_->wants_mouse() && glfwGetMouseButton(w, GLFW_MOUSE_BUTTON_LEFT) == GLFW_PRESS;
+    if (dragging && was_dragging_) {
+      const float dx = static_cast<float>(x - last_x_), dy = static_cast<float>(y - last_y_);
+      if (camera_.mode == CameraMode::Orbit) camera_.orbit(-0.005f * dx, 0.005f * dy);
+      else camera_.orbit(0.003f * dx, -0.003f * dy);
+    }
+    was_dragging_ = dragging;
+    last_x_ = x;
+    last_y_ = y;
+    if (!imgui_->wants_mouse()) {
+      const float wheel = ImGui::GetIO().MouseWheel;
+      if (wheel != 0.0f) {
+        if (camera_.mode == CameraMode::Orbit) camera_.zoom(std::pow(0.9f, wheel));
+        else camera_.fly(glm::vec3(0, 0, wheel * 0.1f * camera_.distance));
+      }
+    }
+    if (!imgui_->wants_keyboard() && camera_.mode == CameraMode::Fly) {
+      const float speed = 0.5f * camera_.distance * dt;
+      const auto key = [&](int k) { return glfwGetKey(w, k) == GLFW_PRESS ? 1.0f : 0.0f; };
+      camera_.fly(speed * glm::vec3(key(GLFW_KEY_D) - key(GLFW_KEY_A), key(GLFW_KEY_E) - key(GLFW_KEY_Q),
+                                    key(GLFW_KEY_W) - key(GLFW_KEY_S)));
+    }
+  }
+
+  void apply_ui(const UiState& before) {
+    if (ui_.vsync != before.vsync) window_->set_vsync(ui_.vsync);
+    if (ui_.camera_mode != camera_.mode) camera_.set_mode(ui_.camera_mode);
+    if (ui_.reset_camera) camera_ = views_.saved[0];
+    if (ui_.save_view >= 0) {
+      views_.saved[static_cast<std::size_t>(ui_.save_view)] = camera_;
+      views_.used[static_cast<std::size_t>(ui_.save_view)] = true;
+    }
+    if (ui_.load_view >= 0 && views_.used[static_cast<std::size_t>(ui_.load_view)])
+      camera_ = views_.saved[static_cast<std::size_t>(ui_.load_view)];
+    ui_.camera_mode = camera_.mode;
+    const bool new_sorter = ui_.sorter != before.sorter || ui_.options != before.options;
+    if (ui_.rebuild || new_sorter) {
+      // Rebuilding is a user action, outside the steady frame loop: allocation is fine here. A
+      // request that cannot be met (GPU memory, a sorter's options) is reported and undone.
+      try {
+        rebuild(ui_, ui_.rebuild);
+        panel_error_.clear();
+      } catch (const std::exception& e) {
+        panel_error_ = e.what();
+        std::fprintf(stderr, "depthsort: %s (kept the previous settings)\n", e.what());
+        UiState previous = before;
+        ui_.sorter = previous.sorter;
+        ui_.options = previous.options;
+        ui_.particles = previous.particles;
+        ui_.knot_triangles = previous.knot_triangles;
+        rebuild(ui_, true);
+      }
+    }
+    ui_.rebuild = ui_.reset_camera = false;
+    ui_.save_view = ui_.load_view = -1;
+  }
+
+  // Rebuilds the pipeline for state.sorter (and, with `scene`, the scene for state's counts).
+  void rebuild(const UiState& state, bool scene) {
+    const SorterInfo& info = sorter_registry()[static_cast<std::size_t>(state.sorter)];
+    if (scene) {
+      Config c = config_;
+      c.particles = static_cast<std::size_t>(state.particles);
+      if (state.knot_triangles > 0) c.triangles = static_cast<std::size_t>(state.knot_triangles);
+      std::string notes;
+      const Camera keep = camera_;
+      pipeline_.reset();
+      renderer_.reset();
+      scene_ = build_scene(c, info.backend == Backend::Cpu, notes);
+      camera_ = keep;
+    }
+    build(info, state.options);
+  }
+
+  int run_windowed() {
+    imgui_ = std::make_unique<ImGuiLayer>(window_->handle());
+    // --json in a window records up to --frames (default 3600) frames, reserved here.
+    Timings timings(config_.json.empty() ? 0 : config_.frames.value_or(3600));
+    steps_.reserve(StepTimer::kMaxSteps);
+    const std::uint64_t frames = config_.frames.value_or(0);
+    double last = glfwGetTime();
+    double memory_polled = -10.0;
+    std::size_t used = 0, total = 0;
+    float fps = 0;
+    for (std::uint64_t f = 0; !window_->should_close() && (frames == 0 || f < frames); ++f) {
+      window_->poll_events();
+      int width = 0, height = 0;
+      window_->framebuffer_size(width, height);
+      if (width <= 0 || height <= 0) {  // minimised: neither draw nor spin
+        window_->wait_events(0.1);
+        last = glfwGetTime();
+        continue;
+      }
+      renderer_->resize(width, height);
+      const double now = glfwGetTime();
+      const auto dt = static_cast<float>(std::min(now - last, 0.1));
+      last = now;
+      fps = 0.95f * fps + 0.05f * (dt > 0 ? 1.0f / dt : 0.0f);
+      NvtxRange frame_range("frame");
+      const auto start = std::chrono::steady_clock::now();
+      handle_input(dt);
+      const bool sorted = ui_.sort && !ui_.freeze;
+      pipeline_->compute(camera_, controls(static_cast<float>(now), dt), f);
+      gl_timer_->begin_frame();
+      {
+        NvtxRange range("draw");
+        gl_timer_->begin_step("draw");
+        renderer_->draw(scene_, camera_, ui_.opacity, ui_.lighting);
+        gl_timer_->end_step();
+      }
+
+      if (pipeline_->on_gpu() && now - memory_polled > 1.0) {
+        std::size_t free_bytes = 0;
+        if (cudaMemGetInfo(&free_bytes, &total) == cudaSuccess) used = total - free_bytes;
+        memory_polled = now;
+      }
+      PanelInfo info;
+      info.device = device_line_;
+      info.gl = gl_line_;
+      info.scene = scene_.description;
+      info.notes = notes_;
+      info.error = panel_error_;
+      info.triangles = scene_.mesh.triangles();
+      info.particles = scene_.particles;
+      info.device_bytes_used = used;
+      info.device_bytes_total = total;
+      info.workspace_bytes = pipeline_->workspace_bytes();
+      info.gpu_path = pipeline_->on_gpu();
+      info.check = &pipeline_->check();
+      info.views = &views_;
+      info.fps = fps;
+      gl_timer_->begin_step("ui");
+      {
+        GlDebugGroup group("ui");
+        NvtxRange range("ui");
+        imgui_->begin_frame();
+        const UiState before = ui_;
+        draw_panel(ui_, info, timings, now);
+        imgui_->end_frame();
+        gl_timer_->end_step();
+        gl_timer_->end_frame();
+        if (!config_.screenshot.empty() && frames != 0 && f + 1 == frames) {  // the last frame, panel included
+          std::vector<std::uint8_t> pixels;
+          renderer_->read_pixels(pixels);
+          write_png(config_.screenshot, renderer_->width(), renderer_->height(), pixels);
+          say("screenshot: " + config_.screenshot);
+        }
+        window_->swap();
+        const float host_ms =
+            std::chrono::duration<float, std::milli>(std::chrono::steady_clock::now() - start).count();
+        pipeline_->poll_check();
+        collect(timings, false, sorted, now, f, host_ms);
+        if (!(ui_ == before)) apply_ui(before);
+      }
+    }
+    if (!config_.json.empty()) {
+      timings.write_json(config_.json, meta_json(frames));
+      say("json: " + config_.json);
+    }
+    return 0;
+  }
+
+  const Config& config_;
+  Scene scene_;
+  UiState ui_;
+  Camera camera_;
+  Viewpoints views_;
+  std::string gl_line_, device_line_, notes_, panel_error_;
+  // Declaration order = construction order; destruction runs backwards (pipeline first).
+  std::optional<EglHeadless> egl_;
+  std::optional<GlfwWindow> window_;
+  std::unique_ptr<ImGuiLayer> imgui_;
+  std::optional<Renderer> renderer_;
+  std::unique_ptr<FramePipeline> pipeline_;
+  std::optional<GlTimerRing> gl_timer_;
+  std::vector<StepTime> steps_;
+  bool was_dragging_ = false;
+  double last_x_ = 0, last_y_ = 0;
+};
+
+}  // namespace
+
+int run(const Config& config) {
+  App app(config);
+  return app.run();
+}
+
+}  // namespace depthsort::app

@@ -1,0 +1,63 @@
+// The command line of `depthsort`: one Config struct, parsed once; errors name the flag.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace depthsort::app {
+
+// A command-line mistake: main prints it with a pointer to --help and exits with status 2.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+enum class SceneKind { Knot, Test, None };
+
+struct Config {
+  // Scene
+  SceneKind scene = SceneKind::Knot;
+  std::vector<std::string> meshes;             // --mesh FILE (several allowed); replaces the knot
+  std::optional<std::size_t> copies;           // --copies N
+  std::optional<std::size_t> triangles;        // --triangles N (tiles meshes / sizes the knot)
+  std::optional<std::size_t> particles;        // --particles N
+  std::optional<float> opacity;                // --opacity A
+  // Sorting
+  std::string sorter;                          // --sorter NAME (empty: the default for the path)
+  std::string sorter_options;                  // --sorter-options a=1,b=0
+  bool force_cpu = false;                      // --cpu
+  bool sort = true;                            // --no-sort
+  int check_every = 30;                        // --check-every N (frames between correctness checks)
+  // Running
+  bool headless = false;                       // --headless
+  std::optional<std::uint64_t> frames;         // --frames N (headless default 60; windowed: until closed)
+  int width = 1280, height = 720;              // --size WxH
+  bool orbit_path = false;                     // --camera-path orbit
+  std::string screenshot;                      // --screenshot FILE.png
+  std::string json;                            // --json FILE
+  bool draw = true;                            // --no-draw
+  bool vsync = true;                           // --no-vsync
+  bool quiet = false;                          // --quiet
+};
+
+enum class CliAction { Run, Help, Version };
+
+struct CliResult {
+  CliAction action = CliAction::Run;
+  Config config;
+};
+
+// Throws UsageError naming the offending argument. Sorter names are checked against the registry
+// here (unknown names list the valid ones).
+CliResult parse_command_line(int argc, const char* const* argv);
+std::string help_text();
+std::string version_text();
+
+// "5M" -> 5000000, "250K" -> 250000, "1000" -> 1000; throws UsageError mentioning `flag`.
+std::size_t parse_count(const std::string& text, const char* flag);
+
+}  // namespace depthsort::app

@@ -1,0 +1,53 @@
+// CUDA-GL interop with RAII: a GL buffer registered with CUDA, and one mapping of every
+// registered buffer of a frame in a single cudaGraphicsMapResources call (one map costs ~0.3 ms on
+// the lent GPU, so a frame maps once, not once per buffer).
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <array>
+#include <cstddef>
+
+namespace depthsort::app {
+
+class RegisteredBuffer {
+ public:
+  RegisteredBuffer() = default;
+  // flags: cudaGraphicsRegisterFlagsNone / ReadOnly / WriteDiscard. `label` names it in errors.
+  RegisteredBuffer(unsigned int gl_buffer, unsigned int flags, const char* label);
+  ~RegisteredBuffer();
+  RegisteredBuffer(RegisteredBuffer&& other) noexcept;
+  RegisteredBuffer& operator=(RegisteredBuffer&& other) noexcept;
+  RegisteredBuffer(const RegisteredBuffer&) = delete;
+  RegisteredBuffer& operator=(const RegisteredBuffer&) = delete;
+
+  cudaGraphicsResource_t resource() const noexcept { return resource_; }
+  const char* label() const noexcept { return label_; }
+
+ private:
+  cudaGraphicsResource_t resource_ = nullptr;
+  const char* label_ = "";
+};
+
+// Maps up to kMax registered buffers in one call; unmap() (or the destructor) unmaps them in one call.
+class InteropMapping {
+ public:
+  static constexpr int kMax = 8;
+  InteropMapping(RegisteredBuffer* const* buffers, int count, cudaStream_t stream);
+  ~InteropMapping();
+  InteropMapping(const InteropMapping&) = delete;
+  InteropMapping& operator=(const InteropMapping&) = delete;
+
+  // Device pointer of the i-th buffer given to the constructor (and its size in bytes).
+  void* pointer(int i, std::size_t* bytes = nullptr) const;
+  void unmap();
+
+ private:
+  std::array<cudaGraphicsResource_t, kMax> resources_{};
+  std::array<const char*, kMax> labels_{};
+  int count_ = 0;
+  cudaStream_t stream_ = nullptr;
+  bool mapped_ = false;
+};
+
+}  // namespace depthsort::app

@@ -1,0 +1,31 @@
+// depthsort: transparent meshes and particles sorted back to front every frame.
+#include <cstdio>
+#include <exception>
+
+#include "app.hpp"
+#include "cli.hpp"
+
+int main(int argc, char** argv) {
+  using namespace depthsort::app;
+  CliResult cli;
+  try {
+    cli = parse_command_line(argc, argv);
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "depthsort: %s\n(see depthsort --help)\n", e.what());
+    return 2;
+  }
+  if (cli.action == CliAction::Help) {
+    std::fputs(help_text().c_str(), stdout);
+    return 0;
+  }
+  if (cli.action == CliAction::Version) {
+    std::printf("%s\n", version_text().c_str());
+    return 0;
+  }
+  try {
+    return run(cli.config);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "depthsort: error: %s\n", e.what());
+    return 1;
+  }
+}

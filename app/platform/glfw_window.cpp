@@ -1,0 +1,54 @@
+#include "platform/glfw_window.hpp"
+
+#include <glad/gl.h>
+#include <GLFW/glfw3.h>
+
+#include <stdexcept>
+
+namespace depthsort::app {
+
+namespace {
+std::string last_glfw_error() {
+  const char* description = nullptr;
+  const int code = glfwGetError(&description);
+  return code == GLFW_NO_ERROR ? std::string("no GLFW error") : std::string(description ? description : "?");
+}
+}  // namespace
+
+GlfwWindow::GlfwWindow(int width, int height, const std::string& title, bool vsync) {
+  if (!glfwInit())
+    throw std::runtime_error("no display: GLFW could not initialise (" + last_glfw_error() +
+                             "); run with --headless (add --screenshot out.png to see a frame)");
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 4);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 5);
+  glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+  glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+  window_ = glfwCreateWindow(width, height, title.c_str(), nullptr, nullptr);
+  if (!window_) {
+    const std::string why = last_glfw_error();
+    glfwTerminate();
+    throw std::runtime_error("cannot open a window with an OpenGL 4.5 core context (" + why +
+                             "); run with --headless instead");
+  }
+  glfwMakeContextCurrent(window_);
+  if (!gladLoadGL(glfwGetProcAddress)) {
+    glfwDestroyWindow(window_);
+    glfwTerminate();
+    throw std::runtime_error("loading OpenGL 4.5 core functions through GLFW failed");
+  }
+  set_vsync(vsync);
+}
+
+GlfwWindow::~GlfwWindow() {
+  if (window_) glfwDestroyWindow(window_);
+  glfwTerminate();
+}
+
+bool GlfwWindow::should_close() const { return glfwWindowShouldClose(window_) != 0; }
+void GlfwWindow::poll_events() const { glfwPollEvents(); }
+void GlfwWindow::wait_events(double timeout_s) const { glfwWaitEventsTimeout(timeout_s); }
+void GlfwWindow::swap() const { glfwSwapBuffers(window_); }
+void GlfwWindow::set_vsync(bool on) const { glfwSwapInterval(on ? 1 : 0); }
+void GlfwWindow::framebuffer_size(int& width, int& height) const { glfwGetFramebufferSize(window_, &width, &height); }
+
+}  // namespace depthsort::app

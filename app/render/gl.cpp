@@ -1,0 +1,116 @@
+#include "render/gl.hpp"
+
+#include <string_view>
+#include <vector>
+
+namespace depthsort::app {
+
+std::string_view shader_source(std::string_view name);  // embedded_shaders.cpp (generated)
+
+const char* gl_error_name(GLenum code) noexcept {
+  switch (code) {
+    case GL_INVALID_ENUM: return "GL_INVALID_ENUM";
+    case GL_INVALID_VALUE: return "GL_INVALID_VALUE";
+    case GL_INVALID_OPERATION: return "GL_INVALID_OPERATION";
+    case GL_INVALID_FRAMEBUFFER_OPERATION: return "GL_INVALID_FRAMEBUFFER_OPERATION";
+    case GL_OUT_OF_MEMORY: return "GL_OUT_OF_MEMORY (the scene is too large for this GPU's GL memory)";
+    case GL_STACK_OVERFLOW: return "GL_STACK_OVERFLOW";
+    case GL_STACK_UNDERFLOW: return "GL_STACK_UNDERFLOW";
+    default: return "unknown GL error";
+  }
+}
+
+void check_gl(const char* call, const char* file, int line) {
+  GLenum code = glGetError();
+  if (code == GL_NO_ERROR) return;
+  std::string message = std::string(call) + " failed at " + file + ":" + std::to_string(line) + ": " +
+                        gl_error_name(code);
+  for (int guard = 0; guard < 8 && (code = glGetError()) != GL_NO_ERROR; ++guard)
+    message += std::string(", then ") + gl_error_name(code);
+  throw GlError(message);
+}
+
+GlBuffer make_buffer(GLsizeiptr bytes, const void* data, GLenum usage, const char* label) {
+  GLuint id = 0;
+  DEPTHSORT_GL_CHECK(glCreateBuffers(1, &id));
+  GlBuffer buffer(id);
+  glNamedBufferData(id, bytes > 0 ? bytes : 4, bytes > 0 ? data : nullptr, usage);
+  if (const GLenum code = glGetError(); code != GL_NO_ERROR)
+    throw GlError("glNamedBufferData(" + std::string(label) + ", " + std::to_string(bytes) +
+                  " bytes) failed at " + __FILE__ + ":" + std::to_string(__LINE__) + ": " +
+                  gl_error_name(code));
+  if (GLAD_GL_KHR_debug) DEPTHSORT_GL_CHECK(glObjectLabel(GL_BUFFER, id, -1, label));
+  return buffer;
+}
+
+GlVertexArray make_vertex_array() {
+  GLuint id = 0;
+  DEPTHSORT_GL_CHECK(glCreateVertexArrays(1, &id));
+  return GlVertexArray(id);
+}
+
+GlQuery make_query(GLenum target) {
+  GLuint id = 0;
+  DEPTHSORT_GL_CHECK(glCreateQueries(target, 1, &id));
+  return GlQuery(id);
+}
+
+namespace {
+GlShader compile(GLenum stage, const char* name) {
+  const std::string_view text = shader_source(name);
+  GlShader shader(glCreateShader(stage));
+  if (!shader) throw GlError(std::string("glCreateShader failed for ") + name);
+  const char* source = text.data();
+  const GLint length = static_cast<GLint>(text.size());
+  DEPTHSORT_GL_CHECK(glShaderSource(shader.get(), 1, &source, &length));
+  DEPTHSORT_GL_CHECK(glCompileShader(shader.get()));
+  GLint ok = 0, log_length = 0;
+  DEPTHSORT_GL_CHECK(glGetShaderiv(shader.get(), GL_COMPILE_STATUS, &ok));
+  if (!ok) {
+    DEPTHSORT_GL_CHECK(glGetShaderiv(shader.get(), GL_INFO_LOG_LENGTH, &log_length));
+    std::vector<char> log(static_cast<std::size_t>(log_length > 1 ? log_length : 1));
+    DEPTHSORT_GL_CHECK(glGetShaderInfoLog(shader.get(), log_length, nullptr, log.data()));
+    throw GlError(std::string("compiling shaders/") + name + " failed:\n" + log.data());
+  }
+  return shader;
+}
+}  // namespace
+
+GlProgram make_program(const char* vertex_name, const char* fragment_name) {
+  const GlShader vs = compile(GL_VERTEX_SHADER, vertex_name);
+  const GlShader fs = compile(GL_FRAGMENT_SHADER, fragment_name);
+  GlProgram program(glCreateProgram());
+  if (!program) throw GlError("glCreateProgram failed");
+  DEPTHSORT_GL_CHECK(glAttachShader(program.get(), vs.get()));
+  DEPTHSORT_GL_CHECK(glAttachShader(program.get(), fs.get()));
+  DEPTHSORT_GL_CHECK(glLinkProgram(program.get()));
+  GLint ok = 0, log_length = 0;
+  DEPTHSORT_GL_CHECK(glGetProgramiv(program.get(), GL_LINK_STATUS, &ok));
+  if (!ok) {
+    DEPTHSORT_GL_CHECK(glGetProgramiv(program.get(), GL_INFO_LOG_LENGTH, &log_length));
+    std::vector<char> log(static_cast<std::size_t>(log_length > 1 ? log_length : 1));
+    DEPTHSORT_GL_CHECK(glGetProgramInfoLog(program.get(), log_length, nullptr, log.data()));
+    throw GlError(std::string("linking shaders/") + vertex_name + " + " + fragment_name + " failed:\n" +
+                  log.data());
+  }
+  DEPTHSORT_GL_CHECK(glDetachShader(program.get(), vs.get()));
+  DEPTHSORT_GL_CHECK(glDetachShader(program.get(), fs.get()));
+  return program;
+}
+
+GlDebugGroup::GlDebugGroup(const char* name) {
+  if (GLAD_GL_KHR_debug) DEPTHSORT_GL_CHECK(glPushDebugGroup(GL_DEBUG_SOURCE_APPLICATION, 0, -1, name));
+}
+GlDebugGroup::~GlDebugGroup() {
+  if (GLAD_GL_KHR_debug) glPopDebugGroup();
+}
+
+std::string gl_description() {
+  const auto str = [](GLenum e) {
+    const auto* s = reinterpret_cast<const char*>(glGetString(e));
+    return std::string(s ? s : "?");
+  };
+  return str(GL_RENDERER) + " (OpenGL " + str(GL_VERSION) + ")";
+}
+
+}  // namespace depthsort::app

@@ -1,0 +1,239 @@
+#include "render/renderer.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include <glm/gtc/type_ptr.hpp>
+
+namespace depthsort::app {
+
+// ---------------------------------------------------------------- GlTimerRing
+
+GlTimerRing::GlTimerRing(bool host_clock) : host_clock_(host_clock) {
+  if (host_clock_) return;
+  for (Frame& frame : frames_)
+    for (GlQuery& query : frame.queries) query = make_query(GL_TIME_ELAPSED);
+}
+
+void GlTimerRing::begin_frame() {
+  current_ = (current_ + 1) % kFrames;
+  Frame& frame = frames_[static_cast<std::size_t>(current_)];
+  frame.steps = 0;
+  frame.pending = false;
+}
+
+void GlTimerRing::begin_step(const char* name) {
+  Frame& frame = frames_[static_cast<std::size_t>(current_)];
+  if (frame.steps == kSteps) throw GlError("GlTimerRing: too many steps in one frame");
+  frame.names[static_cast<std::size_t>(frame.steps)] = name;
+  if (host_clock_) {
+    DEPTHSORT_GL_CHECK(glFinish());
+    host_start_ = std::chrono::steady_clock::now();
+    return;
+  }
+  DEPTHSORT_GL_CHECK(glBeginQuery(GL_TIME_ELAPSED, frame.queries[static_cast<std::size_t>(frame.steps)].get()));
+}
+
+void GlTimerRing::end_step() {
+  Frame& frame = frames_[static_cast<std::size_t>(current_)];
+  if (host_clock_) {
+    DEPTHSORT_GL_CHECK(glFinish());
+    frame.host_ms[static_cast<std::size_t>(frame.steps)] =
+        std::chrono::duration<float, std::milli>(std::chrono::steady_clock::now() - host_start_).count();
+  } else {
+    DEPTHSORT_GL_CHECK(glEndQuery(GL_TIME_ELAPSED));
+  }
+  ++frame.steps;
+}
+
+void GlTimerRing::end_frame() { frames_[static_cast<std::size_t>(current_)].pending = true; }
+
+bool GlTimerRing::read(Frame& frame, bool wait, std::vector<StepTime>& out) {
+  if (!frame.pending || frame.steps == 0) return false;
+  if (host_clock_) {
+    out.clear();
+    for (int i = 0; i < frame.steps; ++i)
+      out.push_back(StepTime{frame.names[static_cast<std::size_t>(i)], frame.host_ms[static_cast<std::size_t>(i)]});
+    frame.pending = false;
+    return true;
+  }
+  if (!wait) {
+    GLint available = 0;
+    DEPTHSORT_GL_CHECK(glGetQueryObjectiv(frame.queries[static_cast<std::size_t>(frame.steps - 1)].get(),
+                                          GL_QUERY_RESULT_AVAILABLE, &available));
+    if (!available) return false;
+  }
+  out.clear();
+  for (int i = 0; i < frame.steps; ++i) {
+    GLuint64 ns = 0;
+    DEPTHSORT_GL_CHECK(glGetQueryObjectui64v(frame.queries[static_cast<std::size_t>(i)].get(), GL_QUERY_RESULT, &ns));
+    out.push_back(StepTime{frame.names[static_cast<std::size_t>(i)], static_cast<float>(ns) * 1e-6f});
+  }
+  frame.pending = false;
+  return true;
+}
+
+bool GlTimerRing::poll(std::vector<StepTime>& out) {
+  // Oldest first: the frame after the current one in the ring is the oldest.
+  for (int k = 1; k <= kFrames; ++k) {
+    Frame& frame = frames_[static_cast<std::size_t>((current_ + k) % kFrames)];
+    if (read(frame, false, out)) return true;
+  }
+  return false;
+}
+
+bool GlTimerRing::wait_last(std::vector<StepTime>& out) {
+  if (current_ < 0) return false;
+  return read(frames_[static_cast<std::size_t>(current_)], true, out);
+}
+
+// ---------------------------------------------------------------- Renderer
+
+Renderer::Renderer(const Scene& scene, bool offscreen, int width, int height) : offscreen_(offscreen) {
+  const Mesh& mesh = scene.mesh;
+  buffers_.vertices = mesh.vertices.size();
+  buffers_.triangles = mesh.triangles();
+  buffers_.particles = scene.particles;
+  buffers_.mesh_vertices = make_buffer(static_cast<GLsizeiptr>(mesh.vertices.size() * sizeof(MeshVertex)),
+                                       mesh.vertices.data(), GL_STATIC_DRAW, "mesh vertices");
+  // Submission order until the first sort.
+  buffers_.mesh_elements = make_buffer(static_cast<GLsizeiptr>(mesh.indices.size() * sizeof(std::uint32_t)),
+                                       mesh.indices.data(), GL_DYNAMIC_DRAW, "mesh elements");
+  buffers_.particle_vertices = make_buffer(static_cast<GLsizeiptr>(scene.particles * sizeof(ParticleVertex)),
+                                           nullptr, GL_DYNAMIC_DRAW, "particle vertices");
+  {
+    std::vector<std::uint32_t> identity(scene.particles);
+    std::iota(identity.begin(), identity.end(), 0u);
+    buffers_.particle_elements = make_buffer(static_cast<GLsizeiptr>(identity.size() * sizeof(std::uint32_t)),
+                                             identity.data(), GL_DYNAMIC_DRAW, "particle elements");
+  }
+
+  mesh_vao_ = make_vertex_array();
+  const GLuint mv = mesh_vao_.get();
+  DEPTHSORT_GL_CHECK(glVertexArrayVertexBuffer(mv, 0, buffers_.mesh_vertices.get(), 0, sizeof(MeshVertex)));
+  DEPTHSORT_GL_CHECK(glEnableVertexArrayAttrib(mv, 0));
+  DEPTHSORT_GL_CHECK(glVertexArrayAttribFormat(mv, 0, 3, GL_FLOAT, GL_FALSE, 0));
+  DEPTHSORT_GL_CHECK(glVertexArrayAttribBinding(mv, 0, 0));
+  DEPTHSORT_GL_CHECK(glEnableVertexArrayAttrib(mv, 1));
+  DEPTHSORT_GL_CHECK(glVertexArrayAttribFormat(mv, 1, 4, GL_UNSIGNED_BYTE, GL_TRUE, 12));
+  DEPTHSORT_GL_CHECK(glVertexArrayAttribBinding(mv, 1, 0));
+  DEPTHSORT_GL_CHECK(glVertexArrayElementBuffer(mv, buffers_.mesh_elements.get()));
+
+  particle_vao_ = make_vertex_array();
+  const GLuint pv = particle_vao_.get();
+  DEPTHSORT_GL_CHECK(glVertexArrayVertexBuffer(pv, 0, buffers_.particle_vertices.get(), 0, sizeof(ParticleVertex)));
+  DEPTHSORT_GL_CHECK(glEnableVertexArrayAttrib(pv, 0));
+  DEPTHSORT_GL_CHECK(glVertexArrayAttribFormat(pv, 0, 4, GL_FLOAT, GL_FALSE, 0));
+  DEPTHSORT_GL_CHECK(glVertexArrayAttribBinding(pv, 0, 0));
+  DEPTHSORT_GL_CHECK(glEnableVertexArrayAttrib(pv, 1));
+  DEPTHSORT_GL_CHECK(glVertexArrayAttribFormat(pv, 1, 4, GL_UNSIGNED_BYTE, GL_TRUE, 16));
+  DEPTHSORT_GL_CHECK(glVertexArrayAttribBinding(pv, 1, 0));
+  DEPTHSORT_GL_CHECK(glVertexArrayElementBuffer(pv, buffers_.particle_elements.get()));
+
+  mesh_program_ = make_program("mesh.vert", "mesh.frag");
+  sprite_program_ = make_program("sprite.vert", "sprite.frag");
+  const auto location = [](const GlProgram& p, const char* name) {
+    GLint l = -1;
+    DEPTHSORT_GL_CHECK(l = glGetUniformLocation(p.get(), name));
+    return l;
+  };
+  mesh_view_ = location(mesh_program_, "u_view");
+  mesh_projection_ = location(mesh_program_, "u_projection");
+  mesh_opacity_ = location(mesh_program_, "u_opacity");
+  mesh_lighting_ = location(mesh_program_, "u_lighting");
+  sprite_view_ = location(sprite_program_, "u_view");
+  sprite_projection_ = location(sprite_program_, "u_projection");
+  sprite_opacity_ = location(sprite_program_, "u_opacity");
+  sprite_scale_ = location(sprite_program_, "u_point_scale");
+  resize(width, height);
+}
+
+void Renderer::resize(int width, int height) {
+  if (width == width_ && height == height_) return;
+  width_ = width;
+  height_ = height;
+  if (!offscreen_ || width <= 0 || height <= 0) return;
+  GLuint id = 0;
+  DEPTHSORT_GL_CHECK(glCreateRenderbuffers(1, &id));
+  colour_ = GlRenderbuffer(id);
+  DEPTHSORT_GL_CHECK(glNamedRenderbufferStorage(id, GL_RGBA8, width, height));
+  DEPTHSORT_GL_CHECK(glCreateRenderbuffers(1, &id));
+  depth_ = GlRenderbuffer(id);
+  DEPTHSORT_GL_CHECK(glNamedRenderbufferStorage(id, GL_DEPTH_COMPONENT24, width, height));
+  DEPTHSORT_GL_CHECK(glCreateFramebuffers(1, &id));
+  framebuffer_ = GlFramebuffer(id);
+  DEPTHSORT_GL_CHECK(glNamedFramebufferRenderbuffer(id, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, colour_.get()));
+  DEPTHSORT_GL_CHECK(glNamedFramebufferRenderbuffer(id, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, depth_.get()));
+  GLenum status = 0;
+  DEPTHSORT_GL_CHECK(status = glCheckNamedFramebufferStatus(id, GL_FRAMEBUFFER));
+  if (status != GL_FRAMEBUFFER_COMPLETE)
+    throw GlError("offscreen framebuffer " + std::to_string(width) + "x" + std::to_string(height) +
+                  " is incomplete (status 0x" + std::to_string(status) + ")");
+}
+
+void Renderer::bind_target() const {
+  DEPTHSORT_GL_CHECK(glBindFramebuffer(GL_FRAMEBUFFER, offscreen_ ? framebuffer_.get() : 0));
+  DEPTHSORT_GL_CHECK(glViewport(0, 0, width_, height_));
+}
+
+void Renderer::clear(const Scene& scene) {
+  bind_target();
+  DEPTHSORT_GL_CHECK(glDepthMask(GL_TRUE));
+  DEPTHSORT_GL_CHECK(glClearColor(scene.background.r, scene.background.g, scene.background.b, 1.0f));
+  DEPTHSORT_GL_CHECK(glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT));
+}
+
+void Renderer::draw(const Scene& scene, const Camera& camera, float opacity, bool lighting) {
+  GlDebugGroup group("draw");
+  clear(scene);
+  const glm::mat4 view = camera.view();
+  const glm::mat4 projection = camera.projection(static_cast<float>(width_) / static_cast<float>(height_));
+  // Opaque geometry would be drawn here first, with depth writes on. Then the transparent
+  // primitives, back to front: depth test on (against opaque depth), depth writes off.
+  DEPTHSORT_GL_CHECK(glEnable(GL_DEPTH_TEST));
+  DEPTHSORT_GL_CHECK(glDepthFunc(GL_LEQUAL));
+  DEPTHSORT_GL_CHECK(glDepthMask(GL_FALSE));
+  DEPTHSORT_GL_CHECK(glEnable(GL_BLEND));
+  DEPTHSORT_GL_CHECK(glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA));
+  DEPTHSORT_GL_CHECK(glDisable(GL_CULL_FACE));
+  if (buffers_.triangles > 0) {
+    GlDebugGroup mesh_group("draw mesh");
+    DEPTHSORT_GL_CHECK(glUseProgram(mesh_program_.get()));
+    DEPTHSORT_GL_CHECK(glUniformMatrix4fv(mesh_view_, 1, GL_FALSE, glm::value_ptr(view)));
+    DEPTHSORT_GL_CHECK(glUniformMatrix4fv(mesh_projection_, 1, GL_FALSE, glm::value_ptr(projection)));
+    DEPTHSORT_GL_CHECK(glUniform1f(mesh_opacity_, opacity));
+    DEPTHSORT_GL_CHECK(glUniform1i(mesh_lighting_, lighting ? 1 : 0));
+    DEPTHSORT_GL_CHECK(glBindVertexArray(mesh_vao_.get()));
+    DEPTHSORT_GL_CHECK(glDrawElements(GL_TRIANGLES, static_cast<GLsizei>(3 * buffers_.triangles), GL_UNSIGNED_INT,
+                                      nullptr));
+  }
+  if (buffers_.particles > 0) {
+    GlDebugGroup particle_group("draw particles");
+    DEPTHSORT_GL_CHECK(glEnable(GL_PROGRAM_POINT_SIZE));
+    DEPTHSORT_GL_CHECK(glUseProgram(sprite_program_.get()));
+    DEPTHSORT_GL_CHECK(glUniformMatrix4fv(sprite_view_, 1, GL_FALSE, glm::value_ptr(view)));
+    DEPTHSORT_GL_CHECK(glUniformMatrix4fv(sprite_projection_, 1, GL_FALSE, glm::value_ptr(projection)));
+    DEPTHSORT_GL_CHECK(glUniform1f(sprite_opacity_, opacity));
+    DEPTHSORT_GL_CHECK(glUniform1f(sprite_scale_, static_cast<float>(height_) / (2.0f * std::tan(0.5f * camera.fov_y))));
+    DEPTHSORT_GL_CHECK(glBindVertexArray(particle_vao_.get()));
+    DEPTHSORT_GL_CHECK(glDrawElements(GL_POINTS, static_cast<GLsizei>(buffers_.particles), GL_UNSIGNED_INT, nullptr));
+  }
+  DEPTHSORT_GL_CHECK(glBindVertexArray(0));
+  DEPTHSORT_GL_CHECK(glDepthMask(GL_TRUE));
+  DEPTHSORT_GL_CHECK(glDisable(GL_BLEND));
+}
+
+void Renderer::read_pixels(std::vector<std::uint8_t>& rgba) const {
+  const std::size_t row = static_cast<std::size_t>(width_) * 4;
+  std::vector<std::uint8_t> flipped(row * static_cast<std::size_t>(height_));
+  DEPTHSORT_GL_CHECK(glBindFramebuffer(GL_READ_FRAMEBUFFER, offscreen_ ? framebuffer_.get() : 0));
+  DEPTHSORT_GL_CHECK(glPixelStorei(GL_PACK_ALIGNMENT, 1));
+  DEPTHSORT_GL_CHECK(glReadPixels(0, 0, width_, height_, GL_RGBA, GL_UNSIGNED_BYTE, flipped.data()));
+  rgba.resize(flipped.size());
+  for (int y = 0; y < height_; ++y)
+    std::copy_n(flipped.data() + static_cast<std::size_t>(height_ - 1 - y) * row, row,
+                rgba.data() + static_cast<std::size_t>(y) * row);
+}
+
+}  // namespace depthsort::app

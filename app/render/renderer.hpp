@@ -1,0 +1,91 @@
+// The GL side of a frame: the scene's buffers (vertex and element buffers of the mesh and the
+// particles, which CUDA maps), the two programs, the offscreen target of headless runs, the
+// blended back-to-front draw, GL timer queries for the draw and UI phases, and pixel read-back.
+#pragma once
+
+#include <array>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include <glm/vec3.hpp>
+
+#include "depthsort/step_timer.hpp"
+#include "render/gl.hpp"
+#include "scene/scene.hpp"
+
+namespace depthsort::app {
+
+struct SceneBuffers {
+  GlBuffer mesh_vertices;      // MeshVertex[vertices]; CUDA reads it (depth)
+  GlBuffer mesh_elements;      // uint32[3 * triangles]; CUDA writes it (gather), GL draws it
+  GlBuffer particle_vertices;  // ParticleVertex[particles]; CUDA simulates into it
+  GlBuffer particle_elements;  // uint32[particles]; sorted order
+  std::size_t vertices = 0, triangles = 0, particles = 0;
+};
+
+// GL_TIME_ELAPSED queries in a ring of frames, read back later without waiting (or, for
+// headless runs, waited on). Steps are named with string literals, as the StepTimer's are.
+// Host mode (software GL, whose timer queries do not measure its deferred rasterisation): each
+// step ends with glFinish and is timed on the host clock.
+class GlTimerRing {
+ public:
+  static constexpr int kFrames = 4, kSteps = 4;
+  explicit GlTimerRing(bool host_clock = false);
+  void begin_frame();
+  void begin_step(const char* name);
+  void end_step();
+  void end_frame();
+  // The oldest completed frame not yet returned; never blocks.
+  bool poll(std::vector<StepTime>& out);
+  // Blocks for the last frame (headless).
+  bool wait_last(std::vector<StepTime>& out);
+
+ private:
+  struct Frame {
+    std::array<GlQuery, kSteps> queries;
+    std::array<const char*, kSteps> names{};
+    std::array<float, kSteps> host_ms{};
+    int steps = 0;
+    bool pending = false;
+  };
+  bool read(Frame& frame, bool wait, std::vector<StepTime>& out);
+  std::array<Frame, kFrames> frames_;
+  int current_ = -1;
+  bool host_clock_ = false;
+  std::chrono::steady_clock::time_point host_start_{};
+};
+
+class Renderer {
+ public:
+  // `offscreen`: draw into an RGBA8 + depth framebuffer of width x height (headless).
+  Renderer(const Scene& scene, bool offscreen, int width, int height);
+
+  SceneBuffers& buffers() noexcept { return buffers_; }
+  void resize(int width, int height);
+  int width() const noexcept { return width_; }
+  int height() const noexcept { return height_; }
+
+  // Clears the target and draws the mesh, then the particles, in their element buffers' order:
+  // blending on, depth test on, depth writes off (there is no opaque geometry in these scenes).
+  void draw(const Scene& scene, const Camera& camera, float opacity, bool lighting);
+  // Binds the target and clears it (used when nothing is drawn).
+  void clear(const Scene& scene);
+  // RGBA8 pixels, top row first.
+  void read_pixels(std::vector<std::uint8_t>& rgba) const;
+
+ private:
+  void bind_target() const;
+  SceneBuffers buffers_;
+  GlVertexArray mesh_vao_, particle_vao_;
+  GlProgram mesh_program_, sprite_program_;
+  GLint mesh_view_ = -1, mesh_projection_ = -1, mesh_opacity_ = -1, mesh_lighting_ = -1;
+  GLint sprite_view_ = -1, sprite_projection_ = -1, sprite_opacity_ = -1, sprite_scale_ = -1;
+  bool offscreen_ = false;
+  GlFramebuffer framebuffer_;
+  GlRenderbuffer colour_, depth_;
+  int width_ = 0, height_ = 0;
+};
+
+}  // namespace depthsort::app

@@ -1,0 +1,144 @@
+#include "scene/mesh.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include <glm/geometric.hpp>
+
+namespace depthsort::app {
+
+glm::vec3 Mesh::bounds_min() const {
+  glm::vec3 m(std::numeric_limits<float>::max());
+  for (const MeshVertex& v : vertices) m = glm::min(m, glm::vec3(v.x, v.y, v.z));
+  return vertices.empty() ? glm::vec3(0) : m;
+}
+glm::vec3 Mesh::bounds_max() const {
+  glm::vec3 m(std::numeric_limits<float>::lowest());
+  for (const MeshVertex& v : vertices) m = glm::max(m, glm::vec3(v.x, v.y, v.z));
+  return vertices.empty() ? glm::vec3(0) : m;
+}
+
+std::uint32_t pack_rgba(glm::vec4 c) {
+  const auto byte = [](float x) {
+    return static_cast<std::uint32_t>(std::lround(std::clamp(x, 0.0f, 1.0f) * 255.0f));
+  };
+  return byte(c.r) | byte(c.g) << 8 | byte(c.b) << 16 | byte(c.a) << 24;
+}
+
+glm::vec4 unpack_rgba(std::uint32_t rgba) {
+  return glm::vec4(rgba & 0xFF, (rgba >> 8) & 0xFF, (rgba >> 16) & 0xFF, rgba >> 24) / 255.0f;
+}
+
+glm::vec3 hsv_to_rgb(float h, float s, float v) {
+  h = h - std::floor(h);
+  const float i = std::floor(h * 6.0f), f = h * 6.0f - i;
+  const float p = v * (1 - s), q = v * (1 - s * f), t = v * (1 - s * (1 - f));
+  switch (static_cast<int>(i) % 6) {
+    case 0: return {v, t, p};
+    case 1: return {q, v, p};
+    case 2: return {p, v, t};
+    case 3: return {p, q, v};
+    case 4: return {t, p, v};
+    default: return {v, p, q};
+  }
+}
+
+Mesh make_knot(std::size_t target_triangles, int p, int q) {
+  // Tube of `around` segments round, `along` segments long: 2 * along * around triangles.
+  const double half = std::max<double>(static_cast<double>(target_triangles) / 2.0, 64.0);
+  const int around = std::clamp(static_cast<int>(std::lround(std::sqrt(half / 40.0))), 4, 512);
+  const int along = std::max(16, static_cast<int>(std::lround(half / around)));
+  const float R = 1.0f, r = 0.42f, tube = 0.11f;
+  const auto curve = [&](double t) {
+    const double phi = t * 2.0 * M_PI;
+    const double rr = R + r * std::cos(q * phi);
+    return glm::dvec3(rr * std::cos(p * phi), r * std::sin(q * phi), rr * std::sin(p * phi));
+  };
+  Mesh mesh;
+  mesh.vertices.reserve(static_cast<std::size_t>(along) * around);
+  mesh.indices.reserve(static_cast<std::size_t>(along) * around * 6);
+  for (int i = 0; i < along; ++i) {
+    const double t = static_cast<double>(i) / along, e = 1e-4;
+    const glm::dvec3 c = curve(t), tangent = glm::normalize(curve(t + e) - curve(t - e));
+    glm::dvec3 normal = curve(t + e) + curve(t - e) - 2.0 * c;  // towards the centre of curvature
+    normal = glm::normalize(normal - tangent * glm::dot(normal, tangent));
+    const glm::dvec3 binormal = glm::cross(tangent, normal);
+    const glm::vec3 rgb = hsv_to_rgb(static_cast<float>(t * 3.0), 0.75f, 1.0f);
+    for (int j = 0; j < around; ++j) {
+      const double a = 2.0 * M_PI * j / around;
+      const glm::dvec3 pos = c + static_cast<double>(tube) * (std::cos(a) * normal + std::sin(a) * binormal);
+      const float shade = 0.8f + 0.2f * static_cast<float>(std::cos(a));
+      mesh.vertices.push_back({static_cast<float>(pos.x), static_cast<float>(pos.y), static_cast<float>(pos.z),
+                               pack_rgba(glm::vec4(rgb * shade, 1.0f))});
+    }
+  }
+  for (int i = 0; i < along; ++i)
+    for (int j = 0; j < around; ++j) {
+      const auto at = [&](int ii, int jj) {
+        return static_cast<std::uint32_t>((ii % along) * around + (jj % around));
+      };
+      const std::uint32_t a = at(i, j), b = at(i + 1, j), c = at(i + 1, j + 1), d = at(i, j + 1);
+      mesh.indices.insert(mesh.indices.end(), {a, b, c, a, c, d});
+    }
+  return mesh;
+}
+
+Mesh make_test_triangles() {
+  Mesh mesh;
+  const struct { float z, dx; glm::vec4 colour; } tris[3] = {
+      {0.0f, -0.4f, {0, 0, 1, 128 / 255.0f}},   // near, blue (first in memory)
+      {-1.0f, 0.0f, {0, 1, 0, 128 / 255.0f}},   // middle, green
+      {-2.0f, 0.4f, {1, 0, 0, 128 / 255.0f}}};  // far, red (last)
+  for (const auto& t : tris) {
+    const auto base = static_cast<std::uint32_t>(mesh.vertices.size());
+    const std::uint32_t c = pack_rgba(t.colour);
+    mesh.vertices.push_back({-2.0f + t.dx, -1.5f, t.z, c});
+    mesh.vertices.push_back({2.0f + t.dx, -1.5f, t.z, c});
+    mesh.vertices.push_back({0.0f + t.dx, 2.0f, t.z, c});
+    mesh.indices.insert(mesh.indices.end(), {base, base + 1, base + 2});
+  }
+  return mesh;
+}
+
+void append(Mesh& mesh, const Mesh& other) {
+  if (mesh.vertices.size() + other.vertices.size() > std::numeric_limits<std::uint32_t>::max())
+    throw std::runtime_error("scene too large: more than 2^32 vertices");
+  const auto base = static_cast<std::uint32_t>(mesh.vertices.size());
+  mesh.vertices.insert(mesh.vertices.end(), other.vertices.begin(), other.vertices.end());
+  mesh.indices.reserve(mesh.indices.size() + other.indices.size());
+  for (const std::uint32_t i : other.indices) mesh.indices.push_back(base + i);
+}
+
+Mesh tile(const Mesh& mesh, std::size_t copies) {
+  if (copies <= 1) return mesh;
+  if (mesh.vertices.size() * copies > std::numeric_limits<std::uint32_t>::max())
+    throw std::runtime_error("scene too large: " + std::to_string(copies) + " copies of " +
+                             std::to_string(mesh.vertices.size()) + " vertices exceed 2^32 vertices");
+  const glm::vec3 lo = mesh.bounds_min(), hi = mesh.bounds_max();
+  const glm::vec3 centre = 0.5f * (lo + hi);
+  // Per-axis spacing: copies sit close (a tenth of the largest extent apart), so they overlap in view.
+  const glm::vec3 extent = glm::max(hi - lo, glm::vec3(1e-3f));
+  const glm::vec3 spacing = extent + 0.1f * std::max({extent.x, extent.y, extent.z});
+  const auto side = static_cast<std::size_t>(std::ceil(std::cbrt(static_cast<double>(copies)) - 1e-9));
+  Mesh out;
+  out.vertices.reserve(mesh.vertices.size() * copies);
+  out.indices.reserve(mesh.indices.size() * copies);
+  for (std::size_t k = 0; k < copies; ++k) {
+    const glm::vec3 cell(static_cast<float>(k % side), static_cast<float>((k / side) % side),
+                         static_cast<float>(k / (side * side)));
+    const glm::vec3 offset = (cell - 0.5f * static_cast<float>(side - 1)) * spacing - centre;
+    const glm::vec3 tint = 0.75f + 0.25f * hsv_to_rgb(static_cast<float>(k) * 0.137f, 1.0f, 1.0f);
+    const auto base = static_cast<std::uint32_t>(out.vertices.size());
+    for (const MeshVertex& v : mesh.vertices) {
+      glm::vec4 c = unpack_rgba(v.rgba);
+      c = glm::vec4(glm::vec3(c) * tint, c.a);
+      out.vertices.push_back({v.x + offset.x, v.y + offset.y, v.z + offset.z, pack_rgba(c)});
+    }
+    for (const std::uint32_t i : mesh.indices) out.indices.push_back(base + i);
+  }
+  return out;
+}
+
+}  // namespace depthsort::app

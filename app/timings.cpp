@@ -1,0 +1,123 @@
+#include "timings.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <stdexcept>
+
+namespace depthsort::app {
+
+int TimingSeries::ordered(float* out) const {
+  const int start = count < kHistory ? 0 : head;
+  for (int i = 0; i < count; ++i) out[i] = ms[static_cast<std::size_t>((start + i) % kHistory)];
+  return count;
+}
+
+TimingSeries::Stats TimingSeries::last_second(double now) const {
+  Stats s;
+  s.min = std::numeric_limits<float>::max();
+  double sum = 0;
+  for (int i = 0; i < count; ++i) {
+    const auto k = static_cast<std::size_t>(i);
+    if (now - at[k] > 1.0) continue;
+    sum += ms[k];
+    s.min = std::min(s.min, ms[k]);
+    s.max = std::max(s.max, ms[k]);
+    ++s.samples;
+  }
+  if (s.samples == 0) return Stats{};
+  s.mean = static_cast<float>(sum / s.samples);
+  return s;
+}
+
+Timings::Timings(std::size_t record_frames) : record_capacity_(record_frames * 40) {
+  series_.reserve(kMaxSeries);
+  samples_.reserve(record_capacity_);
+}
+
+int Timings::series(std::string_view group, std::string_view name) {
+  for (std::size_t i = 0; i < series_.size(); ++i)
+    if (series_[i].group == group && series_[i].name == name) return static_cast<int>(i);
+  if (series_.size() == kMaxSeries) return -1;
+  TimingSeries s;
+  s.group = group;
+  s.name = name;
+  s.label = std::string(group) + "/" + std::string(name);
+  series_.push_back(std::move(s));
+  return static_cast<int>(series_.size() - 1);
+}
+
+void Timings::add(int index, float ms, double now, std::uint64_t frame) {
+  if (index < 0) return;
+  TimingSeries& s = series_[static_cast<std::size_t>(index)];
+  s.ms[static_cast<std::size_t>(s.head)] = ms;
+  s.at[static_cast<std::size_t>(s.head)] = now;
+  s.head = (s.head + 1) % TimingSeries::kHistory;
+  s.count = std::min(s.count + 1, TimingSeries::kHistory);
+  s.last = ms;
+  if (samples_.size() < record_capacity_)
+    samples_.push_back(Sample{static_cast<std::uint32_t>(frame), static_cast<std::uint16_t>(index), ms});
+}
+
+float Timings::median(int index) const {
+  std::vector<float> v;
+  for (const Sample& s : samples_)
+    if (s.series == index) v.push_back(s.ms);
+  if (v.empty()) return 0.0f;
+  std::nth_element(v.begin(), v.begin() + static_cast<long>(v.size() / 2), v.end());
+  const float hi = v[v.size() / 2];
+  if (v.size() % 2) return hi;
+  const float lo = *std::max_element(v.begin(), v.begin() + static_cast<long>(v.size() / 2));
+  return 0.5f * (lo + hi);
+}
+
+std::string json_escape(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+void Timings::write_json(const std::string& path, const std::string& meta_json) const {
+  std::ofstream out(path);
+  if (!out) throw std::runtime_error("cannot write --json file " + path);
+  char buf[64];
+  const auto number = [&](float x) {
+    std::snprintf(buf, sizeof buf, "%.5f", static_cast<double>(x));
+    return std::string(buf);
+  };
+  out << "{\n  \"meta\": {" << meta_json << "},\n  \"median_ms\": {";
+  bool first = true;
+  for (std::size_t i = 0; i < series_.size(); ++i) {
+    out << (first ? "\n    " : ",\n    ") << '"' << json_escape(series_[i].label) << "\": "
+        << number(median(static_cast<int>(i)));
+    first = false;
+  }
+  out << "\n  },\n  \"frames\": [";
+  std::map<std::uint32_t, std::vector<const Sample*>> by_frame;
+  for (const Sample& s : samples_) by_frame[s.frame].push_back(&s);
+  first = true;
+  for (const auto& [frame, samples] : by_frame) {
+    out << (first ? "\n    " : ",\n    ") << "{\"frame\": " << frame;
+    for (const Sample* s : samples)
+      out << ", \"" << json_escape(series_[s->series].label) << "\": " << number(s->ms);
+    out << "}";
+    first = false;
+  }
+  out << "\n  ]\n}\n";
+  if (!out) throw std::runtime_error("writing --json file " + path + " failed");
+}
+
+}  // namespace depthsort::app

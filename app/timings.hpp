@@ -1,0 +1,60 @@
+// Timing series for the panel (history for plots, mean/min/max over the last second) and the
+// per-frame record that --json writes (every phase and sort step of every frame, plus medians).
+// Series are created on first sight of a name and never freed; adding a sample allocates nothing.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace depthsort::app {
+
+struct TimingSeries {
+  static constexpr int kHistory = 240;
+  std::string group, name, label;  // label = "group/name"
+  std::array<float, kHistory> ms{};
+  std::array<double, kHistory> at{};  // seconds since start
+  int head = 0, count = 0;
+  float last = 0.0f;
+  // The history in time order (for ImGui::PlotLines), written into `out` (kHistory floats).
+  int ordered(float* out) const;
+  struct Stats { float mean = 0, min = 0, max = 0; int samples = 0; };
+  Stats last_second(double now) const;
+};
+
+class Timings {
+ public:
+  static constexpr int kMaxSeries = 64;
+  // `record_frames` > 0 keeps every sample of that many frames for write_json.
+  explicit Timings(std::size_t record_frames = 0);
+
+  // Index of the series group/name, created on first use (allocation happens then only).
+  int series(std::string_view group, std::string_view name);
+  void add(int series_index, float ms, double now, std::uint64_t frame);
+  void add(std::string_view group, std::string_view name, float ms, double now, std::uint64_t frame) {
+    add(series(group, name), ms, now, frame);
+  }
+  const std::vector<TimingSeries>& all() const noexcept { return series_; }
+  float median(int series_index) const;  // over the recorded frames
+
+  // Writes {"meta": {...}, "median_ms": {...}, "frames": [{"frame": i, "<group/name>": ms...}...]}.
+  // `meta_json` is the inside of the meta object (already JSON).
+  void write_json(const std::string& path, const std::string& meta_json) const;
+
+ private:
+  struct Sample {
+    std::uint32_t frame;
+    std::uint16_t series;
+    float ms;
+  };
+  std::vector<TimingSeries> series_;
+  std::vector<Sample> samples_;
+  std::size_t record_capacity_ = 0;
+};
+
+std::string json_escape(std::string_view text);
+
+}  // namespace depthsort::app

@@ -1,0 +1,195 @@
+#include "ui/panel.hpp"
+
+#include <imgui.h>
+#include <backends/imgui_impl_glfw.h>
+#include <backends/imgui_impl_opengl3.h>
+
+#include <array>
+#include <cstdio>
+
+namespace depthsort::app {
+
+ImGuiLayer::ImGuiLayer(GLFWwindow* window) {
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  ImGui::GetIO().IniFilename = nullptr;  // no imgui.ini dropped in the working folder
+  ImGui::StyleColorsDark();
+  ImGui_ImplGlfw_InitForOpenGL(window, true);
+  ImGui_ImplOpenGL3_Init("#version 450 core");
+}
+
+ImGuiLayer::~ImGuiLayer() {
+  ImGui_ImplOpenGL3_Shutdown();
+  ImGui_ImplGlfw_Shutdown();
+  ImGui::DestroyContext();
+}
+
+void ImGuiLayer::begin_frame() {
+  ImGui_ImplOpenGL3_NewFrame();
+  ImGui_ImplGlfw_NewFrame();
+  ImGui::NewFrame();
+}
+
+void ImGuiLayer::end_frame() {
+  ImGui::Render();
+  ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+}
+
+bool ImGuiLayer::wants_mouse() const { return ImGui::GetIO().WantCaptureMouse; }
+bool ImGuiLayer::wants_keyboard() const { return ImGui::GetIO().WantCaptureKeyboard; }
+
+namespace {
+
+std::string mib(std::size_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.0f MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
+  return buf;
+}
+
+void timing_rows(const Timings& timings, const char* group, double now) {
+  static std::array<float, TimingSeries::kHistory> plot{};
+  for (const TimingSeries& s : timings.all()) {
+    if (s.group != group) continue;
+    const TimingSeries::Stats st = s.last_second(now);
+    const int n = s.ordered(plot.data());
+    char overlay[96];
+    std::snprintf(overlay, sizeof overlay, "%-10s %7.3f ms  (%.3f..%.3f)", s.name.c_str(), static_cast<double>(st.mean),
+                  static_cast<double>(st.min), static_cast<double>(st.max));
+    ImGui::PushID(s.label.c_str());
+    ImGui::PlotLines("##history", plot.data(), n, 0, overlay, 0.0f, st.max > 0 ? st.max * 1.3f : 1.0f,
+                     ImVec2(ImGui::GetContentRegionAvail().x, 34));
+    ImGui::PopID();
+  }
+}
+
+}  // namespace
+
+void draw_panel(UiState& state, const PanelInfo& info, const Timings& timings, double now) {
+  ImGui::SetNextWindowPos(ImVec2(10, 10), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSize(ImVec2(400, 680), ImGuiCond_FirstUseEver);
+  ImGui::Begin("depthsort");
+  ImGui::TextWrapped("%.*s", static_cast<int>(info.device.size()), info.device.data());
+  ImGui::TextWrapped("GL: %.*s", static_cast<int>(info.gl.size()), info.gl.data());
+  ImGui::TextWrapped("%.*s", static_cast<int>(info.scene.size()), info.scene.data());
+  if (!info.error.empty())
+    ImGui::TextColored(ImVec4(1.0f, 0.3f, 0.3f, 1.0f), "%.*s", static_cast<int>(info.error.size()), info.error.data());
+  if (!info.notes.empty())
+    ImGui::TextColored(ImVec4(1.0f, 0.8f, 0.3f, 1.0f), "%.*s", static_cast<int>(info.notes.size()), info.notes.data());
+  ImGui::Text("%.1f fps", static_cast<double>(info.fps));
+  if (info.gpu_path)
+    ImGui::Text("GPU memory: %s used of %s; sorter workspace %s", mib(info.device_bytes_used).c_str(),
+                mib(info.device_bytes_total).c_str(), mib(info.workspace_bytes).c_str());
+
+  // Correctness light.
+  if (info.check) {
+    const CheckState& c = *info.check;
+    ImVec4 colour(0.5f, 0.5f, 0.5f, 1);
+    char text[160] = "order check: sorting off";
+    if (state.sort && !state.freeze) {
+      switch (c.light) {
+        case CheckLight::None:
+        case CheckLight::Pending: std::snprintf(text, sizeof text, "order check: pending"); break;
+        case CheckLight::Ok:
+          colour = ImVec4(0.2f, 0.9f, 0.3f, 1);
+          std::snprintf(text, sizeof text, "order check: OK (frame %llu, %llu checks, %llu failed)",
+                        static_cast<unsigned long long>(c.frame), static_cast<unsigned long long>(c.checks),
+                        static_cast<unsigned long long>(c.failures));
+          break;
+        case CheckLight::Fail:
+          colour = ImVec4(1.0f, 0.2f, 0.2f, 1);
+          std::snprintf(text, sizeof text, "ORDER CHECK FAILED at frame %llu: %u mesh, %u particle positions wrong",
+                        static_cast<unsigned long long>(c.frame), c.bad_mesh, c.bad_particles);
+          break;
+      }
+    }
+    // The light: a filled circle drawn with the draw list (the default font has no such glyph).
+    const float r = ImGui::GetTextLineHeight() * 0.45f;
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    ImGui::GetWindowDrawList()->AddCircleFilled(ImVec2(p.x + r, p.y + ImGui::GetTextLineHeight() * 0.5f), r,
+                                                ImGui::GetColorU32(colour));
+    ImGui::Dummy(ImVec2(2 * r, ImGui::GetTextLineHeight()));
+    ImGui::SameLine();
+    ImGui::TextColored(colour, "%s", text);
+  }
+
+  if (ImGui::CollapsingHeader("Sorting", ImGuiTreeNodeFlags_DefaultOpen)) {
+    const auto registry = sorter_registry();
+    const SorterInfo& current = registry[static_cast<std::size_t>(state.sorter)];
+    if (ImGui::BeginCombo("sorter", std::string(current.name).c_str())) {
+      for (std::size_t i = 0; i < registry.size(); ++i) {
+        std::string why;
+        const bool usable = registry[i].is_available(&why);
+        if (!usable) ImGui::BeginDisabled();
+        if (ImGui::Selectable(std::string(registry[i].name).c_str(), static_cast<int>(i) == state.sorter)) {
+          state.sorter = static_cast<int>(i);
+          state.options = default_options(registry[i]);
+        }
+        if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+          ImGui::SetTooltip("%s\n%s%s", std::string(registry[i].origin).c_str(),
+                            std::string(registry[i].description).c_str(), usable ? "" : ("\n" + why).c_str());
+        if (!usable) ImGui::EndDisabled();
+      }
+      ImGui::EndCombo();
+    }
+    ImGui::TextWrapped("%s", std::string(current.origin).c_str());
+    for (const OptionSpec& spec : registry[static_cast<std::size_t>(state.sorter)].options) {
+      const std::string name(spec.name);
+      int& value = state.options[name];
+      if (spec.is_flag()) {
+        bool on = value != 0;
+        if (ImGui::Checkbox(name.c_str(), &on)) value = on ? 1 : 0;
+      } else {
+        ImGui::SliderInt(name.c_str(), &value, spec.min_value, spec.max_value);
+      }
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", std::string(spec.help).c_str());
+    }
+    ImGui::Checkbox("sort", &state.sort);
+    ImGui::SameLine();
+    ImGui::Checkbox("freeze order", &state.freeze);
+    ImGui::SliderInt("check every N frames", &state.check_every, 1, 600);
+  }
+
+  if (ImGui::CollapsingHeader("Scene", ImGuiTreeNodeFlags_DefaultOpen)) {
+    ImGui::SliderFloat("opacity", &state.opacity, 0.02f, 1.0f);
+    ImGui::Checkbox("lighting", &state.lighting);
+    ImGui::SameLine();
+    ImGui::Checkbox("simulate particles", &state.simulate);
+    ImGui::InputInt("particles", &state.particles, 1000, 100000);
+    if (state.particles < 0) state.particles = 0;
+    if (state.knot_triangles > 0) {
+      ImGui::InputInt("knot triangles", &state.knot_triangles, 10000, 1000000);
+      if (state.knot_triangles < 64) state.knot_triangles = 64;
+    }
+    if (ImGui::Button("rebuild scene")) state.rebuild = true;
+  }
+
+  if (ImGui::CollapsingHeader("Camera", ImGuiTreeNodeFlags_DefaultOpen)) {
+    int mode = state.camera_mode == CameraMode::Orbit ? 0 : 1;
+    ImGui::RadioButton("orbit (drag, wheel)", &mode, 0);
+    ImGui::SameLine();
+    ImGui::RadioButton("fly (drag, WASD QE)", &mode, 1);
+    state.camera_mode = mode == 0 ? CameraMode::Orbit : CameraMode::Fly;
+    if (ImGui::Button("reset")) state.reset_camera = true;
+    for (int i = 0; i < 3; ++i) {
+      ImGui::SameLine();
+      char label[32];
+      std::snprintf(label, sizeof label, "view %d", i + 1);
+      if (ImGui::Button(label)) state.load_view = i;
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("load (right-click: save the current view)");
+      if (ImGui::IsItemClicked(ImGuiMouseButton_Right)) state.save_view = i;
+    }
+    ImGui::Checkbox("vsync", &state.vsync);
+  }
+
+  if (ImGui::CollapsingHeader("Timings (ms: last-second mean, min..max)", ImGuiTreeNodeFlags_DefaultOpen)) {
+    ImGui::TextDisabled("frame phases%s", info.gpu_path ? " (CUDA events / GL timer queries, read back late)" : " (host clock)");
+    timing_rows(timings, "frame", now);
+    ImGui::TextDisabled("sort steps (mesh)");
+    timing_rows(timings, "sort", now);
+    ImGui::TextDisabled("sort steps (particles)");
+    timing_rows(timings, "particle sort", now);
+  }
+  ImGui::End();
+}
+
+}  // namespace depthsort::app

@@ -1,0 +1,64 @@
+// The Dear ImGui panel (windowed mode): sorter combo from the registry with each sorter's options,
+// sort on/off and freeze, scene and particle controls, opacity, camera, vsync, timings with
+// history plots and last-second statistics, the correctness light, GPU and memory lines.
+// The panel edits a copy of UiState; the app compares it with last frame's to decide what to rebuild.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "depthsort/registry.hpp"
+#include "frame.hpp"
+#include "scene/camera.hpp"
+#include "timings.hpp"
+
+struct GLFWwindow;
+
+namespace depthsort::app {
+
+struct UiState {
+  int sorter = 0;            // index into sorter_registry()
+  OptionValues options;      // of that sorter
+  bool sort = true, freeze = false, simulate = true, lighting = true, vsync = true;
+  float opacity = 0.3f;
+  int particles = 0;         // requested count (applied with "rebuild")
+  int knot_triangles = 0;    // requested knot size (applied with "rebuild"); 0 when not a knot scene
+  int check_every = 30;
+  CameraMode camera_mode = CameraMode::Orbit;
+  // One-shot requests
+  bool rebuild = false, reset_camera = false;
+  int save_view = -1, load_view = -1;
+  bool operator==(const UiState&) const = default;
+};
+
+struct PanelInfo {
+  std::string_view device;   // GPU name or "CPU path: why" (views: the panel allocates nothing per frame)
+  std::string_view gl;       // GL renderer
+  std::string_view scene;    // description
+  std::string_view notes;    // such as the CPU path's scaling down of the default scene
+  std::string_view error;    // the last rebuild request that failed
+  std::size_t triangles = 0, particles = 0;
+  std::size_t device_bytes_used = 0, device_bytes_total = 0, workspace_bytes = 0;
+  bool gpu_path = true;
+  const CheckState* check = nullptr;
+  const Viewpoints* views = nullptr;
+  float fps = 0;
+};
+
+// ImGui context + GLFW/OpenGL3 backends, torn down in reverse order.
+class ImGuiLayer {
+ public:
+  explicit ImGuiLayer(GLFWwindow* window);
+  ~ImGuiLayer();
+  ImGuiLayer(const ImGuiLayer&) = delete;
+  ImGuiLayer& operator=(const ImGuiLayer&) = delete;
+  void begin_frame();
+  void end_frame();  // renders the draw data
+  bool wants_mouse() const;
+  bool wants_keyboard() const;
+};
+
+void draw_panel(UiState& state, const PanelInfo& info, const Timings& timings, double now);
+
+}  // namespace depthsort::app

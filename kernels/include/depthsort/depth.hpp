@@ -1,0 +1,80 @@
+// Depth keys and the gather into the element buffer: the demo's per-frame kernels around the sort
+// (DESIGN.md, "One frame, as data"). The per-element functions are __host__ __device__ so that the
+// CPU path and the CPU tests run exactly the arithmetic the GPU runs.
+//
+// Key convention (keys.hpp order, ascending = far to near): key = view-space z of the primitive's
+// centre. OpenGL's camera looks down -z, so the farthest primitive has the most negative z and
+// comes first; back-to-front drawing is the ascending order.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "depthsort/keys.hpp"
+
+namespace depthsort {
+
+// One mesh vertex in the GL vertex buffer: position and packed RGBA8 colour (r in the low byte).
+struct MeshVertex {
+  float x, y, z;
+  std::uint32_t rgba;
+};
+static_assert(sizeof(MeshVertex) == 16);
+
+// One particle in the GL vertex buffer: centre, sprite size (world units), packed RGBA8 colour.
+struct ParticleVertex {
+  float x, y, z, size;
+  std::uint32_t rgba;
+};
+static_assert(sizeof(ParticleVertex) == 20);
+
+// Row 2 of the view matrix: view-space z of point p is x*p.x + y*p.y + z*p.z + w.
+struct DepthPlane {
+  float x, y, z, w;
+};
+
+DEPTHSORT_HD float point_key(const DepthPlane& plane, float px, float py, float pz) {
+  return plane.x * px + plane.y * py + plane.z * pz + plane.w;
+}
+
+// Key of triangle t (indices[3t..3t+2]): view-space z of its centroid.
+DEPTHSORT_HD float triangle_key(const DepthPlane& plane, const MeshVertex* vertices,
+                                const std::uint32_t* indices, std::size_t t) {
+  const MeshVertex& a = vertices[indices[3 * t + 0]];
+  const MeshVertex& b = vertices[indices[3 * t + 1]];
+  const MeshVertex& c = vertices[indices[3 * t + 2]];
+  constexpr float third = 1.0f / 3.0f;
+  return point_key(plane, (a.x + b.x + c.x) * third, (a.y + b.y + c.y) * third, (a.z + b.z + c.z) * third);
+}
+
+// Writes the three indices of triangle order[i] to elements[3i..3i+2].
+DEPTHSORT_HD void gather_triangle(const std::uint32_t* indices, const std::uint32_t* order, std::size_t i,
+                                  std::uint32_t* elements) {
+  const std::uint32_t t = order[i];
+  elements[3 * i + 0] = indices[3 * t + 0];
+  elements[3 * i + 1] = indices[3 * t + 1];
+  elements[3 * i + 2] = indices[3 * t + 2];
+}
+
+// GPU launches (kernels/depth/depth.cu), all stream-ordered, none allocating.
+// keys[t] = triangle_key(t), values[t] = t.
+void launch_triangle_depth(const MeshVertex* vertices, const std::uint32_t* indices, std::size_t triangles,
+                           DepthPlane plane, float* keys, std::uint32_t* values, cudaStream_t stream);
+// keys[i] = point_key(particle i), values[i] = i.
+void launch_point_depth(const ParticleVertex* particles, std::size_t n, DepthPlane plane, float* keys,
+                        std::uint32_t* values, cudaStream_t stream);
+// elements[3i..3i+2] = triangle order[i]'s indices.
+void launch_gather_triangles(const std::uint32_t* indices, const std::uint32_t* order, std::size_t n,
+                             std::uint32_t* elements, cudaStream_t stream);
+// elements[i] = order[i] (one index per point sprite).
+void launch_gather_points(const std::uint32_t* order, std::size_t n, std::uint32_t* elements,
+                          cudaStream_t stream);
+// The correctness light: adds to *bad_count the number of positions i where keys_out[i+1] comes
+// before keys_out[i] in the key order, or where values_out[i] is out of range or does not carry
+// its own key (keys_in[values_out[i]] != keys_out[i], bitwise). *bad_count must be zeroed first.
+void launch_check_sorted(const float* keys_in, const float* keys_out, const std::uint32_t* values_out,
+                         std::size_t n, unsigned int* bad_count, cudaStream_t stream);
+
+}  // namespace depthsort

@@ -1,0 +1,265 @@
+// The demo's CI tests (no GPU needed): the headless frame loop on Mesa's EGL device platform with
+// the CPU path, checked by the pixels of a known scene; the command line; the OBJ loader; and the
+// per-element functions the GPU kernels share with the CPU path.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <string>
+
+#include "cli.hpp"
+#include "depthsort/depth.hpp"
+#include "depthsort/particles.hpp"
+#include "scene/camera.hpp"
+#include "scene/mesh.hpp"
+#include "scene/obj_loader.hpp"
+#include "support.hpp"
+
+namespace depthsort::app::test {
+namespace {
+
+constexpr int kW = 160, kH = 120;
+
+Image render_test_scene(const std::string& name, std::vector<std::string> extra) {
+  std::vector<std::string> args = {"--headless", "--cpu", "--scene", "test", "--size", "160x120", "--frames", "3",
+                                   "--screenshot", out_path(name), "--quiet"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  const CommandResult r = run_depthsort(args);
+  EXPECT_EQ(r.status, 0) << r.output;
+  return read_png(out_path(name));
+}
+
+void expect_pixel(const Image& image, int x, int y, std::array<int, 3> want, const char* what) {
+  const auto got = image.at(x, y);
+  for (int c = 0; c < 3; ++c)
+    EXPECT_NEAR(got[static_cast<std::size_t>(c)], want[static_cast<std::size_t>(c)], 2)
+        << what << ": channel " << c << " at (" << x << "," << y << ") is (" << got[0] << "," << got[1] << ","
+        << got[2] << "), want (" << want[0] << "," << want[1] << "," << want[2] << ")";
+}
+
+int max_channel_difference(std::array<int, 3> a, std::array<int, 3> b) {
+  int d = 0;
+  for (std::size_t c = 0; c < 3; ++c) d = std::max(d, std::abs(a[c] - b[c]));
+  return d;
+}
+
+// ------------------------------------------------------------------ the pixels of sorting
+
+TEST(HeadlessBlend, SortedSceneEqualsBackToFrontBlend) {
+  const std::array<int, 3> back_to_front = expected_blend({0, 1, 2});  // red (far), green, blue (near)
+  const std::array<int, 3> submission = expected_blend({2, 1, 0});     // blue first: the unsorted order
+  // The scene must tell the two orders apart, or the test would prove nothing.
+  ASSERT_GT(max_channel_difference(back_to_front, submission), 60);
+  const Image image = render_test_scene("sorted.png", {});
+  ASSERT_EQ(image.width, kW);
+  ASSERT_EQ(image.height, kH);
+  expect_pixel(image, kW / 2, kH / 2, back_to_front, "centre, sorted back to front");
+  EXPECT_GT(max_channel_difference({image.at(kW / 2, kH / 2)[0], image.at(kW / 2, kH / 2)[1], image.at(kW / 2, kH / 2)[2]},
+                                   submission),
+            60)
+      << "the centre pixel looks like the unsorted (or reversed) order";
+  expect_pixel(image, 1, 1, {0, 0, 0}, "corner (background)");
+}
+
+TEST(HeadlessBlend, NoSortDrawsSubmissionOrder) {
+  const Image image = render_test_scene("unsorted.png", {"--no-sort"});
+  expect_pixel(image, kW / 2, kH / 2, expected_blend({2, 1, 0}), "centre, submission order");
+}
+
+TEST(HeadlessBlend, OrderFollowsTheCamera) {
+  // Two frames of the orbit path: the last looks from behind (yaw + pi), where blue is farthest.
+  const Image image = render_test_scene("behind.png", {"--camera-path", "orbit", "--frames", "2"});
+  expect_pixel(image, kW / 2, kH / 2, expected_blend({2, 1, 0}), "centre seen from behind, sorted");
+}
+
+TEST(HeadlessRun, DefaultSceneWithParticlesRunsAndWritesJson) {
+  const std::string json = out_path("default.json");
+  const CommandResult r = run_depthsort({"--headless", "--cpu", "--frames", "8", "--size", "200x120", "--particles",
+                                         "5000", "--camera-path", "orbit", "--check-every", "2", "--json", json,
+                                         "--screenshot", out_path("default.png")});
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("CPU path"), std::string::npos) << r.output;  // says so on the console
+  EXPECT_NE(r.output.find("order checks: 4/4 passed"), std::string::npos) << r.output;
+  FILE* f = std::fopen(json.c_str(), "r");
+  ASSERT_NE(f, nullptr);
+  std::string text(1 << 16, '\0');
+  text.resize(std::fread(text.data(), 1, text.size(), f));
+  std::fclose(f);
+  for (const char* key : {"\"median_ms\"", "\"frame/depth\"", "\"frame/sort\"", "\"frame/gather\"", "\"frame/draw\"",
+                          "\"frame/simulate\"", "\"frames\": [", "\"path\": \"cpu\""})
+    EXPECT_NE(text.find(key), std::string::npos) << key;
+}
+
+TEST(Windowed, NoDisplaySuggestsHeadless) {
+  const CommandResult r = run_depthsort({"--frames", "2"}, "env -u DISPLAY -u WAYLAND_DISPLAY");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("run with --headless"), std::string::npos) << r.output;
+}
+
+TEST(Windowed, PanelFramesUnderXvfb) {
+  if (std::system("command -v xvfb-run > /dev/null 2>&1") != 0) GTEST_SKIP() << "xvfb-run not installed";
+  const std::string png = out_path("windowed.png");
+  std::remove(png.c_str());
+  const CommandResult r = run_depthsort({"--frames", "40", "--particles", "2000", "--triangles", "5K", "--cpu", "--size", "640x400",
+                                         "--screenshot", png},
+                                        "xvfb-run -a -s '-screen 0 800x600x24'");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const Image image = read_png(png);  // the last frame, panel included
+  EXPECT_EQ(image.width, 640);
+  EXPECT_EQ(image.height, 400);
+}
+
+// ------------------------------------------------------------------ the command line
+
+TEST(CommandLine, HelpAndVersion) {
+  CommandResult r = run_depthsort({"--help"});
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.output.find("Usage: depthsort"), std::string::npos);
+  EXPECT_NE(r.output.find("--headless"), std::string::npos);
+  r = run_depthsort({"--version"});
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.output.find("depthsort " DEPTHSORT_VERSION), std::string::npos) << r.output;
+}
+
+TEST(CommandLine, UnknownOptionIsAUsageError) {
+  const CommandResult r = run_depthsort({"--bogus"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.output.find("unknown option '--bogus'"), std::string::npos) << r.output;
+}
+
+TEST(CommandLine, UnknownSorterListsTheValidOnes) {
+  const CommandResult r = run_depthsort({"--sorter", "quicksort9000"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.output.find("unknown sorter 'quicksort9000'"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("valid sorters: "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("cpu"), std::string::npos) << r.output;
+}
+
+TEST(CommandLine, BadValues) {
+  EXPECT_EQ(run_depthsort({"--particles", "5X"}).status, 2);
+  EXPECT_EQ(run_depthsort({"--size", "wide"}).status, 2);
+  EXPECT_EQ(run_depthsort({"--frames"}).status, 2);
+  EXPECT_EQ(run_depthsort({"--opacity", "3"}).status, 2);
+}
+
+TEST(CommandLine, MissingObjExitsOneNamingTheFile) {
+  const CommandResult r = run_depthsort({"--headless", "--cpu", "--mesh", "/nonexistent/nope.obj"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.output.find("/nonexistent/nope.obj: no such file"), std::string::npos) << r.output;
+}
+
+TEST(CommandLine, MalformedObjExitsOneNamingFileAndLine) {
+  const CommandResult r = run_depthsort({"--headless", "--cpu", "--mesh", data_path("bad_face.obj")});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.output.find("bad_face.obj:6: face refers to vertex 9"), std::string::npos) << r.output;
+}
+
+TEST(CommandLine, EmptyObjExitsOne) {
+  const CommandResult r = run_depthsort({"--headless", "--cpu", "--mesh", data_path("empty.obj")});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.output.find("empty.obj: contains no faces"), std::string::npos) << r.output;
+}
+
+TEST(CommandLine, ParseCounts) {
+  EXPECT_EQ(parse_count("5M", "--triangles"), 5'000'000u);
+  EXPECT_EQ(parse_count("250K", "--triangles"), 250'000u);
+  EXPECT_EQ(parse_count("1.5M", "--triangles"), 1'500'000u);
+  EXPECT_EQ(parse_count("42", "--triangles"), 42u);
+  EXPECT_THROW(parse_count("-3", "--triangles"), UsageError);
+  EXPECT_THROW(parse_count("3Q", "--triangles"), UsageError);
+}
+
+// ------------------------------------------------------------------ OBJ loading
+
+TEST(ObjLoader, GoodFileWithMaterial) {
+  const Mesh mesh = load_obj(data_path("good.obj"));
+  ASSERT_EQ(mesh.triangles(), 4u);  // two triangles + a triangulated quad
+  const std::uint32_t glass = pack_rgba({0.2f, 0.4f, 0.8f, 0.5f});
+  int glassy = 0;
+  for (std::size_t t = 0; t < mesh.triangles(); ++t) {
+    const std::uint32_t rgba = mesh.vertices[mesh.indices[3 * t]].rgba;
+    if (rgba == glass) ++glassy;
+    else EXPECT_EQ(rgba >> 24, 255u);  // no material: opaque shape colour
+  }
+  EXPECT_EQ(glassy, 2);
+  for (const std::uint32_t i : mesh.indices) EXPECT_LT(i, mesh.vertices.size());
+}
+
+void expect_scene_error(const std::string& file, const std::string& text) {
+  try {
+    load_obj(data_path(file));
+    ADD_FAILURE() << file << " loaded without error";
+  } catch (const SceneError& e) {
+    EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what();
+  }
+}
+
+TEST(ObjLoader, BadFilesNameFileAndLine) {
+  expect_scene_error("bad_vertex.obj", "bad_vertex.obj:3: vertex coordinate 'one'");
+  expect_scene_error("bad_face.obj", "bad_face.obj:6:");
+  expect_scene_error("short_face.obj", "short_face.obj:4: face with fewer than 3 vertices");
+  expect_scene_error("no_faces.obj", "no_faces.obj: contains no faces");
+  expect_scene_error("empty.obj", "empty.obj: contains no faces");
+  expect_scene_error("missing.obj", "missing.obj: no such file");
+  expect_scene_error("", "is a directory");
+}
+
+// ------------------------------------------------------------------ shared per-element functions
+
+TEST(DepthKeys, AscendingIsFarToNear) {
+  Camera camera;
+  camera.target = glm::vec3(0.0f);
+  camera.distance = 5.0f;
+  camera.yaw = 0.7f;
+  camera.pitch = -0.4f;
+  const DepthPlane plane = camera.depth_plane();
+  const glm::vec3 eye = camera.eye(), f = camera.forward();
+  const glm::vec3 near_point = eye + 2.0f * f, far_point = eye + 9.0f * f;
+  const float near_key = point_key(plane, near_point.x, near_point.y, near_point.z);
+  const float far_key = point_key(plane, far_point.x, far_point.y, far_point.z);
+  EXPECT_NEAR(near_key, -2.0f, 1e-4f);
+  EXPECT_NEAR(far_key, -9.0f, 1e-4f);
+  EXPECT_TRUE(key_less(far_key, near_key));
+}
+
+TEST(DepthKeys, TriangleCentroidAndGather) {
+  const Mesh mesh = make_test_triangles();
+  const DepthPlane plane{0, 0, 1, -3};  // camera at z=3 looking down -z
+  float keys[3];
+  for (std::size_t t = 0; t < 3; ++t) keys[t] = triangle_key(plane, mesh.vertices.data(), mesh.indices.data(), t);
+  EXPECT_FLOAT_EQ(keys[0], -3.0f);
+  EXPECT_FLOAT_EQ(keys[2], -5.0f);
+  const std::uint32_t order[3] = {2, 1, 0};
+  std::uint32_t elements[9];
+  for (std::size_t i = 0; i < 3; ++i) gather_triangle(mesh.indices.data(), order, i, elements);
+  EXPECT_EQ(elements[0], mesh.indices[6]);
+  EXPECT_EQ(elements[8], mesh.indices[2]);
+}
+
+TEST(Particles, StepIsDeterministicAndFinite) {
+  EmitterParams e;
+  ParticleState a{}, b{};
+  ParticleVertex va{}, vb{};
+  particle_init(a, va, e, 7);
+  particle_init(b, vb, e, 7);
+  for (int i = 0; i < 500; ++i) {
+    particle_step(a, va, e);
+    particle_step(b, vb, e);
+  }
+  EXPECT_EQ(va.x, vb.x);
+  EXPECT_TRUE(std::isfinite(va.x) && std::isfinite(va.y) && std::isfinite(va.z));
+  EXPECT_GT(va.size, 0.0f);
+  EXPECT_LE(a.age, a.life);
+}
+
+TEST(Scene, TilingAndKnotSizes) {
+  const Mesh tiled = tile(make_test_triangles(), 10);
+  EXPECT_EQ(tiled.triangles(), 30u);
+  for (const std::uint32_t i : tiled.indices) ASSERT_LT(i, tiled.vertices.size());
+  const Mesh knot = make_knot(20000);
+  EXPECT_NEAR(static_cast<double>(knot.triangles()), 20000.0, 2000.0);
+  for (const std::uint32_t i : knot.indices) ASSERT_LT(i, knot.vertices.size());
+}
+
+}  // namespace
+}  // namespace depthsort::app::test

@@ -1,0 +1,75 @@
+#include "support.hpp"
+
+#define STB_IMAGE_IMPLEMENTATION
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+#pragma GCC diagnostic ignored "-Wunused-function"
+#pragma GCC diagnostic ignored "-Wsign-compare"
+#include <stb_image.h>
+#pragma GCC diagnostic pop
+
+#include <sys/wait.h>
+
+#include <cmath>
+#include <filesystem>
+#include <cstdio>
+#include <stdexcept>
+
+namespace depthsort::app::test {
+
+namespace {
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (const char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+}  // namespace
+
+CommandResult run_depthsort(const std::vector<std::string>& args, const std::string& prefix) {
+  std::string command = (prefix.empty() ? "" : prefix + " ") + quote(DEPTHSORT_BIN);
+  for (const std::string& a : args) command += " " + quote(a);
+  command += " 2>&1";
+  CommandResult result;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) throw std::runtime_error("popen failed: " + command);
+  char buf[4096];
+  std::size_t n = 0;
+  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) result.output.append(buf, n);
+  const int raw = pclose(pipe);
+  result.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  return result;
+}
+
+std::array<int, 4> Image::at(int x, int y) const {
+  const std::size_t i = (static_cast<std::size_t>(y) * static_cast<std::size_t>(width) + static_cast<std::size_t>(x)) * 4;
+  return {rgba[i], rgba[i + 1], rgba[i + 2], rgba[i + 3]};
+}
+
+Image read_png(const std::string& path) {
+  Image image;
+  int channels = 0;
+  unsigned char* data = stbi_load(path.c_str(), &image.width, &image.height, &channels, 4);
+  if (!data) throw std::runtime_error("cannot read PNG " + path);
+  image.rgba.assign(data, data + static_cast<std::size_t>(image.width) * static_cast<std::size_t>(image.height) * 4);
+  stbi_image_free(data);
+  return image;
+}
+
+std::string out_path(const std::string& name) {
+  // Created on demand: on the lent GPU only the bin folder travels, not the build tree.
+  std::filesystem::create_directories(DEPTHSORT_TEST_OUT);
+  return std::string(DEPTHSORT_TEST_OUT) + "/" + name;
+}
+std::string data_path(const std::string& name) { return std::string(DEPTHSORT_TEST_DATA) + "/" + name; }
+
+std::array<int, 3> expected_blend(const std::array<int, 3>& order) {
+  const double alpha = 128.0 / 255.0;
+  const double colours[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+  double rgb[3] = {0, 0, 0};
+  for (const int layer : order)
+    for (int c = 0; c < 3; ++c) rgb[c] = colours[layer][c] * alpha + rgb[c] * (1.0 - alpha);
+  return {static_cast<int>(std::lround(rgb[0] * 255)), static_cast<int>(std::lround(rgb[1] * 255)),
+          static_cast<int>(std::lround(rgb[2] * 255))};
+}
+
+}  // namespace depthsort::app::test
