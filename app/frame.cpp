@@ -432,7 +432,8 @@ const SorterInfo& choose_sorter(const std::string& requested, bool force_cpu, st
     return *cpu;
   }
   if (gpu_ok) {
-    if (const SorterInfo* radix = find_sorter("cub-radix"); radix && radix->is_available(nullptr)) return *radix;
+    // The demo opens with the project's headline algorithm, Sintorn & Assarsson's hybrid sort.
+    if (const SorterInfo* hybrid = find_sorter("hybrid"); hybrid && hybrid->is_available(nullptr)) return *hybrid;
     for (const SorterInfo& info : sorter_registry())
       if (info.backend == Backend::Gpu && info.is_available(nullptr)) return info;
     why = "no GPU sorter is available";

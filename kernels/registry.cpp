@@ -6,6 +6,7 @@
 
 #include "depthsort/errors.hpp"
 #include "sort/baselines.hpp"
+#include "sort/hybrid/hybrid_sorter.hpp"
 
 namespace depthsort {
 namespace {
@@ -20,6 +21,13 @@ const std::array kSorters{
     SorterInfo{"thrust", "Thrust (CCCL), thrust::sort_by_key",
                "library sort_by_key as CUDA's smokeParticles sample uses it (in place: input copied first)",
                Backend::Gpu, false, {}, cuda_device_usable, make_thrust_sorter},
+    SorterInfo{"hybrid", "Sintorn & Assarsson 2008, bucketsort + vector-mergesort (Sections 4, 5.1, 6)",
+               "histogram-refined pivots into L buckets, then float4-network mergesort of each bucket on chip",
+               Backend::Gpu, false, hybrid::kHybridOptions, cuda_device_usable, hybrid::make_hybrid_sorter},
+    SorterInfo{"hybrid-quick", "Sintorn & Assarsson 2008, partial quicksort + vector-mergesort (Section 5.2)",
+               "log2(L) quicksort partition passes into L sublists, then the same vector-mergesort",
+               Backend::Gpu, false, hybrid::kHybridQuickOptions, cuda_device_usable,
+               hybrid::make_hybrid_quick_sorter},
     SorterInfo{"cpu", "depthsort, host LSD radix sort (11-bit digits)",
                "the CPU path's sorter, host memory, used where no CUDA device exists", Backend::Cpu, true, {},
                always_available, make_cpu_sorter},

@@ -1,0 +1,501 @@
+// Sintorn & Assarsson, "Fast Parallel GPU-Sorting Using a Hybrid Algorithm" (JPDC 2008):
+// the host dispatcher of `hybrid` (Section 5.1 bucketsort, then Section 4 vector-mergesort of
+// every bucket, Section 6) and `hybrid-quick` (Section 5.2 partial quicksort, then the same).
+// It owns the workspace (reserved once), launches the steps on the caller's stream and names each
+// step in the timings: shuffle, min/max, histogram, refine, count, offsets, reposition,
+// vector-merge. Nothing goes through the host between steps (pivots are refined on the GPU).
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "depthsort/device_buffer.hpp"
+#include "depthsort/errors.hpp"
+#include "sort/hybrid/hybrid_kernels.cuh"
+#include "sort/hybrid/hybrid_sorter.hpp"
+
+namespace depthsort::hybrid {
+namespace {
+
+constexpr const char* kPassNames[] = {
+    "merge-pass-01", "merge-pass-02", "merge-pass-03", "merge-pass-04", "merge-pass-05", "merge-pass-06",
+    "merge-pass-07", "merge-pass-08", "merge-pass-09", "merge-pass-10", "merge-pass-11", "merge-pass-12",
+    "merge-pass-13", "merge-pass-14", "merge-pass-15", "merge-pass-16", "merge-pass-17", "merge-pass-18",
+    "merge-pass-19", "merge-pass-20", "merge-pass-21", "merge-pass-22", "merge-pass-23", "merge-pass-24",
+    "merge-pass-25", "merge-pass-26", "merge-pass-27", "merge-pass-28", "merge-pass-29", "merge-pass-30"};
+constexpr const char* kPartitionNames[] = {
+    "partition-01", "partition-02", "partition-03", "partition-04", "partition-05", "partition-06",
+    "partition-07", "partition-08", "partition-09", "partition-10", "partition-11", "partition-12",
+    "partition-13", "partition-14", "partition-15", "partition-16", "partition-17"};
+
+// Shared memory the default count may take for its counters, pivots and table (one block per SM).
+constexpr std::size_t kSearchSmemMax = 200 * 1024;
+
+// Largest n the 32-bit indices of the kernels allow, with room for padding.
+constexpr std::size_t kMaxPairs = (std::size_t{1} << 31) - (std::size_t{1} << 24);
+
+int ceil_log2_host(std::size_t x) {
+  int r = 0;
+  while ((std::size_t{1} << r) < x) ++r;
+  return r;
+}
+
+unsigned grid_for(std::size_t work, unsigned per_block, unsigned cap) {
+  const std::size_t blocks = (work + per_block - 1) / per_block;
+  return static_cast<unsigned>(std::clamp<std::size_t>(blocks, 1, cap));
+}
+
+enum class Split { Bucket, Quick };
+
+class HybridSorter final : public Sorter {
+ public:
+  HybridSorter(Split split, const OptionValues& options)
+      : Sorter(split == Split::Bucket ? "hybrid" : "hybrid-quick", Backend::Gpu), split_(split) {
+    shuffle_ = option_value(options, "shuffle") != 0;
+    buckets_option_ = option_value(options, "buckets");
+    if (split == Split::Bucket) {
+      bins_ = option_value(options, "histogram_bins");
+      refinements_ = option_value(options, "refinements");
+      atomic_count_ = option_value(options, "atomic_count") != 0;
+      global_merge_ = option_value(options, "global_merge") != 0;
+    }
+  }
+
+  std::size_t workspace_bytes() const override { return workspace_bytes_; }
+
+ protected:
+  // Number of buckets (sublists) for n pairs.
+  int buckets_for(std::size_t n) const {
+    if (split_ == Split::Quick) {
+      int sublists = buckets_option_;
+      if (sublists <= 0) {
+        const std::size_t target = std::max<std::size_t>(1, n / kTargetBucket);
+        sublists = 1 << std::clamp(ceil_log2_host(target), 1, 16);
+      }
+      return std::max(2, 1 << ceil_log2_host(static_cast<std::size_t>(sublists)));
+    }
+    if (buckets_option_ > 0) return std::max(4, buckets_option_);
+    const std::size_t target = (n + kTargetBucket - 1) / kTargetBucket;
+    return static_cast<int>(std::clamp<std::size_t>(target, kMinBuckets, kMaxAutoBuckets));
+  }
+
+  void do_reserve(std::size_t max_n) override {
+    if (max_n > kMaxPairs)
+      throw CapacityError(name() + ": cannot reserve for " + std::to_string(max_n) + " pairs: at most " +
+                          std::to_string(kMaxPairs) + " pairs (32-bit indices)");
+    workspace_bytes_ = 0;
+    const std::string& owner = name();
+    auto u32 = [&](std::size_t count) {
+      workspace_bytes_ += count * 4;
+      return DeviceBuffer<std::uint32_t>(count, owner);
+    };
+    const std::size_t L = static_cast<std::size_t>(buckets_for(max_n)) + 1;  // quick: + set-aside
+    const std::size_t bins = static_cast<std::size_t>(std::max(bins_, 16));
+    max_items_ = L + max_n / kCap + 2;
+    // One zeroed area: Control, histogram, counts, second counts, unsorted flags.
+    zero_words_ = sizeof(Control) / 4 + bins + (L + 1) * 3;
+    zeroed_ = u32(zero_words_);
+    pivots_ = u32(L);
+    pivots2_ = u32(L);
+    table_ = u32(bins + 1);
+    cum_ = u32(L + 1);
+    offset_ = u32(L + 1);
+    base_ = u32(L);
+    cursor_ = u32(L);
+    poff_ = u32(L);
+    ov_bucket_ = u32(L);
+    ov_tile_start_ = u32(L + 1);
+    items_ = DeviceBuffer<uint2>(max_items_, owner);
+    tile_start_ = u32(max_items_);
+    chunk_mm_ = DeviceBuffer<uint2>(max_items_, owner);
+    workspace_bytes_ += 2 * max_items_ * sizeof(uint2);
+    if (shuffle_) {
+      shuffled_keys_ = DeviceBuffer<float>(max_n, owner);
+      shuffled_values_ = u32(max_n);
+      workspace_bytes_ += max_n * 4;
+    }
+    packed_ = DeviceBuffer<uint2>(std::max<std::size_t>(max_n, 1), owner);
+    workspace_bytes_ += max_n * sizeof(uint2);
+    if (split_ == Split::Quick) {
+      packed2_ = DeviceBuffer<uint2>(std::max<std::size_t>(max_n, 1), owner);
+      workspace_bytes_ += max_n * sizeof(uint2);
+      qoff_ = u32(L + 2);
+      qoff2_ = u32(L + 2);
+      qpivot_ = u32(L);
+    }
+    if (atomic_count_) {
+      sublist_ = u32(max_n);
+      index_ = u32(max_n);
+    }
+    if (global_merge_) {
+      const std::size_t padded = max_n + 3 * L + 4;
+      for (int i = 0; i < 2; ++i) {
+        pkeys_[i] = u32(padded);
+        pvalues_[i] = u32(padded);
+      }
+    }
+    int device = 0;
+    DEPTHSORT_CUDA_CHECK(cudaGetDevice(&device));
+    DEPTHSORT_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device));
+    if (split_ == Split::Bucket && !atomic_count_ && !global_merge_) {
+      bucket16_ = DeviceBuffer<std::uint16_t>(std::max<std::size_t>(max_n, 1), owner);
+      moved16_ = DeviceBuffer<std::uint16_t>(std::max<std::size_t>(max_n, 1), owner);
+      packed2_ = DeviceBuffer<uint2>(std::max<std::size_t>(max_n, 1), owner);
+      coarse_cursor_ = u32(kCoarse);
+      fine_items_ = DeviceBuffer<uint2>(kCoarse + max_n / kScatterTile + 2, owner);
+      workspace_bytes_ += max_n * (2 + 2 + 8) + (kCoarse + max_n / kScatterTile + 2) * 8;
+    }
+    const int onchip_smem = 4 * kCap * 4;
+    DEPTHSORT_CUDA_CHECK(cudaFuncSetAttribute(vector_merge_onchip_kernel,
+                                              cudaFuncAttributeMaxDynamicSharedMemorySize, onchip_smem));
+    DEPTHSORT_CUDA_CHECK(cudaFuncSetAttribute(vector_merge_global_kernel,
+                                              cudaFuncAttributeMaxDynamicSharedMemorySize, onchip_smem));
+    int blocks_per_sm = 0;
+    DEPTHSORT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, vector_merge_global_kernel,
+                                                                       kSortThreads, onchip_smem));
+    cooperative_blocks_ = std::max(1, blocks_per_sm) * sm_count_;
+    set_smem_limits();
+  }
+
+  void do_sort(const SortBuffers& b, cudaStream_t stream, StepTimer& timer) override {
+    const std::uint32_t n = static_cast<std::uint32_t>(b.n);
+    if (n == 0) return;
+    const int L = buckets_for(b.n);
+    std::uint32_t* zero = zeroed_.data();
+    Control* ctrl = reinterpret_cast<Control*>(zero);
+    const int bins = std::max(bins_, 16);
+    std::uint32_t* hist = zero + sizeof(Control) / 4;
+    std::uint32_t* counts = hist + bins;
+    std::uint32_t* counts2 = counts + (L + 2);
+    std::uint32_t* unsorted = counts2 + (L + 2);
+    DEPTHSORT_CUDA_CHECK(cudaMemsetAsync(zero, 0, zero_words_ * 4, stream));
+
+    FloatPairs src{b.keys_in, b.values_in};
+    if (shuffle_) {
+      StepScope step(timer, "shuffle");
+      const int bits = std::max(2, ceil_log2_host(b.n) + (ceil_log2_host(b.n) & 1));
+      const Feistel perm{static_cast<std::uint32_t>(bits / 2), (1u << (bits / 2)) - 1u, n,
+                         0x2545F491u * static_cast<std::uint32_t>(++shuffle_serial_)};
+      shuffle_kernel<<<grid_for(n, 256, 8u * sm_count_ * 8u), 256, 0, stream>>>(
+          b.keys_in, b.values_in, shuffled_keys_.data(), shuffled_values_.data(), n, perm);
+      DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid shuffle_kernel");
+      src = FloatPairs{shuffled_keys_.data(), shuffled_values_.data()};
+    }
+
+    int final_buckets = L;
+    int skip_lo = 0, skip_hi = L - 1;
+    const uint2* bucketed = packed_.data();
+    uint2* tmp = packed_.data();
+    if (split_ == Split::Bucket) {
+      bucket_split(src, n, L, bins, ctrl, hist, counts, counts2, stream, timer);
+    } else {
+      const bool in_second = quick_split(src, n, L, counts, stream, timer);
+      final_buckets = L + 1;
+      skip_lo = -1;
+      skip_hi = L;
+      bucketed = in_second ? packed2_.data() : packed_.data();
+      tmp = in_second ? packed2_.data() : packed_.data();  // the on-chip pass reads before it writes
+    }
+    if (split_ == Split::Bucket && global_merge_) {
+      merge_in_global_memory(b, L, counts, stream, timer);
+      return;
+    }
+    {
+      StepScope step(timer, "vector-merge");
+      SortStageArgs args{bucketed, counts, offset_.data(), items_.data(), ctrl, skip_lo, skip_hi,
+                         b.keys_out, b.values_out, tmp, chunk_mm_.data()};
+      const std::size_t items = static_cast<std::size_t>(final_buckets) + b.n / kCap + 2;
+      vector_merge_onchip_kernel<<<static_cast<unsigned>(items), kSortThreads, 4 * kCap * 4, stream>>>(args);
+      DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid vector_merge_onchip_kernel");
+    }
+    {
+      StepScope step(timer, "vector-merge-global");
+      OversizedArgs args{ctrl,     counts,   offset_.data(), items_.data(), chunk_mm_.data(), ov_bucket_.data(),
+                         ov_tile_start_.data(), unsorted, tile_start_.data(), skip_lo, skip_hi, b.keys_out,
+                         b.values_out, tmp};
+      void* params[] = {&args};
+      DEPTHSORT_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(vector_merge_global_kernel),
+                                                       dim3(cooperative_blocks_), dim3(kSortThreads), params,
+                                                       4 * kCap * 4, stream));
+      DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid vector_merge_global_kernel");
+    }
+  }
+
+ private:
+  void set_smem_limits() {
+    const int count_smem = kSmemBucketsMax * 4;
+    DEPTHSORT_CUDA_CHECK(cudaFuncSetAttribute(count_kernel<true, FloatPairs, BoundSearch>,
+                                              cudaFuncAttributeMaxDynamicSharedMemorySize, count_smem));
+    DEPTHSORT_CUDA_CHECK(cudaFuncSetAttribute(scatter_kernel<true, FloatPairs, BoundSearch, PackedStore>,
+                                              cudaFuncAttributeMaxDynamicSharedMemorySize, count_smem));
+    DEPTHSORT_CUDA_CHECK(cudaFuncSetAttribute(scatter_kernel<true, FloatPairs, BoundSearch, SplitStore>,
+                                              cudaFuncAttributeMaxDynamicSharedMemorySize, count_smem));
+    DEPTHSORT_CUDA_CHECK(cudaFuncSetAttribute(count_kernel<true, FloatPairs, QuickSplit>,
+                                              cudaFuncAttributeMaxDynamicSharedMemorySize, count_smem));
+    DEPTHSORT_CUDA_CHECK(cudaFuncSetAttribute(count_kernel<true, PackedPairs, QuickSplit>,
+                                              cudaFuncAttributeMaxDynamicSharedMemorySize, count_smem));
+    DEPTHSORT_CUDA_CHECK(cudaFuncSetAttribute(scatter_kernel<true, FloatPairs, QuickSplit, PackedStore>,
+                                              cudaFuncAttributeMaxDynamicSharedMemorySize, count_smem));
+    DEPTHSORT_CUDA_CHECK(cudaFuncSetAttribute(scatter_kernel<true, PackedPairs, QuickSplit, PackedStore>,
+                                              cudaFuncAttributeMaxDynamicSharedMemorySize, count_smem));
+    DEPTHSORT_CUDA_CHECK(cudaFuncSetAttribute(count_search_smem_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                              static_cast<int>(kSearchSmemMax)));
+    DEPTHSORT_CUDA_CHECK(cudaFuncSetAttribute(scatter_coarse_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                              static_cast<int>(sizeof(TileScatterSmem))));
+    DEPTHSORT_CUDA_CHECK(cudaFuncSetAttribute(scatter_fine_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                              static_cast<int>(sizeof(TileScatterSmem))));
+    DEPTHSORT_CUDA_CHECK(cudaFuncSetAttribute(histogram_kernel<512>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                              16384 * 4));
+    DEPTHSORT_CUDA_CHECK(cudaFuncSetAttribute(refine_from_histogram_kernel,
+                                              cudaFuncAttributeMaxDynamicSharedMemorySize, (16384 + 1) * 4));
+  }
+
+  unsigned pass_grid(std::uint32_t n) const {
+    return grid_for(n, kPassThreads * kPassItems, static_cast<unsigned>(2 * sm_count_));
+  }
+
+  template <class Src, class Bucketer>
+  void launch_count(Src src, std::uint32_t n, Bucketer bucketer, int buckets, std::uint32_t* counts,
+                    cudaStream_t stream, std::uint16_t* bucket_of = nullptr) {
+    if (buckets <= kSmemBucketsMax)
+      count_kernel<true, Src, Bucketer><<<pass_grid(n), kPassThreads, buckets * 4, stream>>>(src, n, bucketer,
+                                                                                             buckets, counts, bucket_of);
+    else
+      count_kernel<false, Src, Bucketer><<<pass_grid(n), kPassThreads, 0, stream>>>(src, n, bucketer, buckets,
+                                                                                     counts, bucket_of);
+    DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid count_kernel");
+  }
+
+  template <class Src, class Bucketer, class Dst>
+  void launch_scatter(Src src, std::uint32_t n, Bucketer bucketer, int buckets, std::uint32_t* cursor, Dst dst,
+                      cudaStream_t stream) {
+    if (buckets <= kSmemBucketsMax)
+      scatter_kernel<true, Src, Bucketer, Dst><<<pass_grid(n), kPassThreads, buckets * 4, stream>>>(
+          src, n, bucketer, buckets, cursor, dst);
+    else
+      scatter_kernel<false, Src, Bucketer, Dst><<<pass_grid(n), kPassThreads, 0, stream>>>(src, n, bucketer,
+                                                                                            buckets, cursor, dst);
+    DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid scatter_kernel");
+  }
+
+  void launch_offsets(int L, int skip_lo, int skip_hi, const std::uint32_t* counts, Control* ctrl,
+                      cudaStream_t stream) {
+    OffsetsArgs args{counts,          L,
+                     skip_lo,         skip_hi,
+                     global_merge_,   offset_.data(),
+                     base_.data(),    cursor_.data(),
+                     poff_.data(),    global_merge_ ? pkeys_[0].data() : nullptr,
+                     global_merge_ ? pvalues_[0].data() : nullptr,
+                     items_.data(),   ov_bucket_.data(),
+                     ov_tile_start_.data(), ctrl};
+    offsets_kernel<<<1, kOneBlock, 0, stream>>>(args);
+    DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid offsets_kernel");
+  }
+
+  // Section 5.1: min/max, histogram, refine (Fig. 5), count (Fig. 4), offsets, reposition (Fig. 6).
+  void bucket_split(FloatPairs src, std::uint32_t n, int L, int bins, Control* ctrl, std::uint32_t* hist,
+                    std::uint32_t* counts, std::uint32_t* counts2, cudaStream_t stream, StepTimer& timer) {
+    {
+      StepScope step(timer, "min/max");
+      minmax_kernel<512><<<grid_for(n, 512 * 8, 4u * sm_count_), 512, 0, stream>>>(src.keys, n, ctrl);
+      DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid minmax_kernel");
+    }
+    {
+      StepScope step(timer, "histogram");
+      histogram_kernel<512><<<grid_for(n, 512 * 8, 2u * sm_count_), 512, bins * 4, stream>>>(src.keys, n, ctrl,
+                                                                                             bins, hist);
+      DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid histogram_kernel");
+    }
+    std::uint32_t* pivots = pivots_.data();
+    std::uint32_t* spare = pivots2_.data();
+    {
+      StepScope step(timer, "refine");
+      refine_from_histogram_kernel<<<1, kOneBlock, (bins + 1) * 4, stream>>>(hist, bins, ctrl, n, L, pivots,
+                                                                             table_.data());
+      DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid refine_from_histogram_kernel");
+    }
+    for (int r = 1; r < refinements_; ++r) {
+      {
+        StepScope step(timer, "count");
+        DEPTHSORT_CUDA_CHECK(cudaMemsetAsync(counts2, 0, static_cast<std::size_t>(L) * 4, stream));
+        launch_count(src, n, BoundSearch{pivots, table_.data(), ctrl, bins}, L, counts2, stream);
+      }
+      StepScope step(timer, "refine");
+      refine_from_counts_kernel<<<1, kOneBlock, 0, stream>>>(counts2, pivots, cum_.data(), ctrl, bins, n, L, spare,
+                                                             table_.data());
+      DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid refine_from_counts_kernel");
+      std::swap(pivots, spare);
+    }
+    const BoundSearch search{pivots, table_.data(), ctrl, bins};
+    if (!atomic_count_ && !global_merge_ && L <= 65535 && bucket16_.size() >= n) {
+      {
+        StepScope step(timer, "count");
+        const std::size_t smem = (2 * static_cast<std::size_t>(L) + bins + 1) * 4;
+        if (smem <= kSearchSmemMax)
+          count_search_smem_kernel<<<pass_grid(n), kPassThreads, smem, stream>>>(src, n, search, L, counts,
+                                                                                 bucket16_.data());
+        else
+          launch_count(src, n, search, L, counts, stream, bucket16_.data());
+        DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid count_search_smem_kernel");
+      }
+      const std::uint32_t fine = static_cast<std::uint32_t>((L + kCoarse - 1) / kCoarse);
+      const int coarse = static_cast<int>((static_cast<std::uint32_t>(L) + fine - 1) / fine);
+      {
+        StepScope step(timer, "offsets");
+        launch_offsets(L, 0, L - 1, counts, ctrl, stream);
+        coarse_kernel<<<1, kCoarse, 0, stream>>>(offset_.data(), L, fine, coarse, coarse_cursor_.data(),
+                                                 fine_items_.data(), ctrl);
+        DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid coarse_kernel");
+      }
+      StepScope step(timer, "reposition");
+      const int smem = static_cast<int>(sizeof(TileScatterSmem));
+      scatter_coarse_kernel<<<grid_for(n, kScatterTile, 2u * sm_count_), kScatterThreads, smem, stream>>>(
+          src, n, bucket16_.data(), fine, coarse, coarse_cursor_.data(), packed2_.data(), moved16_.data());
+      DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid scatter_coarse_kernel");
+      const unsigned tiles = static_cast<unsigned>(coarse + n / kScatterTile + 1);
+      scatter_fine_kernel<<<tiles, kScatterThreads, smem, stream>>>(packed2_.data(), moved16_.data(), offset_.data(),
+                                                                   fine_items_.data(), ctrl, fine, L, cursor_.data(),
+                                                                   packed_.data());
+      DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid scatter_fine_kernel");
+      return;
+    }
+    {
+      StepScope step(timer, "count");
+      if (atomic_count_) {
+        fig4_count_kernel<<<grid_for(n, 256, 1u << 30), 256, 0, stream>>>(src, n, pivots, L, counts,
+                                                                          sublist_.data(), index_.data());
+        DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid fig4_count_kernel");
+      } else {
+        launch_count(src, n, BoundSearch{pivots, table_.data(), ctrl, bins}, L, counts, stream);
+      }
+    }
+    {
+      StepScope step(timer, "offsets");
+      launch_offsets(L, 0, L - 1, counts, ctrl, stream);
+    }
+    StepScope step(timer, "reposition");
+    if (atomic_count_) {
+      if (global_merge_)
+        fig6_reposition_kernel<<<grid_for(n, 256, 1u << 30), 256, 0, stream>>>(
+            src, n, sublist_.data(), index_.data(), base_.data(), SplitStore{pkeys_[0].data(), pvalues_[0].data()});
+      else
+        fig6_reposition_kernel<<<grid_for(n, 256, 1u << 30), 256, 0, stream>>>(
+            src, n, sublist_.data(), index_.data(), base_.data(), PackedStore{packed_.data()});
+      DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid fig6_reposition_kernel");
+    } else {
+      if (global_merge_)
+        launch_scatter(src, n, search, L, cursor_.data(), SplitStore{pkeys_[0].data(), pvalues_[0].data()}, stream);
+      else
+        launch_scatter(src, n, search, L, cursor_.data(), PackedStore{packed_.data()}, stream);
+    }
+  }
+
+  // Section 5.2: log2(L) partition passes; returns true if the sublists ended in packed2_.
+  bool quick_split(FloatPairs src, std::uint32_t n, int L, std::uint32_t* counts, cudaStream_t stream,
+                   StepTimer& timer) {
+    const int passes = ceil_log2_host(static_cast<std::size_t>(L));
+    std::uint32_t* qoff = qoff_.data();
+    std::uint32_t* qnext = qoff2_.data();
+    uint2* bufs[2] = {packed_.data(), packed2_.data()};
+    quick_init_kernel<<<1, 1, 0, stream>>>(qoff, n);
+    DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid quick_init_kernel");
+    int cur = -1;  // -1: still the float input
+    for (int pass = 0; pass < passes; ++pass) {
+      StepScope step(timer, kPartitionNames[std::min(pass, 16)]);
+      const std::uint32_t K = 1u << pass;
+      const int buckets = static_cast<int>(2 * K + 1);
+      if (pass > 0) DEPTHSORT_CUDA_CHECK(cudaMemsetAsync(counts, 0, static_cast<std::size_t>(buckets) * 4, stream));
+      const QuickSplit split{qoff, qpivot_.data(), K};
+      uint2* dst = bufs[cur == 0 ? 1 : 0];
+      if (cur < 0) {
+        quick_pivot_kernel<<<grid_for(K, 256, 4096), 256, 0, stream>>>(src, qoff, K, qpivot_.data());
+        DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid quick_pivot_kernel");
+        launch_count(src, n, split, buckets, counts, stream);
+        quick_offsets_kernel<<<1, kOneBlock, 0, stream>>>(counts, buckets, qnext, cursor_.data());
+        DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid quick_offsets_kernel");
+        launch_scatter(src, n, split, buckets, cursor_.data(), PackedStore{dst}, stream);
+      } else {
+        const PackedPairs psrc{bufs[cur]};
+        quick_pivot_kernel<<<grid_for(K, 256, 4096), 256, 0, stream>>>(psrc, qoff, K, qpivot_.data());
+        DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid quick_pivot_kernel");
+        launch_count(psrc, n, split, buckets, counts, stream);
+        quick_offsets_kernel<<<1, kOneBlock, 0, stream>>>(counts, buckets, qnext, cursor_.data());
+        DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid quick_offsets_kernel");
+        launch_scatter(psrc, n, split, buckets, cursor_.data(), PackedStore{dst}, stream);
+      }
+      cur = cur == 0 ? 1 : 0;
+      std::swap(qoff, qnext);
+    }
+    Control* ctrl = reinterpret_cast<Control*>(zeroed_.data());
+    {
+      StepScope step(timer, "offsets");
+      launch_offsets(L + 1, -1, L, counts, ctrl, stream);
+    }
+    return cur == 1;
+  }
+
+  // Step 7 as the paper executes it: sortElements, then one launch per merge pass (Fig. 3).
+  void merge_in_global_memory(const SortBuffers& b, int L, const std::uint32_t* counts, cudaStream_t stream,
+                              StepTimer& timer) {
+    const PaddedArgs args{counts, poff_.data(), offset_.data(), L, 0, L - 1};
+    const unsigned grid_y = static_cast<unsigned>(std::min(L, 65535));
+    const std::size_t per_bucket = b.n / static_cast<std::size_t>(L) + 4;
+    {
+      StepScope step(timer, "sort-elements");
+      const dim3 grid(grid_for(per_bucket / 4 + 1, 128, 1u << 16), grid_y);
+      sort_elements_kernel<<<grid, 128, 0, stream>>>(args, reinterpret_cast<uint4*>(pkeys_[0].data()),
+                                                     reinterpret_cast<uint4*>(pvalues_[0].data()));
+      DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid sort_elements_kernel");
+    }
+    const int passes = ceil_log2_host((b.n + 3) / 4 + 1);
+    for (int pass = 0; pass < passes; ++pass) {
+      StepScope step(timer, kPassNames[std::min(pass, 29)]);
+      const std::size_t pairs = per_bucket / (std::size_t{8} << pass) + 1;
+      const dim3 grid(grid_for(2 * pairs, 64, 1u << 16), grid_y);
+      const int s = pass & 1;
+      fig3_merge_pass_kernel<<<grid, 64, 0, stream>>>(
+          args, static_cast<std::uint32_t>(pass), reinterpret_cast<const uint4*>(pkeys_[s].data()),
+          reinterpret_cast<const uint4*>(pvalues_[s].data()), reinterpret_cast<uint4*>(pkeys_[1 - s].data()),
+          reinterpret_cast<uint4*>(pvalues_[1 - s].data()));
+      DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid fig3_merge_pass_kernel");
+    }
+    StepScope step(timer, "compact");
+    const dim3 grid(grid_for(per_bucket, 256, 1u << 16), grid_y);
+    compact_kernel<<<grid, 256, 0, stream>>>(args, pkeys_[0].data(), pvalues_[0].data(), pkeys_[1].data(),
+                                             pvalues_[1].data(), b.keys_out, b.values_out);
+    DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid compact_kernel");
+  }
+
+  Split split_;
+  bool shuffle_ = false;
+  int buckets_option_ = 0;
+  int bins_ = 1024;
+  int refinements_ = 1;
+  bool atomic_count_ = false;
+  bool global_merge_ = false;
+  int sm_count_ = 132;
+  int cooperative_blocks_ = 132;
+  std::uint64_t shuffle_serial_ = 0;
+  std::size_t workspace_bytes_ = 0;
+  std::size_t zero_words_ = 0;
+  std::size_t max_items_ = 0;
+  DeviceBuffer<std::uint16_t> bucket16_, moved16_;
+  DeviceBuffer<uint2> fine_items_;
+  DeviceBuffer<std::uint32_t> coarse_cursor_, tile_start_;
+  DeviceBuffer<std::uint32_t> zeroed_, pivots_, pivots2_, table_, cum_, offset_, base_, cursor_, poff_, ov_bucket_,
+      ov_tile_start_, shuffled_values_, qoff_, qoff2_, qpivot_, sublist_, index_;
+  DeviceBuffer<std::uint32_t> pkeys_[2], pvalues_[2];
+  DeviceBuffer<float> shuffled_keys_;
+  DeviceBuffer<uint2> items_, chunk_mm_, packed_, packed2_;
+};
+
+}  // namespace
+
+std::unique_ptr<Sorter> make_hybrid_sorter(const OptionValues& options) {
+  return std::make_unique<HybridSorter>(Split::Bucket, options);
+}
+std::unique_ptr<Sorter> make_hybrid_quick_sorter(const OptionValues& options) {
+  return std::make_unique<HybridSorter>(Split::Quick, options);
+}
+
+}  // namespace depthsort::hybrid

@@ -1,0 +1,30 @@
+// Sintorn & Assarsson, "Fast Parallel GPU-Sorting Using a Hybrid Algorithm" (JPDC 2008):
+// the registry entries `hybrid` (Sections 5.1 bucketsort + 4 vector-mergesort, Section 6) and
+// `hybrid-quick` (Section 5.2 partial quicksort + the same vector-mergesort).
+// See docs/algorithms/hybrid.md for the steps, the options and the deviations from the paper.
+#pragma once
+
+#include <memory>
+
+#include "depthsort/registry.hpp"
+
+namespace depthsort::hybrid {
+
+inline constexpr OptionSpec kHybridOptions[] = {
+    {"shuffle", "random shuffle of the pairs before the bucket pass (Section 5.1)", 0, 0, 1},
+    {"buckets", "L, the number of buckets (0 = auto: about n/2048, a power of two)", 0, 0, 1 << 18},
+    {"histogram_bins", "H, bins of the pivot histogram (Section 5.1 'Optimizations')", 1024, 16, 16384},
+    {"refinements", "pivot refinements: 1 = from the histogram, each more = count pass + refine (Fig. 5)", 1, 1, 4},
+    {"atomic_count", "paper's Fig. 4/6: one global atomicInc per element, index stored, then reposition", 0, 0, 1},
+    {"global_merge", "paper's Fig. 3 execution: global merge passes, one thread per pair of lists", 0, 0, 1},
+};
+
+inline constexpr OptionSpec kHybridQuickOptions[] = {
+    {"shuffle", "random shuffle of the pairs before partitioning (Section 5.1)", 0, 0, 1},
+    {"buckets", "number of sublists, a power of two (0 = auto: about n/2048)", 0, 0, 1 << 16},
+};
+
+std::unique_ptr<Sorter> make_hybrid_sorter(const OptionValues& options);
+std::unique_ptr<Sorter> make_hybrid_quick_sorter(const OptionValues& options);
+
+}  // namespace depthsort::hybrid
