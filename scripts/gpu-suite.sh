@@ -39,7 +39,7 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=c
 
 if has_part tests; then
   note "== ctest -L gpu"
-  (cd "${configured:-$build}" && timeout 420 ctest -L gpu -j 8 --output-on-failure --timeout 400) >"$work/ctest-gpu.log" 2>&1
+  (cd "${configured:-$build}" && timeout 420 ctest -L gpu -j 12 --output-on-failure --timeout 400) >"$work/ctest-gpu.log" 2>&1
   note "ctest exit status $?"
   grep -E "tests passed|tests failed|Failed|\*\*\*|Total Test time" "$work/ctest-gpu.log" | tail -25 | tee -a "$summary"
 fi
@@ -55,16 +55,16 @@ fi
 
 if has_part hybrid && [[ -x scripts/hybrid-study.sh ]]; then
   note "== scripts/hybrid-study.sh"
-  timeout 240 scripts/hybrid-study.sh "$build" "$work/hybrid" >"$work/hybrid.log" 2>&1
+  timeout 280 scripts/hybrid-study.sh "$build/bin" "$work/hybrid" ${HYBRID_PARTS:-bench dists} >"$work/hybrid.log" 2>&1
   note "hybrid study exit status $?"
   tail -40 "$work/hybrid.log" | tee -a "$summary"
 fi
 
 if has_part demo && [[ -x scripts/demo-gpu.sh ]]; then
   note "== scripts/demo-gpu.sh"
-  timeout 240 scripts/demo-gpu.sh "$build" "$work/demo" >"$work/demo.log" 2>&1
+  timeout 300 scripts/demo-gpu.sh "$build" "$work" >"$work/demo.log" 2>&1
   note "demo checks exit status $?"
-  tail -40 "$work/demo.log" | tee -a "$summary"
+  tail -40 "$work/demo/summary.txt" | tee -a "$summary"
 fi
 
 cp "$summary" "$OUT/summary.txt"
