@@ -2,11 +2,32 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <numeric>
 
 #include <glm/gtc/type_ptr.hpp>
 
 namespace depthsort::app {
+
+namespace {
+
+// Both kinds of vertex are a float position (xyz, or xyz + size) followed by an RGBA8 colour.
+GlVertexArray make_position_colour_vao(GLuint vertices, GLsizei stride, GLint position_components,
+                                      GLuint colour_offset, GLuint elements) {
+  GlVertexArray vao = make_vertex_array();
+  const GLuint v = vao.get();
+  DEPTHSORT_GL_CHECK(glVertexArrayVertexBuffer(v, 0, vertices, 0, stride));
+  DEPTHSORT_GL_CHECK(glEnableVertexArrayAttrib(v, 0));
+  DEPTHSORT_GL_CHECK(glVertexArrayAttribFormat(v, 0, position_components, GL_FLOAT, GL_FALSE, 0));
+  DEPTHSORT_GL_CHECK(glVertexArrayAttribBinding(v, 0, 0));
+  DEPTHSORT_GL_CHECK(glEnableVertexArrayAttrib(v, 1));
+  DEPTHSORT_GL_CHECK(glVertexArrayAttribFormat(v, 1, 4, GL_UNSIGNED_BYTE, GL_TRUE, colour_offset));
+  DEPTHSORT_GL_CHECK(glVertexArrayAttribBinding(v, 1, 0));
+  DEPTHSORT_GL_CHECK(glVertexArrayElementBuffer(v, elements));
+  return vao;
+}
+
+}  // namespace
 
 // ---------------------------------------------------------------- GlTimerRing
 
@@ -109,27 +130,10 @@ Renderer::Renderer(const Scene& scene, bool offscreen, int width, int height) : 
                                              identity.data(), GL_DYNAMIC_DRAW, "particle elements");
   }
 
-  mesh_vao_ = make_vertex_array();
-  const GLuint mv = mesh_vao_.get();
-  DEPTHSORT_GL_CHECK(glVertexArrayVertexBuffer(mv, 0, buffers_.mesh_vertices.get(), 0, sizeof(MeshVertex)));
-  DEPTHSORT_GL_CHECK(glEnableVertexArrayAttrib(mv, 0));
-  DEPTHSORT_GL_CHECK(glVertexArrayAttribFormat(mv, 0, 3, GL_FLOAT, GL_FALSE, 0));
-  DEPTHSORT_GL_CHECK(glVertexArrayAttribBinding(mv, 0, 0));
-  DEPTHSORT_GL_CHECK(glEnableVertexArrayAttrib(mv, 1));
-  DEPTHSORT_GL_CHECK(glVertexArrayAttribFormat(mv, 1, 4, GL_UNSIGNED_BYTE, GL_TRUE, 12));
-  DEPTHSORT_GL_CHECK(glVertexArrayAttribBinding(mv, 1, 0));
-  DEPTHSORT_GL_CHECK(glVertexArrayElementBuffer(mv, buffers_.mesh_elements.get()));
-
-  particle_vao_ = make_vertex_array();
-  const GLuint pv = particle_vao_.get();
-  DEPTHSORT_GL_CHECK(glVertexArrayVertexBuffer(pv, 0, buffers_.particle_vertices.get(), 0, sizeof(ParticleVertex)));
-  DEPTHSORT_GL_CHECK(glEnableVertexArrayAttrib(pv, 0));
-  DEPTHSORT_GL_CHECK(glVertexArrayAttribFormat(pv, 0, 4, GL_FLOAT, GL_FALSE, 0));
-  DEPTHSORT_GL_CHECK(glVertexArrayAttribBinding(pv, 0, 0));
-  DEPTHSORT_GL_CHECK(glEnableVertexArrayAttrib(pv, 1));
-  DEPTHSORT_GL_CHECK(glVertexArrayAttribFormat(pv, 1, 4, GL_UNSIGNED_BYTE, GL_TRUE, 16));
-  DEPTHSORT_GL_CHECK(glVertexArrayAttribBinding(pv, 1, 0));
-  DEPTHSORT_GL_CHECK(glVertexArrayElementBuffer(pv, buffers_.particle_elements.get()));
+  mesh_vao_ = make_position_colour_vao(buffers_.mesh_vertices.get(), sizeof(MeshVertex), 3, offsetof(MeshVertex, rgba),
+                                      buffers_.mesh_elements.get());
+  particle_vao_ = make_position_colour_vao(buffers_.particle_vertices.get(), sizeof(ParticleVertex), 4, offsetof(ParticleVertex, rgba),
+                                          buffers_.particle_elements.get());
 
   mesh_program_ = make_program("mesh.vert", "mesh.frag");
   sprite_program_ = make_program("sprite.vert", "sprite.frag");
