@@ -9,11 +9,12 @@
 #   curve     total time against L (1K..256K buckets) at 4M and 16M uniform pairs
 #   dists     every distribution of the suite at 16M (the worst-distribution figure)
 #   faithful  the paper's own execution (Fig. 4 atomics, Fig. 3 global passes) against the default
+#   knobs     the on-chip merge: word or pair path, 8 or 16 outputs per thread; 1M, 4M, 16M uniform
 set -uo pipefail
 BIN=${1:?bin dir}
 OUT=${2:?out dir}
 shift 2
-parts=${*:-tests bench curve dists faithful}
+parts=${*:-tests bench curve dists faithful knobs}
 mkdir -p "$OUT"
 LOGS=${LOGS:-/tmp/hybrid-logs}  # the tables printed by the bench (the CSVs go to OUT_DIR)
 mkdir -p "$LOGS"
@@ -61,4 +62,13 @@ if has faithful; then
     --options hybrid:atomic_count=1,global_merge=1,buckets=1024 \
     --csv "$OUT/hybrid-faithful.csv" >"$LOGS/hybrid-faithful.txt" 2>&1
   tail -n 20 "$LOGS/hybrid-faithful.txt"
+fi
+
+if has knobs; then
+  bench --sorters hybrid --sizes 1M,4M,16M --dist uniform --reps 15 \
+    --options hybrid:word_merge=0,merge_outputs=16 --options hybrid:word_merge=0,merge_outputs=8 \
+    --options hybrid:word_merge=1,merge_outputs=16 --options hybrid:word_merge=1,merge_outputs=8 \
+    --options hybrid:word_merge=1,merge_outputs=0 \
+    --csv "$OUT/hybrid-knobs.csv" >"$LOGS/hybrid-knobs.txt" 2>&1
+  grep -E '^\[' "$LOGS/hybrid-knobs.txt" | sed -E 's/atomic_count=0,buckets=0,global_merge=0,histogram_bins=1024,//; s/,refinements=1,shuffle=0//'
 fi

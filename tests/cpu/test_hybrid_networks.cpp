@@ -164,6 +164,54 @@ TEST(HybridNetworks, WholeListsOneThreadPerPairAsFig3) {
   }
 }
 
+// The word path of the on-chip merge: the same networks on single 32-bit words (K4).
+TEST(HybridNetworks, WordNetworksSortAllZeroOneInputsOf16) {
+  for (unsigned bits = 0; bits < (1u << 16); ++bits) {
+    K4 v[4];
+    for (int q = 0; q < 4; ++q)
+      for (int j = 0; j < 4; ++j) v[q].k[j] = (bits >> (4 * q + j)) & 1u;
+    sort16(v[0], v[1], v[2], v[3]);
+    int ones = 0;
+    for (int i = 0; i < 16; ++i) {
+      const std::uint32_t x = v[i / 4].k[i % 4];
+      if (i > 0) {
+        ASSERT_LE(v[(i - 1) / 4].k[(i - 1) % 4], x) << "bits " << bits << " at " << i;
+      }
+      ones += static_cast<int>(x);
+    }
+    ASSERT_EQ(ones, std::popcount(bits)) << "bits " << bits;
+  }
+}
+
+TEST(HybridNetworks, WordMergePathTilesSortKeyIndexWords) {
+  // Words (key << 12) | index as the kernel builds them: distinct, merged by tiles of 8 and 16.
+  std::mt19937 rng(5);
+  for (int trial = 0; trial < 3000; ++trial) {
+    const std::uint32_t na = rng() % 70, nb = rng() % 70;
+    std::vector<std::uint32_t> buffer;
+    for (std::uint32_t i = 0; i < na + nb; ++i) buffer.push_back(((rng() % 6) << 12) | i);
+    std::sort(buffer.begin(), buffer.begin() + na);
+    std::sort(buffer.begin() + na, buffer.end());
+    const std::uint32_t tile = trial % 2 ? 8 : 16;
+    auto key = [&](std::uint32_t i) { return buffer[i]; };
+    std::vector<std::uint32_t> out(na + nb);
+    for (std::uint32_t d = 0; d < na + nb; d += tile) {
+      const std::uint32_t d1 = std::min(d + tile, na + nb);
+      const std::uint32_t i0 = co_rank(d, 0, na, na, nb, key), i1 = co_rank(d1, 0, na, na, nb, key);
+      merge_tile<K4>(
+          [&](std::uint32_t i, std::uint32_t& k) { k = buffer[i]; },
+          [&](int vi, const K4& r) {
+            for (int j = 0; j < 4; ++j)
+              if (d + 4 * vi + j < d1) out[d + 4 * vi + j] = r.k[j];
+          },
+          i0, i1, na + (d - i0), na + (d1 - i1), static_cast<int>((d1 - d + 3) / 4));
+    }
+    std::vector<std::uint32_t> expect = buffer;
+    std::sort(expect.begin(), expect.end());
+    ASSERT_EQ(out, expect) << "trial " << trial << " na " << na << " nb " << nb;
+  }
+}
+
 TEST(HybridNetworks, OrderedKeysGiveTheProjectOrder) {
   // -NaN < -inf < -1 < -0 < +0 < denormal < 1 < +inf < +NaN, as the networks compare them.
   const float order[] = {-std::numeric_limits<float>::quiet_NaN(), -std::numeric_limits<float>::infinity(), -1.0f,

@@ -340,28 +340,35 @@ __device__ inline void build_pivot_table(const std::uint32_t* pivots, int L, con
   }
 }
 
-__global__ void __launch_bounds__(kOneBlock) refine_from_histogram_kernel(const std::uint32_t* __restrict__ hist,
-                                                                          int bins, const Control* ctrl,
-                                                                          std::uint32_t n, int L,
-                                                                          std::uint32_t* pivots,
-                                                                          std::uint32_t* table) {
-  extern __shared__ std::uint32_t cum[];  // bins + 1
+// Exclusive cumulative counts of counts[0, cells) into cum[0, cells] (one block of kOneBlock
+// threads; each thread sums a contiguous run of cells, one block scan joins the runs).
+__device__ inline void block_cumulative_counts(const std::uint32_t* __restrict__ counts, int cells,
+                                               std::uint32_t* cum) {
   using Scan = cub::BlockScan<std::uint32_t, kOneBlock>;
   __shared__ typename Scan::TempStorage scan_temp;
-  const int per = (bins + kOneBlock - 1) / kOneBlock;
-  const int begin = min(bins, static_cast<int>(threadIdx.x) * per), end = min(bins, begin + per);
+  const int per = (cells + kOneBlock - 1) / kOneBlock;
+  const int begin = min(cells, static_cast<int>(threadIdx.x) * per), end = min(cells, begin + per);
   std::uint32_t sum = 0;
-  for (int i = begin; i < end; ++i) sum += hist[i];
+  for (int i = begin; i < end; ++i) sum += counts[i];
   std::uint32_t prefix = 0, total = 0;
   Scan(scan_temp).ExclusiveSum(sum, prefix, total);
   for (int i = begin; i < end; ++i) {
     cum[i] = prefix;
-    prefix += hist[i];
+    prefix += counts[i];
   }
-  if (threadIdx.x == 0) cum[bins] = total;
+  if (threadIdx.x == 0) cum[cells] = total;
   __syncthreads();
+}
 
-  const Binning binning = make_binning(*ctrl, bins);
+// Fig. 5: pivot j of L-1 sits at rank j*N/(L-2) of the cumulative counts cum[0, cells] (cells of
+// keys: histogram bins or the buckets of the previous pivots); inside its cell the keys are
+// assumed evenly spread, so the pivot is the cell's first key plus the fraction of the cell taken,
+// inside(cell, taken, cell count). Pivot 0 is 1 and pivot L-2 is the largest key (reserved
+// buckets). One thread per pivot, then the pivot table.
+template <class Inside>
+__device__ inline void interpolate_pivots(const std::uint32_t* cum, int cells, std::uint32_t n, int L,
+                                          const Inside& inside, const Binning& binning, std::uint32_t* pivots,
+                                          std::uint32_t* table) {
   const std::uint32_t real_buckets = static_cast<std::uint32_t>(L - 2);
   for (int j = threadIdx.x; j < L - 1; j += kOneBlock) {
     std::uint32_t p;
@@ -372,7 +379,7 @@ __global__ void __launch_bounds__(kOneBlock) refine_from_histogram_kernel(const 
     } else {
       const std::uint32_t target = static_cast<std::uint32_t>(
           static_cast<unsigned long long>(j) * n / real_buckets);  // < n
-      int lo = 0, hi = binning.bins + 1;  // upper_bound(cum, target) - 1: cum[i] <= target < cum[i+1]
+      int lo = 0, hi = cells + 1;  // upper_bound(cum, target) - 1: cum[i] <= target < cum[i+1]
       while (lo < hi) {
         const int mid = (lo + hi) >> 1;
         if (cum[mid] <= target)
@@ -380,10 +387,8 @@ __global__ void __launch_bounds__(kOneBlock) refine_from_histogram_kernel(const 
         else
           hi = mid;
       }
-      const int i = lo - 1;  // Fig. 5: take what is needed from bin i, assumed even inside
-      const unsigned long long inside =
-          (static_cast<unsigned long long>(target - cum[i]) << binning.shift) / (cum[i + 1] - cum[i]);
-      unsigned long long q = binning.bin_start(i) + inside;
+      const int i = lo - 1;  // Fig. 5: take what is needed from cell i, assumed even inside
+      unsigned long long q = inside(i, target - cum[i], cum[i + 1] - cum[i]);
       if (q < 1) q = 1;
       if (q > kSentinelHigh) q = kSentinelHigh;
       p = static_cast<std::uint32_t>(q);
@@ -394,56 +399,37 @@ __global__ void __launch_bounds__(kOneBlock) refine_from_histogram_kernel(const 
   build_pivot_table(pivots, L, binning, table);
 }
 
+__global__ void __launch_bounds__(kOneBlock) refine_from_histogram_kernel(const std::uint32_t* __restrict__ hist,
+                                                                          int bins, const Control* ctrl,
+                                                                          std::uint32_t n, int L,
+                                                                          std::uint32_t* pivots,
+                                                                          std::uint32_t* table) {
+  extern __shared__ std::uint32_t cum[];  // bins + 1
+  block_cumulative_counts(hist, bins, cum);
+  const Binning binning = make_binning(*ctrl, bins);
+  interpolate_pivots(
+      cum, binning.bins, n, L,
+      [&binning](int i, std::uint32_t taken, std::uint32_t in_cell) {
+        return binning.bin_start(i) + ((static_cast<unsigned long long>(taken) << binning.shift) / in_cell);
+      },
+      binning, pivots, table);
+}
+
 // Further refinements (option refinements > 1): the counts of a count pass with the current
 // pivots play the histogram's part, each bucket assumed even inside (in the ordered key space).
 __global__ void __launch_bounds__(kOneBlock) refine_from_counts_kernel(
     const std::uint32_t* __restrict__ counts, const std::uint32_t* __restrict__ old_pivots, std::uint32_t* cum,
     const Control* ctrl, int bins, std::uint32_t n, int L, std::uint32_t* pivots, std::uint32_t* table) {
-  using Scan = cub::BlockScan<std::uint32_t, kOneBlock>;
-  __shared__ typename Scan::TempStorage scan_temp;
-  const int per = (L + kOneBlock - 1) / kOneBlock;
-  const int begin = min(L, static_cast<int>(threadIdx.x) * per), end = min(L, begin + per);
-  std::uint32_t sum = 0;
-  for (int i = begin; i < end; ++i) sum += counts[i];
-  std::uint32_t prefix = 0, total = 0;
-  Scan(scan_temp).ExclusiveSum(sum, prefix, total);
-  for (int i = begin; i < end; ++i) {
-    cum[i] = prefix;
-    prefix += counts[i];
-  }
-  if (threadIdx.x == 0) cum[L] = total;
-  __syncthreads();
-  const std::uint32_t real_buckets = static_cast<std::uint32_t>(L - 2);
-  for (int j = threadIdx.x; j < L - 1; j += kOneBlock) {
-    std::uint32_t p;
-    if (j == 0) {
-      p = 1;
-    } else if (j == L - 2) {
-      p = kSentinelHigh;
-    } else {
-      const std::uint32_t target = static_cast<std::uint32_t>(
-          static_cast<unsigned long long>(j) * n / real_buckets);
-      int lo = 0, hi = L + 1;
-      while (lo < hi) {
-        const int mid = (lo + hi) >> 1;
-        if (cum[mid] <= target)
-          lo = mid + 1;
-        else
-          hi = mid;
-      }
-      const int b = lo - 1;
-      const unsigned long long key_lo = b == 0 ? 0ull : old_pivots[b - 1];
-      const unsigned long long key_hi = b == L - 1 ? 0x100000000ull : old_pivots[b];
-      const double frac = static_cast<double>(target - cum[b]) / static_cast<double>(cum[b + 1] - cum[b]);
-      unsigned long long q = key_lo + static_cast<unsigned long long>(frac * static_cast<double>(key_hi - key_lo));
-      if (q < 1) q = 1;
-      if (q > kSentinelHigh) q = kSentinelHigh;
-      p = static_cast<std::uint32_t>(q);
-    }
-    pivots[j] = p;
-  }
-  __syncthreads();
-  build_pivot_table(pivots, L, make_binning(*ctrl, bins), table);
+  block_cumulative_counts(counts, L, cum);
+  interpolate_pivots(
+      cum, L, n, L,
+      [old_pivots, L](int b, std::uint32_t taken, std::uint32_t in_cell) {
+        const unsigned long long key_lo = b == 0 ? 0ull : old_pivots[b - 1];
+        const unsigned long long key_hi = b == L - 1 ? 0x100000000ull : old_pivots[b];
+        const double frac = static_cast<double>(taken) / static_cast<double>(in_cell);
+        return key_lo + static_cast<unsigned long long>(frac * static_cast<double>(key_hi - key_lo));
+      },
+      make_binning(*ctrl, bins), pivots, table);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -888,6 +874,7 @@ struct SortStageArgs {
   std::uint32_t* values_out;
   uint2* tmp;       // oversized chunks whose global merge takes an odd number of passes go here
   uint2* chunk_mm;  // first and last key of each sorted chunk of an oversized bucket
+  bool word_merge;  // sort (key - min, index) words where the chunk's key range allows
 };
 
 struct SmemLoader {
@@ -899,9 +886,129 @@ struct SmemLoader {
   }
 };
 
-__global__ void __launch_bounds__(kSortThreads) vector_merge_onchip_kernel(SortStageArgs a) {
-  extern __shared__ std::uint32_t smem[];
-  __shared__ std::uint32_t s_corank[kSortThreads + 1];
+// Shared-memory layout of the on-chip pair path: (key, value) as one 8-byte word, element i at
+// swp(i) = i ^ ((i/16) % 16): one 64-bit access per pair instead of two 32-bit ones, and the
+// 16-pair (or 8-pair) tiles of a half-warp fall on 16 different bank pairs.
+__device__ __forceinline__ std::uint32_t swp(std::uint32_t i) { return i ^ ((i >> 4) & 15u); }
+
+// The word path of the on-chip merge. A chunk whose keys span less than 2^kWordKeyBits ordered
+// keys (kmax - kmin) is sorted as single 32-bit words (key - kmin) << kWordIndexBits | index: the
+// same networks (sortElements, Fig. 1, Fig. 3) on the bare keys the paper sorts, every word
+// distinct, a compare-and-swap a min and a max; the values wait in shared memory and are fetched
+// by index when the chunk is written. Other chunks (keys far apart: specials, the buckets next to
+// zero) take the pair path, keys and values moved by the same selects.
+inline constexpr int kWordIndexBits = 12;
+inline constexpr std::uint32_t kWordKeyRange = 1u << (32 - kWordIndexBits);
+static_assert(kCap <= (1 << kWordIndexBits), "a chunk index must fit the word's index bits");
+
+// Sorts the first P (a multiple of kOut) elements of a chunk in shared memory: kOut elements per
+// thread in registers (sort16 or sort8), then merge passes by merge path with the Fig. 3 loop.
+// buf.load/store/key address element i of buffer 0 or 1; returns the buffer holding the result.
+template <class V, int kOut, class Buffers>
+__device__ __forceinline__ int onchip_mergesort(const Buffers& buf, std::uint32_t P, std::uint32_t* s_corank) {
+  constexpr int kThreads = kCap / kOut;
+  constexpr int kVec = kOut / 4;
+  const int tid = threadIdx.x;
+  const std::uint32_t tiles = P / kOut;
+  const std::uint32_t o = static_cast<std::uint32_t>(tid) * kOut;
+  int in = 0;
+  if (static_cast<std::uint32_t>(tid) < tiles) {
+    V q[kVec];
+#pragma unroll
+    for (int v = 0; v < kVec; ++v)
+#pragma unroll
+      for (int j = 0; j < 4; ++j) buf.load_lane(in, o + 4 * v + j, q[v], j);
+    if constexpr (kOut == 16)
+      sort16(q[0], q[1], q[2], q[3]);
+    else
+      sort8(q[0], q[1]);
+#pragma unroll
+    for (int v = 0; v < kVec; ++v)
+#pragma unroll
+      for (int j = 0; j < 4; ++j) buf.store_lane(in, o + 4 * v + j, q[v], j);
+  }
+  __syncthreads();
+  for (std::uint32_t R = kOut; R < P; R <<= 1) {
+    std::uint32_t s = 0, na = 0, nb = 0, d = 0;
+    if (static_cast<std::uint32_t>(tid) < tiles) {
+      s = (o / (2 * R)) * (2 * R);
+      na = min(R, P - s);
+      nb = min(R, P - s - na);
+      d = o - s;
+      s_corank[tid] = co_rank(d, s, na, s + na, nb, [&buf, in](std::uint32_t i) { return buf.key(in, i); });
+    }
+    __syncthreads();
+    if (static_cast<std::uint32_t>(tid) < tiles) {
+      const std::uint32_t i0 = s_corank[tid];
+      const std::uint32_t d1 = d + kOut;
+      const std::uint32_t i1 = d1 >= na + nb ? na : s_corank[tid + 1];
+      const std::uint32_t j0 = d - i0, j1 = d1 - i1;
+      const int out = in ^ 1;
+      merge_tile<V>(
+          buf.loader(in),
+          [&buf, out, o](int vi, const V& r) {
+#pragma unroll
+            for (int j = 0; j < 4; ++j) buf.store_lane(out, o + 4 * vi + j, r, j);
+          },
+          s + i0, s + i1, s + na + j0, s + na + j1, kVec);
+    }
+    __syncthreads();
+    in ^= 1;
+    static_cast<void>(kThreads);
+  }
+  return in;
+}
+
+// Pair path: (key, value) packed in one 8-byte shared word, element i of buffer b at swp(i).
+struct PairBuffers {
+  uint2* pairs;  // 2 * kCap
+  __device__ __forceinline__ std::uint32_t key(int b, std::uint32_t i) const { return pairs[b * kCap + swp(i)].x; }
+  __device__ __forceinline__ void load(int b, std::uint32_t i, std::uint32_t& k, std::uint32_t& v) const {
+    const uint2 p = pairs[b * kCap + swp(i)];
+    k = p.x;
+    v = p.y;
+  }
+  __device__ __forceinline__ void store(int b, std::uint32_t i, std::uint32_t k, std::uint32_t v) const {
+    pairs[b * kCap + swp(i)] = make_uint2(k, v);
+  }
+  __device__ __forceinline__ void load_lane(int b, std::uint32_t i, KV4& r, int j) const { load(b, i, r.k[j], r.v[j]); }
+  __device__ __forceinline__ void store_lane(int b, std::uint32_t i, const KV4& r, int j) const {
+    store(b, i, r.k[j], r.v[j]);
+  }
+  __device__ __forceinline__ auto loader(int b) const {
+    const uint2* p = pairs + b * kCap;
+    return [p](std::uint32_t i, std::uint32_t& k, std::uint32_t& v) {
+      const uint2 x = p[swp(i)];
+      k = x.x;
+      v = x.y;
+    };
+  }
+};
+
+// Word path: words of buffer b, element i at sw(i).
+struct WordBuffers {
+  std::uint32_t* words;  // 2 * kCap
+  __device__ __forceinline__ std::uint32_t key(int b, std::uint32_t i) const { return words[b * kCap + sw(i)]; }
+  __device__ __forceinline__ void load_lane(int b, std::uint32_t i, K4& r, int j) const { r.k[j] = key(b, i); }
+  __device__ __forceinline__ void store_lane(int b, std::uint32_t i, const K4& r, int j) const {
+    words[b * kCap + sw(i)] = r.k[j];
+  }
+  __device__ __forceinline__ auto loader(int b) const {
+    const std::uint32_t* p = words + b * kCap;
+    return [p](std::uint32_t i, std::uint32_t& k) { k = p[sw(i)]; };
+  }
+};
+
+// kOut elements per thread and merge pass (16: sort16 in registers, then passes from runs of 16;
+// 8: sort8, passes from runs of 8), kCap / kOut threads per block. One block per chunk.
+template <int kOut>
+__global__ void __launch_bounds__(kCap / kOut) vector_merge_onchip_kernel(SortStageArgs a) {
+  static_assert(kOut == 8 || kOut == 16, "8 or 16 elements per thread");
+  constexpr int kThreads = kCap / kOut;
+  static_assert(kThreads * kOut == kCap, "kCap must be a multiple of kOut");
+  extern __shared__ __align__(16) std::uint32_t smem[];  // 4 * kCap words
+  __shared__ std::uint32_t s_corank[kThreads + 1];
+  __shared__ std::uint32_t s_min, s_max;
   const std::uint32_t item = blockIdx.x;
   if (item >= a.ctrl->num_items) return;
   const uint2 it = a.items[item];
@@ -912,7 +1019,7 @@ __global__ void __launch_bounds__(kSortThreads) vector_merge_onchip_kernel(SortS
   const std::uint32_t start = a.offset[bucket] + first;
   const int tid = threadIdx.x;
   if (static_cast<int>(bucket) == a.skip_lo || static_cast<int>(bucket) == a.skip_hi) {
-    for (std::uint32_t i = tid; i < len; i += kSortThreads) {  // one key value: nothing to merge
+    for (std::uint32_t i = tid; i < len; i += kThreads) {  // one key value: nothing to merge
       const uint2 p = a.bucketed[start + i];
       a.keys_out[start + i] = key_from_ordered(p.x);
       a.values_out[start + i] = p.y;
@@ -921,84 +1028,105 @@ __global__ void __launch_bounds__(kSortThreads) vector_merge_onchip_kernel(SortS
   }
   const std::uint32_t chunks = (count + kCap - 1) / kCap;
   const bool to_tmp = chunks > 1 && (ceil_log2_u(chunks) & 1u);
-  std::uint32_t* ik = smem;
-  std::uint32_t* iv = smem + kCap;
-  std::uint32_t* ok = smem + 2 * kCap;
-  std::uint32_t* ov = smem + 3 * kCap;
-  const std::uint32_t P = (len + 15u) & ~15u;
-  for (std::uint32_t i = tid; i < P; i += kSortThreads) {
-    const uint2 p = i < len ? a.bucketed[start + i] : make_uint2(kSentinelHigh, 0u);
-    ik[sw(i)] = p.x;
-    iv[sw(i)] = p.y;
+  const std::uint32_t P = (len + (kOut - 1)) & ~static_cast<std::uint32_t>(kOut - 1);
+  // Load the chunk once, every thread's loads in flight together (len <= kOut * kThreads): keys
+  // into raw = words [2 kCap, 3 kCap), values into vals = [3 kCap, 4 kCap); the smallest and
+  // largest key of the chunk. The sort buffers are words [0, 2 kCap) (two word buffers, or one
+  // buffer of packed pairs whose second buffer reuses raw and vals once they are read).
+  std::uint32_t* raw = smem + 2 * kCap;
+  std::uint32_t* vals = smem + 3 * kCap;
+  if (tid == 0) {
+    s_min = 0xFFFFFFFFu;
+    s_max = 0;
+  }
+  std::uint32_t kmin = 0xFFFFFFFFu, kmax = 0;
+  {
+    uint2 p[kOut];
+#pragma unroll
+    for (int q = 0; q < kOut; ++q) {
+      const std::uint32_t i = q * kThreads + tid;
+      p[q] = i < len ? a.bucketed[start + i] : make_uint2(0xFFFFFFFFu, 0u);
+    }
+#pragma unroll
+    for (int q = 0; q < kOut; ++q) {
+      const std::uint32_t i = q * kThreads + tid;
+      if (i < len) {
+        raw[i] = p[q].x;
+        vals[i] = p[q].y;
+        kmin = min(kmin, p[q].x);
+        kmax = max(kmax, p[q].x);
+      }
+    }
+  }
+  // kThreads need not be a multiple of 32: the last warp may be partial.
+  const unsigned lanes = (tid & ~31) + 32 <= kThreads ? 0xFFFFFFFFu : (1u << (kThreads & 31)) - 1u;
+  kmin = __reduce_min_sync(lanes, kmin);
+  kmax = __reduce_max_sync(lanes, kmax);
+  __syncthreads();  // s_min, s_max initialised
+  if ((tid & 31) == 0) {
+    atomicMin(&s_min, kmin);
+    atomicMax(&s_max, kmax);
   }
   __syncthreads();
-  const std::uint32_t tiles = P / 16;
-  const std::uint32_t o = static_cast<std::uint32_t>(tid) * 16u;
-  if (static_cast<std::uint32_t>(tid) < tiles) {
-    KV4 q[4];
+  kmin = s_min;
+  kmax = s_max;
+  if (a.word_merge && kmax - kmin < kWordKeyRange) {
+    // Word path: buffer 0 = words [0, kCap), buffer 1 = [kCap, 2 kCap).
+    const WordBuffers buf{smem};
 #pragma unroll
-    for (int v = 0; v < 4; ++v)
-#pragma unroll
-      for (int j = 0; j < 4; ++j) {
-        q[v].k[j] = ik[sw(o + 4 * v + j)];
-        q[v].v[j] = iv[sw(o + 4 * v + j)];
-      }
-    sort16(q[0], q[1], q[2], q[3]);
-#pragma unroll
-    for (int v = 0; v < 4; ++v)
-#pragma unroll
-      for (int j = 0; j < 4; ++j) {
-        ik[sw(o + 4 * v + j)] = q[v].k[j];
-        iv[sw(o + 4 * v + j)] = q[v].v[j];
-      }
-  }
-  __syncthreads();
-  for (std::uint32_t R = 16; R < P; R <<= 1) {
-    std::uint32_t s = 0, na = 0, nb = 0, d = 0;
-    if (static_cast<std::uint32_t>(tid) < tiles) {
-      s = (o / (2 * R)) * (2 * R);
-      na = min(R, P - s);
-      nb = min(R, P - s - na);
-      d = o - s;
-      const std::uint32_t* keys = ik;
-      s_corank[tid] = co_rank(d, s, na, s + na, nb, [keys](std::uint32_t i) { return keys[sw(i)]; });
+    for (int q = 0; q < kOut; ++q) {
+      const std::uint32_t i = q * kThreads + tid;
+      if (i < P) smem[sw(i)] = i < len ? ((raw[i] - kmin) << kWordIndexBits) | i : kSentinelHigh;
     }
     __syncthreads();
-    if (static_cast<std::uint32_t>(tid) < tiles) {
-      const std::uint32_t i0 = s_corank[tid];
-      const std::uint32_t d1 = d + 16;
-      const std::uint32_t i1 = d1 >= na + nb ? na : s_corank[tid + 1];
-      const std::uint32_t j0 = d - i0, j1 = d1 - i1;
-      std::uint32_t* dk = ok;
-      std::uint32_t* dv = ov;
-      merge_tile(
-          SmemLoader{ik, iv},
-          [dk, dv, o](int vi, const KV4& r) {
+    const int res = onchip_mergesort<K4, kOut>(buf, P, s_corank);
+    const std::uint32_t* w = smem + res * kCap;
+    constexpr std::uint32_t kIndexMask = (1u << kWordIndexBits) - 1u;
 #pragma unroll
-            for (int j = 0; j < 4; ++j) {
-              dk[sw(o + 4 * vi + j)] = r.k[j];
-              dv[sw(o + 4 * vi + j)] = r.v[j];
-            }
-          },
-          s + i0, s + i1, s + na + j0, s + na + j1, 4);
+    for (int q = 0; q < kOut; ++q) {
+      const std::uint32_t i = q * kThreads + tid;
+      if (i < len) {
+        const std::uint32_t x = w[sw(i)];
+        const std::uint32_t k = (x >> kWordIndexBits) + kmin, v = vals[x & kIndexMask];
+        if (to_tmp) {
+          a.tmp[start + i] = make_uint2(k, v);
+        } else {
+          a.keys_out[start + i] = key_from_ordered(k);
+          a.values_out[start + i] = v;
+        }
+      }
     }
-    __syncthreads();
-    std::uint32_t* t = ik;
-    ik = ok;
-    ok = t;
-    t = iv;
-    iv = ov;
-    ov = t;
-  }
-  if (to_tmp) {
-    for (std::uint32_t i = tid; i < len; i += kSortThreads) a.tmp[start + i] = make_uint2(ik[sw(i)], iv[sw(i)]);
   } else {
-    for (std::uint32_t i = tid; i < len; i += kSortThreads) {
-      a.keys_out[start + i] = key_from_ordered(ik[sw(i)]);
-      a.values_out[start + i] = iv[sw(i)];
+    // Pair path: buffer 0 of packed pairs = words [0, 2 kCap), built from raw and vals.
+    const PairBuffers buf{reinterpret_cast<uint2*>(smem)};
+#pragma unroll
+    for (int q = 0; q < kOut; ++q) {
+      const std::uint32_t i = q * kThreads + tid;
+      if (i < P) {
+        if (i < len)
+          buf.store(0, i, raw[i], vals[i]);
+        else
+          buf.store(0, i, kSentinelHigh, 0u);
+      }
+    }
+    __syncthreads();
+    const int res = onchip_mergesort<KV4, kOut>(buf, P, s_corank);
+#pragma unroll
+    for (int q = 0; q < kOut; ++q) {
+      const std::uint32_t i = q * kThreads + tid;
+      if (i < len) {
+        std::uint32_t k, v;
+        buf.load(res, i, k, v);
+        if (to_tmp) {
+          a.tmp[start + i] = make_uint2(k, v);
+        } else {
+          a.keys_out[start + i] = key_from_ordered(k);
+          a.values_out[start + i] = v;
+        }
+      }
     }
   }
-  if (chunks > 1 && tid == 0) a.chunk_mm[item] = make_uint2(ik[sw(0)], ik[sw(len - 1)]);
+  if (chunks > 1 && tid == 0) a.chunk_mm[item] = make_uint2(kmin, kmax);
 }
 
 // ---------------------------------------------------------------------------------------------

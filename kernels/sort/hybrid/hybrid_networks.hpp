@@ -46,21 +46,38 @@ DEPTHSORT_HD void cas(std::uint32_t& ka, std::uint32_t& va, std::uint32_t& kb, s
   va = lv;
 }
 
+// Four single 32-bit words (the paper's float4 of bare keys): the on-chip merge sorts words made
+// of a bucket-relative key and the pair's index when the bucket's key range allows (kernels), and
+// the value is fetched by that index at the end.
+struct K4 {
+  std::uint32_t k[4];
+};
+
+// Compare-and-swap of lane i of a with lane j of b (a and b may be the same vector).
+DEPTHSORT_HD void cas_lane(KV4& a, int i, KV4& b, int j) { cas(a.k[i], a.v[i], b.k[j], b.v[j]); }
+DEPTHSORT_HD void cas_lane(K4& a, int i, K4& b, int j) {
+  const std::uint32_t x = a.k[i], y = b.k[j];
+  a.k[i] = x < y ? x : y;
+  b.k[j] = x < y ? y : x;
+}
+
 // sortElements of Section 4: r = (r.xyzw > r.yxwz) ? r.yyww : r.xxzz; then .zwxy; then .xzyw.
-DEPTHSORT_HD void sort_elements(KV4& r) {
-  cas(r.k[0], r.v[0], r.k[1], r.v[1]);
-  cas(r.k[2], r.v[2], r.k[3], r.v[3]);
-  cas(r.k[0], r.v[0], r.k[2], r.v[2]);
-  cas(r.k[1], r.v[1], r.k[3], r.v[3]);
-  cas(r.k[1], r.v[1], r.k[2], r.v[2]);
+template <class V>
+DEPTHSORT_HD void sort_elements(V& r) {
+  cas_lane(r, 0, r, 1);
+  cas_lane(r, 2, r, 3);
+  cas_lane(r, 0, r, 2);
+  cas_lane(r, 1, r, 3);
+  cas_lane(r, 1, r, 2);
 }
 
 // Fig. 1: a, b sorted -> a = lowest four (sorted), b = highest four (sorted).
-DEPTHSORT_HD void merge_step(KV4& a, KV4& b) {
-  cas(a.k[0], a.v[0], b.k[3], b.v[3]);
-  cas(a.k[1], a.v[1], b.k[2], b.v[2]);
-  cas(a.k[2], a.v[2], b.k[1], b.v[1]);
-  cas(a.k[3], a.v[3], b.k[0], b.v[0]);
+template <class V>
+DEPTHSORT_HD void merge_step(V& a, V& b) {
+  cas_lane(a, 0, b, 3);
+  cas_lane(a, 1, b, 2);
+  cas_lane(a, 2, b, 1);
+  cas_lane(a, 3, b, 0);
   sort_elements(a);
   sort_elements(b);
 }
@@ -82,20 +99,34 @@ DEPTHSORT_HD std::uint32_t co_rank(std::uint32_t d, std::uint32_t a0, std::uint3
   return lo;
 }
 
-// Four consecutive pairs from [pos, end) of a buffer; positions at or past end read as sentinels.
+// Lane j of a vector from the buffer position i: load(i, key, value) for pairs, load(i, key) for
+// single words; and the high sentinel.
 template <class Loader>
-DEPTHSORT_HD KV4 load_vector(const Loader& load, std::uint32_t pos, std::uint32_t end) {
-  KV4 r;
+DEPTHSORT_HD void load_lane(const Loader& load, std::uint32_t i, KV4& r, int j) {
+  load(i, r.k[j], r.v[j]);
+}
+template <class Loader>
+DEPTHSORT_HD void load_lane(const Loader& load, std::uint32_t i, K4& r, int j) {
+  load(i, r.k[j]);
+}
+DEPTHSORT_HD void set_sentinel(KV4& r, int j) {
+  r.k[j] = kSentinelHigh;
+  r.v[j] = 0;
+}
+DEPTHSORT_HD void set_sentinel(K4& r, int j) { r.k[j] = kSentinelHigh; }
+
+// Four consecutive elements from [pos, end) of a buffer; positions at or past end read as sentinels.
+template <class V, class Loader>
+DEPTHSORT_HD V load_vector(const Loader& load, std::uint32_t pos, std::uint32_t end) {
+  V r;
 #if defined(__CUDA_ARCH__)
 #pragma unroll
 #endif
   for (int j = 0; j < 4; ++j) {
-    if (pos + j < end) {
-      load(pos + j, r.k[j], r.v[j]);
-    } else {
-      r.k[j] = kSentinelHigh;
-      r.v[j] = 0;
-    }
+    if (pos + j < end)
+      load_lane(load, pos + j, r, j);
+    else
+      set_sentinel(r, j);
   }
   return r;
 }
@@ -104,54 +135,74 @@ DEPTHSORT_HD KV4 load_vector(const Loader& load, std::uint32_t pos, std::uint32_
 // out_vectors sorted vectors to store(o, vector). The ranges must hold exactly 4*out_vectors pairs
 // (a last partial vector is padded with sentinels, which the caller does not store), and every
 // key in them must be below kSentinelHigh.
-template <class Loader, class Store>
+template <class V = KV4, class Loader, class Store>
 DEPTHSORT_HD void merge_tile(const Loader& load, const Store& store, std::uint32_t a_pos, std::uint32_t a_end,
                              std::uint32_t b_pos, std::uint32_t b_end, int out_vectors) {
-  KV4 a = load_vector(load, a_pos, a_end);
-  KV4 b = load_vector(load, b_pos, b_end);
+  V a = load_vector<V>(load, a_pos, a_end);
+  V b = load_vector<V>(load, b_pos, b_end);
   a_pos += 4;
   b_pos += 4;
+  // The heads of the two inputs (nextA.x, nextB.x of Fig. 3) are kept in registers: one shared
+  // read per fetched vector instead of two.
+  auto head = [&load](std::uint32_t pos, std::uint32_t end) {
+    V h;
+    h.k[0] = kSentinelHigh;
+    if (pos < end) load_lane(load, pos, h, 0);
+    return h.k[0];
+  };
+  std::uint32_t head_a = head(a_pos, a_end), head_b = head(b_pos, b_end);
   for (int o = 0; o < out_vectors; ++o) {
     merge_step(a, b);
     store(o, a);
     if (o + 1 == out_vectors) break;
     a = b;
     // The next vector comes from the input whose head is lower (nextA.x < nextB.x in Fig. 3).
-    std::uint32_t head_a = kSentinelHigh, head_b = kSentinelHigh, scratch = 0;
-    if (a_pos < a_end) load(a_pos, head_a, scratch);
-    if (b_pos < b_end) load(b_pos, head_b, scratch);
     const bool take_a = head_a < head_b;
     const std::uint32_t pos = take_a ? a_pos : b_pos;
     const std::uint32_t end = take_a ? a_end : b_end;
-    b = load_vector(load, pos, end);
-    if (take_a)
+    b = load_vector<V>(load, pos, end);
+    const std::uint32_t next = head(pos + 4, end);
+    if (take_a) {
       a_pos += 4;
-    else
+      head_a = next;
+    } else {
       b_pos += 4;
+      head_b = next;
+    }
   }
+}
+
+// The first merge pass of one thread's 8 pairs, in registers: sortElements on each of the two
+// vectors, then the two-vector merge of Fig. 1 (a run of 8).
+template <class V>
+DEPTHSORT_HD void sort8(V& v0, V& v1) {
+  sort_elements(v0);
+  sort_elements(v1);
+  merge_step(v0, v1);
 }
 
 // The first two merge passes of one thread's 16 pairs, in registers: sortElements on each of the
 // four vectors, merge them two and two (runs of 8), then merge the two runs of 8 (Fig. 3 with two
 // vectors per input, the fetch decided by comparing heads as in the paper).
-DEPTHSORT_HD void sort16(KV4& v0, KV4& v1, KV4& v2, KV4& v3) {
+template <class V>
+DEPTHSORT_HD void sort16(V& v0, V& v1, V& v2, V& v3) {
   sort_elements(v0);
   sort_elements(v1);
   sort_elements(v2);
   sort_elements(v3);
   merge_step(v0, v1);  // run A = v0 v1
   merge_step(v2, v3);  // run B = v2 v3
-  KV4 a = v0, b = v2;
+  V a = v0, b = v2;
   merge_step(a, b);
-  const KV4 out0 = a;
+  const V out0 = a;
   a = b;
   const bool take_a = v1.k[0] < v3.k[0];
-  KV4 next = take_a ? v1 : v3;
-  const KV4 last = take_a ? v3 : v1;
+  V next = take_a ? v1 : v3;
+  const V last = take_a ? v3 : v1;
   merge_step(a, next);
-  const KV4 out1 = a;
+  const V out1 = a;
   a = next;
-  KV4 tail = last;
+  V tail = last;
   merge_step(a, tail);
   v0 = out0;
   v1 = out1;

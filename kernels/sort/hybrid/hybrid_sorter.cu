@@ -58,6 +58,11 @@ class HybridSorter final : public Sorter {
       refinements_ = option_value(options, "refinements");
       atomic_count_ = option_value(options, "atomic_count") != 0;
       global_merge_ = option_value(options, "global_merge") != 0;
+      merge_outputs_ = option_value(options, "merge_outputs");
+      if (merge_outputs_ != 0 && merge_outputs_ != 8 && merge_outputs_ != 16)
+        throw OptionError("hybrid: option 'merge_outputs' must be 0 (auto), 8 or 16, got " +
+                          std::to_string(merge_outputs_));
+      word_merge_ = option_value(options, "word_merge") != 0;
     }
   }
 
@@ -146,8 +151,9 @@ class HybridSorter final : public Sorter {
       workspace_bytes_ += max_n * (2 + 2 + 8) + (kCoarse + max_n / kScatterTile + 2) * 8;
     }
     const int onchip_smem = 4 * kCap * 4;
-    DEPTHSORT_CUDA_CHECK(cudaFuncSetAttribute(vector_merge_onchip_kernel,
-                                              cudaFuncAttributeMaxDynamicSharedMemorySize, onchip_smem));
+    for (const void* f : {reinterpret_cast<const void*>(vector_merge_onchip_kernel<16>),
+                          reinterpret_cast<const void*>(vector_merge_onchip_kernel<8>)})
+      DEPTHSORT_CUDA_CHECK(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, onchip_smem));
     DEPTHSORT_CUDA_CHECK(cudaFuncSetAttribute(vector_merge_global_kernel,
                                               cudaFuncAttributeMaxDynamicSharedMemorySize, onchip_smem));
     int blocks_per_sm = 0;
@@ -203,9 +209,18 @@ class HybridSorter final : public Sorter {
     {
       StepScope step(timer, "vector-merge");
       SortStageArgs args{bucketed, counts, offset_.data(), items_.data(), ctrl, skip_lo, skip_hi,
-                         b.keys_out, b.values_out, tmp, chunk_mm_.data()};
+                         b.keys_out, b.values_out, tmp, chunk_mm_.data(), word_merge_};
       const std::size_t items = static_cast<std::size_t>(final_buckets) + b.n / kCap + 2;
-      vector_merge_onchip_kernel<<<static_cast<unsigned>(items), kSortThreads, 4 * kCap * 4, stream>>>(args);
+      const unsigned grid = static_cast<unsigned>(items);
+      // Outputs per thread: 8 (twice the threads) while the chunks are too few to fill the GPU
+      // with 4 blocks per SM, else 16 (half the merge-path searches).
+      const int outputs = merge_outputs_ == 8 || merge_outputs_ == 16
+                              ? merge_outputs_
+                              : (final_buckets < 4 * sm_count_ ? 8 : 16);
+      if (outputs == 8)
+        vector_merge_onchip_kernel<8><<<grid, kCap / 8, 4 * kCap * 4, stream>>>(args);
+      else
+        vector_merge_onchip_kernel<16><<<grid, kCap / 16, 4 * kCap * 4, stream>>>(args);
       DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid vector_merge_onchip_kernel");
     }
     {
@@ -473,6 +488,8 @@ class HybridSorter final : public Sorter {
   int refinements_ = 1;
   bool atomic_count_ = false;
   bool global_merge_ = false;
+  int merge_outputs_ = 0;  // hybrid-quick: the defaults of hybrid
+  bool word_merge_ = true;
   int sm_count_ = 132;
   int cooperative_blocks_ = 132;
   std::uint64_t shuffle_serial_ = 0;

@@ -12,16 +12,18 @@ namespace depthsort::hybrid {
 
 inline constexpr OptionSpec kHybridOptions[] = {
     {"shuffle", "random shuffle of the pairs before the bucket pass (Section 5.1)", 0, 0, 1},
-    {"buckets", "L, the number of buckets (0 = auto: about n/2048, a power of two)", 0, 0, 1 << 18},
+    {"buckets", "L, the number of buckets (0 = auto: about n/2816, so a bucket fits one block's shared memory)", 0, 0, 1 << 18},
     {"histogram_bins", "H, bins of the pivot histogram (Section 5.1 'Optimizations')", 1024, 16, 16384},
     {"refinements", "pivot refinements: 1 = from the histogram, each more = count pass + refine (Fig. 5)", 1, 1, 4},
     {"atomic_count", "paper's Fig. 4/6: one global atomicInc per element, index stored, then reposition", 0, 0, 1},
     {"global_merge", "paper's Fig. 3 execution: global merge passes, one thread per pair of lists", 0, 0, 1},
+    {"merge_outputs", "on-chip merge: outputs per thread and pass, 8 or 16 (0 = auto: 8 when few buckets)", 0, 0, 16},
+    {"word_merge", "on-chip merge: sort (key - min, index) words where a chunk's key range allows", 1, 0, 1},
 };
 
 inline constexpr OptionSpec kHybridQuickOptions[] = {
     {"shuffle", "random shuffle of the pairs before partitioning (Section 5.1)", 0, 0, 1},
-    {"buckets", "number of sublists, a power of two (0 = auto: about n/2048)", 0, 0, 1 << 16},
+    {"buckets", "number of sublists, rounded up to a power of two (0 = auto: about n/2816)", 0, 0, 1 << 16},
 };
 
 std::unique_ptr<Sorter> make_hybrid_sorter(const OptionValues& options);
