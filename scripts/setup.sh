@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   cmake ninja-build g++ pkg-config
-  libgtest-dev                                   # tests
+  libgtest-dev xvfb xauth                        # tests (xvfb-run: the windowed panel test)
   libglfw3-dev libglm-dev libimgui-dev libtinyobjloader-dev libstb-dev python3-glad  # demo
   libegl-dev libgl-dev libegl-mesa0 libgl1-mesa-dri  # headless EGL; Mesa's llvmpipe where no GPU is
   python3-matplotlib                             # bench/plot.py
