@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "bench_args.hpp"
+#include "depthsort/cuda_handles.hpp"
 #include "depthsort/device_buffer.hpp"
 #include "depthsort/errors.hpp"
 #include "depthsort/registry.hpp"
@@ -194,24 +195,11 @@ struct DeviceSet {
         values_out(n, "depthsort-bench (output values)") {}
 };
 
-class Events {
- public:
-  Events() {
-    DEPTHSORT_CUDA_CHECK(cudaEventCreate(&start_));
-    DEPTHSORT_CUDA_CHECK(cudaEventCreate(&stop_));
-  }
-  ~Events() {
-    cudaEventDestroy(start_);
-    cudaEventDestroy(stop_);
-  }
-  Events(const Events&) = delete;
-  Events& operator=(const Events&) = delete;
-  cudaEvent_t start() const { return start_; }
-  cudaEvent_t stop() const { return stop_; }
-
- private:
-  cudaEvent_t start_{};
-  cudaEvent_t stop_{};
+// The pair of timing events that brackets one sort.
+struct Events {
+  CudaEvent start_event, stop_event;
+  cudaEvent_t start() const { return start_event.get(); }
+  cudaEvent_t stop() const { return stop_event.get(); }
 };
 
 struct Input {
@@ -388,12 +376,13 @@ int run(int argc, char** argv) {
     any_cpu_variant |= v.info->backend == Backend::Cpu;
   }
 
-  cudaStream_t stream = nullptr;
-  std::unique_ptr<Events> events;
+  std::optional<CudaStream> owned_stream;
+  std::optional<Events> events;
   if (any_gpu_variant) {
-    DEPTHSORT_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-    events = std::make_unique<Events>();
+    owned_stream.emplace();
+    events.emplace();
   }
+  const cudaStream_t stream = owned_stream ? owned_stream->get() : nullptr;
 
   // The CSV grows row by row, so a run cut short still leaves what it measured.
   if (csv_file.is_open()) write_csv_header(csv_file);
@@ -507,7 +496,6 @@ int run(int argc, char** argv) {
       std::cout << "wrote " << config.json_path << '\n';
     }
   }
-  if (stream) cudaStreamDestroy(stream);
   return failed ? 1 : 0;
 }
 

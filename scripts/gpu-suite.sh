@@ -17,6 +17,12 @@ work=/tmp/depthsort-results
 mkdir -p "$OUT" "$work"
 summary=$work/summary.txt
 note() { echo "$*" | tee -a "$summary"; }
+failures=0
+# status NAME CODE: records a part's exit status; any non-zero makes the script exit 1.
+status() {
+  note "$1 exit status $2"
+  if [[ $2 != 0 ]]; then failures=$((failures + 1)); fi
+}
 has_part() { [[ " $parts " == *" $1 "* ]]; }
 
 # GL libraries for the demo, as ../shared/DEVICE.md says; EGL finds NVIDIA's vendor library.
@@ -40,7 +46,7 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=c
 if has_part tests; then
   note "== ctest -L gpu"
   (cd "${configured:-$build}" && timeout 420 ctest -L gpu -j 12 --output-on-failure --timeout 400) >"$work/ctest-gpu.log" 2>&1
-  note "ctest exit status $?"
+  status ctest $?
   grep -E "tests passed|tests failed|Failed|\*\*\*|Total Test time" "$work/ctest-gpu.log" | tail -25 | tee -a "$summary"
 fi
 
@@ -48,7 +54,7 @@ if has_part bench && [[ -x $build/bin/depthsort-bench ]]; then
   note "== depthsort-bench, uniform, 1M..64M"
   timeout 300 "$build/bin/depthsort-bench" --sizes 1M,4M,16M,64M --dist uniform --reps 21 \
     --csv "$work/bench.csv" --json "$work/bench.json" >"$work/bench.log" 2>&1
-  note "bench exit status $?"
+  status bench $?
   tail -40 "$work/bench.log" | tee -a "$summary"
   cp "$work/bench.csv" "$OUT/bench.csv" 2>/dev/null
 fi
@@ -56,17 +62,18 @@ fi
 if has_part hybrid && [[ -x scripts/hybrid-study.sh ]]; then
   note "== scripts/hybrid-study.sh"
   timeout 280 scripts/hybrid-study.sh "$build/bin" "$work/hybrid" ${HYBRID_PARTS:-bench dists} >"$work/hybrid.log" 2>&1
-  note "hybrid study exit status $?"
+  status "hybrid study" $?
   tail -40 "$work/hybrid.log" | tee -a "$summary"
 fi
 
 if has_part demo && [[ -x scripts/demo-gpu.sh ]]; then
   note "== scripts/demo-gpu.sh"
   timeout 300 scripts/demo-gpu.sh "$build" "$work" >"$work/demo.log" 2>&1
-  note "demo checks exit status $?"
+  status "demo checks" $?
   tail -40 "$work/demo/summary.txt" | tee -a "$summary"
 fi
 
 cp "$summary" "$OUT/summary.txt"
 tar -czf "$OUT/results.tgz" -C "$work" . 2>/dev/null
-echo "== results in \$OUT: summary.txt bench.csv results.tgz"
+echo "== results in \$OUT: summary.txt bench.csv results.tgz; parts failed: $failures"
+exit $((failures > 0))

@@ -70,17 +70,26 @@ __global__ void fix_zero_run(float* keys, std::uint32_t* values, std::uint32_t n
 
 }  // namespace
 
-void fix_signed_zeros(float* keys, std::uint32_t* values, std::size_t n, SignedZeroScratch scratch,
-                      cudaStream_t stream) {
-  if (n < 2) return;
+SignedZeroFixup::SignedZeroFixup(std::size_t max_n, const std::string& owner)
+    : counters_(2, owner), values_(max_n, owner) {
   int device = 0, sms = 0, blocks_per_sm = 0;
   DEPTHSORT_CUDA_CHECK(cudaGetDevice(&device));
   DEPTHSORT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   DEPTHSORT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, fix_zero_run, kSearchThreads, 0));
+  // Every block of a cooperative launch must be resident at once.
+  blocks_ = sms * std::max(1, std::min(blocks_per_sm, 2));
+}
+
+void SignedZeroFixup::run(float* keys, std::uint32_t* values, std::size_t n, cudaStream_t stream) {
+  if (n < 2) return;
+  if (n > values_.size())
+    throw CapacityError("signed-zero fixup: " + std::to_string(n) + " pairs but scratch for " +
+                        std::to_string(values_.size()));
   auto count = static_cast<std::uint32_t>(n);
-  void* arguments[] = {&keys, &values, &count, &scratch.run_bounds, &scratch.values};
-  DEPTHSORT_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(fix_zero_run),
-                                                   dim3(sms * std::max(1, std::min(blocks_per_sm, 2))),
+  std::uint32_t* counters = counters_.data();
+  std::uint32_t* scratch = values_.data();
+  void* arguments[] = {&keys, &values, &count, &counters, &scratch};
+  DEPTHSORT_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(fix_zero_run), dim3(blocks_),
                                                    dim3(kSearchThreads), arguments, 0, stream));
 }
 

@@ -8,15 +8,26 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
+
+#include "depthsort/device_buffer.hpp"
 
 namespace depthsort {
 
-struct SignedZeroScratch {
-  std::uint32_t* run_bounds;  // 2 counters: -0.0 and +0.0 values placed
-  std::uint32_t* values;      // n values
-};
+class SignedZeroFixup {
+ public:
+  SignedZeroFixup() = default;
+  // Scratch for up to max_n pairs, and the launch shape, found once here rather than every frame.
+  SignedZeroFixup(std::size_t max_n, const std::string& owner);
 
-void fix_signed_zeros(float* keys, std::uint32_t* values, std::size_t n, SignedZeroScratch scratch,
-                      cudaStream_t stream);
+  // keys/values: n sorted pairs in device memory, n at most the reserved max_n.
+  void run(float* keys, std::uint32_t* values, std::size_t n, cudaStream_t stream);
+  std::size_t bytes() const noexcept { return counters_.bytes() + values_.bytes(); }
+
+ private:
+  DeviceBuffer<std::uint32_t> counters_;  // -0.0 and +0.0 values placed so far
+  DeviceBuffer<std::uint32_t> values_;    // the run's values, -0.0 ones first
+  int blocks_ = 0;
+};
 
 }  // namespace depthsort

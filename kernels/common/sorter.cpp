@@ -15,6 +15,9 @@ Sorter::Sorter(std::string name, Backend backend)
 
 void Sorter::reserve(std::size_t max_n) {
   if (max_n <= capacity_) return;
+  if (max_n > kMaxPairs)
+    throw CapacityError(name_ + ": cannot reserve for " + std::to_string(max_n) + " pairs: at most " +
+                        std::to_string(kMaxPairs) + " (32-bit positions inside the sorters)");
   // Whatever stops a reservation (a failed cudaMalloc, a library refusing the size, host memory)
   // reaches the caller as one kind of error that names the sorter and the size.
   const std::string asked = name_ + ": cannot reserve for " + std::to_string(max_n) + " pairs: ";

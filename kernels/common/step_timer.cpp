@@ -2,6 +2,8 @@
 
 #include <nvtx3/nvToolsExt.h>
 
+#include <utility>
+
 #include "depthsort/errors.hpp"
 
 namespace depthsort {
@@ -57,29 +59,36 @@ void StepTimer::begin_step(const char* name) {
   Frame& frame = frames_[current_];
   if (frame.steps == kMaxSteps) throw Error("StepTimer: more than kMaxSteps steps in one frame");
   frame.names[frame.steps] = name;
-  nvtx_push(name);
   if (clock_ == TimerClock::CudaEvents)
     DEPTHSORT_CUDA_CHECK(cudaEventRecord(frame.events[2 * frame.steps], stream_));
   else
     host_step_start_ = std::chrono::steady_clock::now();
+  nvtx_push(name);  // after the record, so a failed record leaves no range open
   in_step_ = true;
 }
 
-void StepTimer::end_step() {
+void StepTimer::end_step() noexcept {
+  // Runs in StepScope's destructor, also while an exception unwinds: it must not throw, so a
+  // failed record is kept and thrown by end_frame.
+  if (!in_step_) return;
   Frame& frame = frames_[current_];
+  in_step_ = false;
+  nvtx_pop();
   if (clock_ == TimerClock::CudaEvents) {
-    DEPTHSORT_CUDA_CHECK(cudaEventRecord(frame.events[2 * frame.steps + 1], stream_));
+    const cudaError_t status = cudaEventRecord(frame.events[2 * frame.steps + 1], stream_);
+    if (status != cudaSuccess && deferred_error_ == cudaSuccess) deferred_error_ = status;
   } else {
     const auto elapsed = std::chrono::steady_clock::now() - host_step_start_;
     frame.host_ms[frame.steps] = std::chrono::duration<float, std::milli>(elapsed).count();
   }
-  nvtx_pop();
   ++frame.steps;
-  in_step_ = false;
 }
 
 void StepTimer::end_frame() {
   if (current_ < 0 || in_step_) throw Error("StepTimer: end_frame without a frame or inside a step");
+  if (deferred_error_ != cudaSuccess)
+    throw_cuda_error(std::exchange(deferred_error_, cudaSuccess), "cudaEventRecord (end of a step)", __FILE__,
+                     __LINE__);
   Frame& frame = frames_[current_];
   frame.pending = true;
   frame.serial = ++next_serial_;

@@ -92,6 +92,17 @@ TEST(CpuSorter, SortBeyondReservationIsAClearError) {
   EXPECT_THROW(sorter->sort({keys.data(), values.data(), keys.data(), values.data(), 11}), CapacityError);
 }
 
+TEST(CpuSorter, ReservationBeyondThe32BitLimitIsAClearError) {
+  const std::unique_ptr<Sorter> sorter = find_sorter("cpu")->create({});
+  try {
+    sorter->reserve(Sorter::kMaxPairs + 1);
+    FAIL() << "reserve(kMaxPairs + 1) succeeded";
+  } catch (const CapacityError& error) {
+    EXPECT_NE(std::string(error.what()).find("cpu"), std::string::npos) << error.what();
+  }
+  EXPECT_EQ(sorter->capacity(), 0u);
+}
+
 INSTANTIATE_TEST_SUITE_P(AllDistributions, CpuSorterTest, ::testing::ValuesIn(all_distributions()),
                          [](const auto& info) { return testing::test_name(distribution_name(info.param)); });
 

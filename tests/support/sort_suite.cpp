@@ -45,10 +45,11 @@ class PairStorage {
   }
 
   void download(const SortBuffers& b, std::span<float> keys_out, std::span<std::uint32_t> values_out,
-                std::span<float> keys_in_after) {
+                std::span<float> keys_in_after, std::span<std::uint32_t> values_in_after) {
     copy(keys_out.data(), b.keys_out, b.n * sizeof(float), cudaMemcpyDeviceToHost);
     copy(values_out.data(), b.values_out, b.n * sizeof(std::uint32_t), cudaMemcpyDeviceToHost);
     copy(keys_in_after.data(), b.keys_in, b.n * sizeof(float), cudaMemcpyDeviceToHost);
+    copy(values_in_after.data(), b.values_in, b.n * sizeof(std::uint32_t), cudaMemcpyDeviceToHost);
   }
 
  private:
@@ -109,14 +110,16 @@ CheckResult sort_and_check(Sorter& sorter, Distribution dist, std::size_t n) {
   const std::vector<float> keys = make_keys(dist, n, /*seed=*/n + 17);
   const std::vector<std::uint32_t> values = make_values(n);
   std::vector<float> keys_out(n), keys_in_after(n);
-  std::vector<std::uint32_t> values_out(n);
+  std::vector<std::uint32_t> values_out(n), values_in_after(n);
   const SortBuffers buffers = storage.upload(keys, values);
   sorter.sort(buffers, nullptr);
   if (sorter.backend() == Backend::Gpu) DEPTHSORT_CUDA_CHECK(cudaDeviceSynchronize());
-  storage.download(buffers, keys_out, values_out, keys_in_after);
+  storage.download(buffers, keys_out, values_out, keys_in_after, values_in_after);
   CheckResult result = check_sorted_pairs(keys, reference_order(keys), keys_out, values_out);
   if (result.ok && std::memcmp(keys.data(), keys_in_after.data(), n * sizeof(float)) != 0)
     result = CheckResult{false, "the sorter changed its input keys"};
+  if (result.ok && std::memcmp(values.data(), values_in_after.data(), n * sizeof(std::uint32_t)) != 0)
+    result = CheckResult{false, "the sorter changed its input values"};
   return result;
 }
 

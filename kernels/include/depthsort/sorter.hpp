@@ -31,6 +31,9 @@ struct SortBuffers {
 
 class Sorter {
  public:
+  // The sorters index pairs with 32-bit integers (and CUB gets int offsets), so n < 2^31.
+  static constexpr std::size_t kMaxPairs = (std::size_t{1} << 31) - 1;
+
   Sorter(std::string name, Backend backend);
   virtual ~Sorter() = default;
   Sorter(const Sorter&) = delete;
@@ -39,8 +42,8 @@ class Sorter {
   const std::string& name() const noexcept { return name_; }
   Backend backend() const noexcept { return backend_; }
 
-  // Sizes the workspace for up to max_n pairs. Throws CapacityError (sorter, bytes asked, bytes
-  // free) if the device cannot hold it. Call outside any frame loop.
+  // Sizes the workspace for up to max_n pairs (at most kMaxPairs). Throws CapacityError (sorter,
+  // bytes asked, bytes free) if the device cannot hold it. Call outside any frame loop.
   void reserve(std::size_t max_n);
   std::size_t capacity() const noexcept { return capacity_; }
   // Bytes of workspace held now.

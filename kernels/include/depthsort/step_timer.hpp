@@ -36,7 +36,7 @@ class StepTimer {
   // Frames bracket one sort (or one frame of the demo); steps inside must not nest.
   void begin_frame(cudaStream_t stream);
   void begin_step(const char* name);
-  void end_step();
+  void end_step() noexcept;  // a failed event record is thrown by end_frame
   void end_frame();
 
   // Copies the newest completed frame not yet returned into `out` (whose capacity the caller
@@ -67,6 +67,7 @@ class StepTimer {
   std::uint64_t next_serial_ = 0;
   std::uint64_t last_returned_serial_ = 0;
   cudaStream_t stream_ = nullptr;
+  cudaError_t deferred_error_ = cudaSuccess;
   std::chrono::steady_clock::time_point host_step_start_{};
 };
 

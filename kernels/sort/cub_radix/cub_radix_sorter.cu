@@ -16,15 +16,14 @@ class CubRadixSorter final : public Sorter {
  public:
   CubRadixSorter() : Sorter("cub-radix", Backend::Gpu) {}
 
-  std::size_t workspace_bytes() const override { return temp_.bytes() + zero_values_.bytes() + zero_run_.bytes(); }
+  std::size_t workspace_bytes() const override { return temp_.bytes() + zero_fixup_.bytes(); }
 
  protected:
   void do_reserve(std::size_t max_n) override {
     std::size_t bytes = 0;
     DEPTHSORT_CUDA_CHECK(sort_pairs(nullptr, bytes, SortBuffers{.n = max_n}, nullptr));
     temp_ = DeviceBuffer<unsigned char>(bytes, name());
-    zero_values_ = DeviceBuffer<std::uint32_t>(max_n, name());
-    zero_run_ = DeviceBuffer<std::uint32_t>(4, name());
+    zero_fixup_ = SignedZeroFixup(max_n, name());
   }
 
   void do_sort(const SortBuffers& b, cudaStream_t stream, StepTimer& timer) override {
@@ -35,7 +34,7 @@ class CubRadixSorter final : public Sorter {
       DEPTHSORT_CUDA_CHECK(sort_pairs(temp_.data(), bytes, b, stream));
     }
     StepScope step(timer, "signed-zero fixup");
-    fix_signed_zeros(b.keys_out, b.values_out, b.n, {zero_run_.data(), zero_values_.data()}, stream);
+    zero_fixup_.run(b.keys_out, b.values_out, b.n, stream);
   }
 
  private:
@@ -50,8 +49,7 @@ class CubRadixSorter final : public Sorter {
   }
 
   DeviceBuffer<unsigned char> temp_;
-  DeviceBuffer<std::uint32_t> zero_values_;
-  DeviceBuffer<std::uint32_t> zero_run_;
+  SignedZeroFixup zero_fixup_;
 };
 
 }  // namespace

@@ -2,6 +2,7 @@
 // particle depths. Thrust sorts in place, so the input is first copied to the output buffers; the
 // copies are a timed step of their own. Its temporary storage comes from a caching allocator sized
 // at reserve(), so sorting allocates nothing.
+#include <cub/device/device_radix_sort.cuh>
 #include <thrust/copy.h>
 #include <thrust/device_ptr.h>
 #include <thrust/execution_policy.h>
@@ -38,14 +39,20 @@ class ThrustSorter final : public Sorter {
  public:
   ThrustSorter() : Sorter("thrust", Backend::Gpu) {}
 
-  std::size_t workspace_bytes() const override { return arena_.bytes() + zero_values_.bytes() + zero_run_.bytes(); }
+  std::size_t workspace_bytes() const override { return arena_.bytes() + zero_fixup_.bytes(); }
 
  protected:
   void do_reserve(std::size_t max_n) override {
-    // Thrust's radix path needs a double buffer of keys and values plus CUB's small temporary.
-    arena_ = DeviceBuffer<char>(max_n * 8 + (std::size_t{64} << 20), name());
-    zero_values_ = DeviceBuffer<std::uint32_t>(max_n, name());
-    zero_run_ = DeviceBuffer<std::uint32_t>(4, name());
+    // Thrust's radix path asks for one block: the alternate key and value buffers plus CUB's
+    // temporary storage for a double-buffered sort (whose look-back tables grow with n), each
+    // aligned; the slack covers that alignment.
+    std::size_t cub_bytes = 0;
+    cub::DoubleBuffer<float> keys(nullptr, nullptr);
+    cub::DoubleBuffer<std::uint32_t> values(nullptr, nullptr);
+    DEPTHSORT_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, cub_bytes, keys, values, max_n));
+    arena_ = DeviceBuffer<char>(max_n * (sizeof(float) + sizeof(std::uint32_t)) + cub_bytes + (std::size_t{1} << 20),
+                                name());
+    zero_fixup_ = SignedZeroFixup(max_n, name());
   }
 
   void do_sort(const SortBuffers& b, cudaStream_t stream, StepTimer& timer) override {
@@ -65,13 +72,12 @@ class ThrustSorter final : public Sorter {
       DEPTHSORT_CUDA_CHECK(cudaGetLastError());
     }
     StepScope step(timer, "signed-zero fixup");
-    fix_signed_zeros(b.keys_out, b.values_out, b.n, {zero_run_.data(), zero_values_.data()}, stream);
+    zero_fixup_.run(b.keys_out, b.values_out, b.n, stream);
   }
 
  private:
   DeviceBuffer<char> arena_;
-  DeviceBuffer<std::uint32_t> zero_values_;
-  DeviceBuffer<std::uint32_t> zero_run_;
+  SignedZeroFixup zero_fixup_;
 };
 
 }  // namespace
