@@ -8,9 +8,12 @@
 #include <GLFW/glfw3.h>
 #include <imgui.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -59,6 +62,24 @@ bool gl_context_on_cuda_device(std::string& why_not) {
   return true;
 }
 
+// Throws, before any frame runs, if `path` (given with `flag`) cannot be written, so that a bad
+// --screenshot path does not cost the --json results of a long run (or the other way round). An
+// existing file is left as it is; a file created by the test is removed again.
+void check_writable(const std::string& path, const char* flag) {
+  if (path.empty()) return;
+  std::error_code error;
+  const bool existed = std::filesystem::exists(path, error);
+  if (std::filesystem::is_directory(path, error))
+    throw std::runtime_error(std::string(flag) + " " + path + ": is a directory; give a file name");
+  FILE* file = std::fopen(path.c_str(), "ab");  // appends nothing, truncates nothing
+  if (!file) {
+    const int code = errno;
+    throw std::runtime_error(std::string(flag) + " " + path + ": cannot write there (" + std::strerror(code) + ")");
+  }
+  std::fclose(file);
+  if (!existed) std::remove(path.c_str());
+}
+
 int registry_index(const SorterInfo& info) {
   const auto registry = sorter_registry();
   for (std::size_t i = 0; i < registry.size(); ++i)
@@ -73,10 +94,20 @@ class App {
   explicit App(const Config& config) : config_(config) {}
 
   int run() {
-    std::string why_cpu;
+    // Both outputs are checked before anything runs (exit status 1, as for other runtime errors).
+    check_writable(config_.screenshot, "--screenshot");
+    check_writable(config_.json, "--json");
+    std::string why_cpu, notes;
     const SorterInfo* info = &choose_sorter(config_.sorter, config_.force_cpu, why_cpu);
-    OptionValues options = config_.sorter_options.empty() ? default_options(*info)
-                                                          : parse_options(*info, config_.sorter_options);
+    // --sorter-options were validated against the requested sorter (cli.cpp); they apply only if
+    // that sorter is the one that runs.
+    OptionValues options = default_options(*info);
+    bool options_applied = false;
+    if (!config_.sorter_options.empty()) {
+      options_applied = info->name == config_.sorter;
+      if (options_applied) options = parse_options(*info, config_.sorter_options);
+      else notes += dropped_options_note(*info);
+    }
     bool cpu_path = info->backend == Backend::Cpu;
 
     // The context first: on the GPU path it must sit on the CUDA device.
@@ -96,12 +127,12 @@ class App {
             info = &entry;
             break;
           }
+        if (options_applied) notes += dropped_options_note(*info);
         options = default_options(*info);
         cpu_path = true;
       }
     }
     device_line_ = cpu_path ? "CPU path (depths and sort on the CPU): " + why_cpu : cuda_device_name();
-    std::string notes;
     scene_ = build_scene(config_, cpu_path, notes);
     say("depthsort " DEPTHSORT_VERSION ": " + std::string(config_.headless ? "headless, " : "windowed, ") + gl_line_);
     say((cpu_path ? "path: " : "path: GPU, ") + device_line_);
@@ -134,6 +165,32 @@ class App {
  private:
   void say(const std::string& line) const {
     if (!config_.quiet) std::printf("%s\n", line.c_str());
+  }
+
+  std::string dropped_options_note(const SorterInfo& running) const {
+    return "--sorter-options " + config_.sorter_options + " (for " + config_.sorter + ") dropped: the " +
+           std::string(running.name) + " sorter runs instead\n";
+  }
+
+  // Runs `write` (one output file); a failure is reported and returns false, so that the other
+  // output is still written.
+  template <class Write>
+  static bool write_output(Write&& write) {
+    try {
+      write();
+      return true;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "depthsort: error: %s\n", e.what());
+      return false;
+    }
+  }
+
+  void report_dropped(const Timings& timings) const {
+    if (timings.dropped() > 0)
+      std::fprintf(stderr,
+                   "depthsort: warning: %llu timing samples were not recorded (more than %d series, or more "
+                   "frames than reserved); medians and --json cover the rest\n",
+                   static_cast<unsigned long long>(timings.dropped()), Timings::kMaxSeries);
   }
 
   void build(const SorterInfo& info, const OptionValues& options) {
@@ -172,12 +229,14 @@ class App {
         for (const StepTime& s : steps_) timings.add("frame", s.name, s.ms, now, frame);
     } else {
       if (pipeline_->timer().poll(steps_)) {
+        // poll() gives the steps, not the first-to-last event span that headless runs record as
+        // "compute": the sum of the steps has its own name.
         float total = 0;
         for (const StepTime& s : steps_) {
           timings.add("frame", s.name, s.ms, now, frame);
           total += s.ms;
         }
-        timings.add("frame", "compute", total, now, frame);
+        timings.add("frame", "step sum", total, now, frame);
       }
       if (pipeline_->mesh_sorter() && pipeline_->mesh_sorter()->timer().poll(steps_))
         for (const StepTime& s : steps_) timings.add("sort", s.name, s.ms, now, frame);
@@ -222,28 +281,35 @@ class App {
     pipeline_->finish_checks();
     DEPTHSORT_GL_CHECK(glFinish());
 
+    // Each output on its own: one that fails is reported and does not cost the other.
+    bool outputs_ok = true;
     if (!config_.screenshot.empty()) {
-      if (!draw) renderer_->clear(scene_);
-      std::vector<std::uint8_t> pixels;
-      renderer_->read_pixels(pixels);
-      write_png(config_.screenshot, renderer_->width(), renderer_->height(), pixels);
-      say("screenshot: " + config_.screenshot + (draw ? "" : " (--no-draw: background only)"));
+      outputs_ok &= write_output([&] {
+        if (!draw) renderer_->clear(scene_);
+        std::vector<std::uint8_t> pixels;
+        renderer_->read_pixels(pixels);
+        write_png(config_.screenshot, renderer_->width(), renderer_->height(), pixels);
+        say("screenshot: " + config_.screenshot + (draw ? "" : " (--no-draw: background only)"));
+      });
     }
     summarize(timings, frames);
+    report_dropped(timings);
     if (!config_.json.empty()) {
-      timings.write_json(config_.json, meta_json(frames));
-      say("json: " + config_.json);
+      outputs_ok &= write_output([&] {
+        timings.write_json(config_.json, meta_json(frames));
+        say("json: " + config_.json);
+      });
     }
     const CheckState& check = pipeline_->check();
-    if (check.light == CheckLight::Fail) {
+    if (check_exit_status(check) != 0) {  // any failed check, not only the last
       std::fprintf(stderr,
-                   "depthsort: error: the sorted order was wrong in %llu of %llu checks (last at frame %llu: %u mesh, "
-                   "%u particle positions)\n",
+                   "depthsort: error: the sorted order was wrong in %llu of %llu checks (last failure at frame "
+                   "%llu: %u mesh, %u particle positions)\n",
                    static_cast<unsigned long long>(check.failures), static_cast<unsigned long long>(check.checks),
-                   static_cast<unsigned long long>(check.frame), check.bad_mesh, check.bad_particles);
-      return 1;
+                   static_cast<unsigned long long>(check.failed_frame), check.failed_mesh, check.failed_particles);
+      return check_exit_status(check);
     }
-    return 0;
+    return outputs_ok ? 0 : 1;
   }
 
   void summarize(const Timings& timings, std::uint64_t frames) const {
@@ -365,8 +431,10 @@ class App {
     Timings timings(config_.json.empty() ? 0 : config_.frames.value_or(3600));
     steps_.reserve(StepTimer::kMaxSteps);
     const std::uint64_t frames = config_.frames.value_or(0);
+    std::uint64_t frames_run = 0;  // frames drawn (minimised ones are skipped), for --json
     double last = glfwGetTime();
     double memory_polled = -10.0;
+    bool outputs_ok = true;
     std::size_t used = 0, total = 0;
     float fps = 0;
     for (std::uint64_t f = 0; !window_->should_close() && (frames == 0 || f < frames); ++f) {
@@ -379,6 +447,7 @@ class App {
         continue;
       }
       renderer_->resize(width, height);
+      ++frames_run;
       const double now = glfwGetTime();
       const auto dt = static_cast<float>(std::min(now - last, 0.1));
       last = now;
@@ -421,35 +490,41 @@ class App {
         GlDebugGroup group("ui");
         NvtxRange range("ui");
         imgui_->begin_frame();
-        const UiState before = ui_;
-        draw_panel(ui_, info, timings, now);
+        before_ = ui_;  // copy-assigned into a member: reuses its storage, no allocation per frame
+        panel_.draw(ui_, info, timings, now);
         imgui_->end_frame();
         gl_timer_->end_step();
         gl_timer_->end_frame();
         if (!config_.screenshot.empty() && frames != 0 && f + 1 == frames) {  // the last frame, panel included
-          std::vector<std::uint8_t> pixels;
-          renderer_->read_pixels(pixels);
-          write_png(config_.screenshot, renderer_->width(), renderer_->height(), pixels);
-          say("screenshot: " + config_.screenshot);
+          outputs_ok &= write_output([&] {
+            std::vector<std::uint8_t> pixels;
+            renderer_->read_pixels(pixels);
+            write_png(config_.screenshot, renderer_->width(), renderer_->height(), pixels);
+            say("screenshot: " + config_.screenshot);
+          });
         }
         window_->swap();
         const float host_ms =
             std::chrono::duration<float, std::milli>(std::chrono::steady_clock::now() - start).count();
         pipeline_->poll_check();
         collect(timings, false, sorted, now, f, host_ms);
-        if (!(ui_ == before)) apply_ui(before);
+        if (!(ui_ == before_)) apply_ui(before_);
       }
     }
     if (!config_.json.empty()) {
-      timings.write_json(config_.json, meta_json(frames));
-      say("json: " + config_.json);
+      report_dropped(timings);
+      outputs_ok &= write_output([&] {
+        timings.write_json(config_.json, meta_json(frames_run));
+        say("json: " + config_.json);
+      });
     }
-    return 0;
+    return outputs_ok ? 0 : 1;
   }
 
   const Config& config_;
   Scene scene_;
-  UiState ui_;
+  UiState ui_, before_;  // before_: last frame's copy, a member so the copy reuses its storage
+  Panel panel_;
   Camera camera_;
   Viewpoints views_;
   std::string gl_line_, device_line_, notes_, panel_error_;

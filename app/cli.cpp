@@ -30,7 +30,8 @@ std::string help_text() {
          "  --opacity A            alpha multiplier in (0, 1]\n"
          "Sorting:\n"
          "  --sorter NAME          one of: " + sorter_names() + "\n"
-         "  --sorter-options LIST  sorter options, e.g. shuffle=1,buckets=1024\n"
+         "  --sorter-options LIST  options of the --sorter given, e.g. shuffle=1,buckets=1024 (dropped,\n"
+         "                         with a note, where that sorter cannot run and the CPU sorter does)\n"
          "  --cpu                  depths and sorting on the CPU even where a GPU exists\n"
          "  --no-sort              draw in submission order (shows the artifacts sorting removes)\n"
          "  --check-every N        frames between asynchronous checks of the sorted order (default 30)\n"
@@ -162,6 +163,10 @@ CliResult parse_command_line(int argc, const char* const* argv) {
       throw UsageError("unknown option '" + arg + "'");
     }
   }
+  // Options belong to one sorter: they are checked against the one asked for, not against the one
+  // a machine without a GPU falls back to (the app drops them then, with a note).
+  if (c.sorter.empty() && !c.sorter_options.empty())
+    throw UsageError("--sorter-options needs --sorter NAME (the options are that sorter's)");
   if (!c.sorter.empty() && !c.sorter_options.empty()) {
     try {
       parse_options(*find_sorter(c.sorter), c.sorter_options);

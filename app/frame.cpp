@@ -12,41 +12,19 @@
 #include <utility>
 #include <vector>
 
+#include "depthsort/cuda_handles.hpp"
 #include "depthsort/depth.hpp"
 #include "depthsort/device_buffer.hpp"
 #include "depthsort/errors.hpp"
 #include "depthsort/keys.hpp"
 #include "interop/gl_interop.hpp"
+#include "timings.hpp"
 
 namespace depthsort::app {
 
 namespace {
 
-// ------------------------------------------------------------------ RAII for CUDA objects
-
-class CudaStream {
- public:
-  CudaStream() { DEPTHSORT_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)); }
-  ~CudaStream() { cudaStreamDestroy(stream_); }
-  CudaStream(const CudaStream&) = delete;
-  CudaStream& operator=(const CudaStream&) = delete;
-  cudaStream_t get() const noexcept { return stream_; }
-
- private:
-  cudaStream_t stream_ = nullptr;
-};
-
-class CudaEvent {
- public:
-  CudaEvent() { DEPTHSORT_CUDA_CHECK(cudaEventCreateWithFlags(&event_, cudaEventDisableTiming)); }
-  ~CudaEvent() { cudaEventDestroy(event_); }
-  CudaEvent(const CudaEvent&) = delete;
-  CudaEvent& operator=(const CudaEvent&) = delete;
-  cudaEvent_t get() const noexcept { return event_; }
-
- private:
-  cudaEvent_t event_ = nullptr;
-};
+// ------------------------------------------------------------------ pinned host memory
 
 template <class T>
 class PinnedBuffer {
@@ -63,8 +41,6 @@ class PinnedBuffer {
  private:
   T* data_ = nullptr;
 };
-
-std::string mib(std::size_t bytes) { return std::to_string((bytes + (1u << 20) - 1) >> 20) + " MiB"; }
 
 std::unique_ptr<Sorter> make_sorter(const SorterInfo& info, const OptionValues& options, std::size_t n) {
   if (n == 0) return nullptr;
@@ -125,11 +101,6 @@ class GpuPipeline final : public FramePipeline {
   ~GpuPipeline() override { cudaStreamSynchronize(stream_.get()); }
 
   bool on_gpu() const override { return true; }
-
-  std::size_t workspace_bytes() const override {
-    return (mesh_sorter_ ? mesh_sorter_->workspace_bytes() : 0) +
-           (particle_sorter_ ? particle_sorter_->workspace_bytes() : 0);
-  }
 
   void compute(const Camera& camera, const FrameControls& controls, std::uint64_t frame_index) override {
     const cudaStream_t stream = stream_.get();
@@ -254,13 +225,7 @@ class GpuPipeline final : public FramePipeline {
 
   void take_check() {
     check_pending_ = false;
-    check_.frame = pending_frame_;
-    check_.bad_mesh = bad_host_.data()[0];
-    check_.bad_particles = bad_host_.data()[1];
-    ++check_.checks;
-    const bool ok = check_.bad_mesh == 0 && check_.bad_particles == 0;
-    if (!ok) ++check_.failures;
-    check_.light = ok ? CheckLight::Ok : CheckLight::Fail;
+    record_check(check_, pending_frame_, bad_host_.data()[0], bad_host_.data()[1]);
   }
 
   std::size_t triangles_, particles_;
@@ -271,7 +236,7 @@ class GpuPipeline final : public FramePipeline {
   SortSet mesh_keys_, particle_keys_;
   DeviceBuffer<unsigned int> bad_device_;
   PinnedBuffer<unsigned int> bad_host_;
-  CudaEvent check_event_;
+  CudaEvent check_event_{cudaEventDisableTiming};
   bool check_pending_ = false;
   std::uint64_t pending_frame_ = 0;
 };
@@ -298,10 +263,6 @@ class CpuPipeline final : public FramePipeline {
   }
 
   bool on_gpu() const override { return false; }
-  std::size_t workspace_bytes() const override {
-    return (mesh_sorter_ ? mesh_sorter_->workspace_bytes() : 0) +
-           (particle_sorter_ ? particle_sorter_->workspace_bytes() : 0);
-  }
 
   void compute(const Camera& camera, const FrameControls& controls, std::uint64_t frame_index) override {
     const DepthPlane plane = camera.depth_plane();
@@ -380,13 +341,7 @@ class CpuPipeline final : public FramePipeline {
   };
 
   void run_check(std::uint64_t frame_index) {
-    check_.frame = frame_index;
-    check_.bad_mesh = mesh_.count_bad();
-    check_.bad_particles = particles_.count_bad();
-    ++check_.checks;
-    const bool ok = check_.bad_mesh == 0 && check_.bad_particles == 0;
-    if (!ok) ++check_.failures;
-    check_.light = ok ? CheckLight::Ok : CheckLight::Fail;
+    record_check(check_, frame_index, mesh_.count_bad(), particles_.count_bad());
   }
 
   SceneBuffers& buffers_;
@@ -399,6 +354,26 @@ class CpuPipeline final : public FramePipeline {
 };
 
 }  // namespace
+
+void record_check(CheckState& state, std::uint64_t frame, unsigned int bad_mesh, unsigned int bad_particles) {
+  state.frame = frame;
+  state.bad_mesh = bad_mesh;
+  state.bad_particles = bad_particles;
+  ++state.checks;
+  const bool ok = bad_mesh == 0 && bad_particles == 0;
+  if (!ok) {
+    ++state.failures;
+    state.failed_frame = frame;
+    state.failed_mesh = bad_mesh;
+    state.failed_particles = bad_particles;
+  }
+  state.light = ok ? CheckLight::Ok : CheckLight::Fail;
+}
+
+std::size_t FramePipeline::workspace_bytes() const {
+  return (mesh_sorter_ ? mesh_sorter_->workspace_bytes() : 0) +
+         (particle_sorter_ ? particle_sorter_->workspace_bytes() : 0);
+}
 
 std::unique_ptr<FramePipeline> make_gpu_pipeline(SceneBuffers& buffers, const Scene& scene, const SorterInfo& info,
                                                  const OptionValues& options) {

@@ -32,10 +32,19 @@ enum class CheckLight { None, Pending, Ok, Fail };
 
 struct CheckState {
   CheckLight light = CheckLight::None;
-  std::uint64_t frame = 0;  // frame whose order was checked
+  std::uint64_t frame = 0;  // frame whose order was checked last
   unsigned int bad_mesh = 0, bad_particles = 0;
   std::uint64_t checks = 0, failures = 0;
+  // The last check that failed (valid when failures > 0), kept when later checks pass.
+  std::uint64_t failed_frame = 0;
+  unsigned int failed_mesh = 0, failed_particles = 0;
 };
+
+// Counts one finished check of frame `frame` (positions out of order in the mesh and particle
+// orders) into `state`: both paths' bookkeeping.
+void record_check(CheckState& state, std::uint64_t frame, unsigned int bad_mesh, unsigned int bad_particles);
+// A headless run's status from its checks: 1 if any check failed (not only the last one), else 0.
+inline int check_exit_status(const CheckState& state) noexcept { return state.failures > 0 ? 1 : 0; }
 
 class FramePipeline {
  public:
@@ -47,7 +56,8 @@ class FramePipeline {
   // Blocks until every queued check is done (end of headless runs).
   virtual void finish_checks() = 0;
   virtual bool on_gpu() const = 0;
-  virtual std::size_t workspace_bytes() const = 0;
+  // The sorters' workspace (both paths: mesh sorter + particle sorter).
+  std::size_t workspace_bytes() const;
 
   StepTimer& timer() noexcept { return timer_; }
   Sorter* mesh_sorter() noexcept { return mesh_sorter_.get(); }
@@ -69,8 +79,8 @@ std::unique_ptr<FramePipeline> make_gpu_pipeline(SceneBuffers& buffers, const Sc
 std::unique_ptr<FramePipeline> make_cpu_pipeline(SceneBuffers& buffers, const Scene& scene, const SorterInfo& info,
                                                  const OptionValues& options);
 
-// The registry entry a run uses: --sorter NAME, else cub-radix (or the first usable GPU sorter)
-// where CUDA works, else the CPU sorter. `why_cpu` says why the CPU path was taken, if it was.
+// The registry entry a run uses: --sorter NAME, else hybrid (or, if it cannot run, the first usable
+// GPU sorter) where CUDA works, else the CPU sorter. `why_cpu` says why the CPU path was taken, if it was.
 const SorterInfo& choose_sorter(const std::string& requested, bool force_cpu, std::string& why_cpu);
 
 }  // namespace depthsort::app

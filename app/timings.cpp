@@ -32,15 +32,21 @@ TimingSeries::Stats TimingSeries::last_second(double now) const {
   return s;
 }
 
-Timings::Timings(std::size_t record_frames) : record_capacity_(record_frames * 40) {
+Timings::Timings(std::size_t record_frames) : record_capacity_(record_frames * kMaxSamplesPerFrame) {
   series_.reserve(kMaxSeries);
-  samples_.reserve(record_capacity_);
+  try {
+    samples_.reserve(record_capacity_);
+  } catch (const std::exception&) {  // bad_alloc or length_error: say what was asked
+    throw std::runtime_error("cannot reserve " + mib(record_capacity_ * sizeof(Sample)) +
+                             " to record the timings of " + std::to_string(record_frames) +
+                             " frames; use fewer --frames");
+  }
 }
 
 int Timings::series(std::string_view group, std::string_view name) {
   for (std::size_t i = 0; i < series_.size(); ++i)
     if (series_[i].group == group && series_[i].name == name) return static_cast<int>(i);
-  if (series_.size() == kMaxSeries) return -1;
+  if (series_.size() == static_cast<std::size_t>(kMaxSeries)) return -1;
   TimingSeries s;
   s.group = group;
   s.name = name;
@@ -50,15 +56,32 @@ int Timings::series(std::string_view group, std::string_view name) {
 }
 
 void Timings::add(int index, float ms, double now, std::uint64_t frame) {
-  if (index < 0) return;
+  if (index < 0) {
+    ++dropped_;
+    return;
+  }
   TimingSeries& s = series_[static_cast<std::size_t>(index)];
+  if (s.count > 0 && s.last_frame == frame) {
+    // The same step again in this frame: one sample per name and frame, the sum.
+    const auto newest = static_cast<std::size_t>((s.head + TimingSeries::kHistory - 1) % TimingSeries::kHistory);
+    s.ms[newest] += ms;
+    s.last += ms;
+    if (s.last_sample != TimingSeries::kNotRecorded) samples_[s.last_sample].ms += ms;
+    return;
+  }
   s.ms[static_cast<std::size_t>(s.head)] = ms;
   s.at[static_cast<std::size_t>(s.head)] = now;
   s.head = (s.head + 1) % TimingSeries::kHistory;
   s.count = std::min(s.count + 1, TimingSeries::kHistory);
   s.last = ms;
-  if (samples_.size() < record_capacity_)
+  s.last_frame = frame;
+  s.last_sample = TimingSeries::kNotRecorded;
+  if (samples_.size() < record_capacity_) {
+    s.last_sample = samples_.size();
     samples_.push_back(Sample{static_cast<std::uint32_t>(frame), static_cast<std::uint16_t>(index), ms});
+  } else if (record_capacity_ > 0) {
+    ++dropped_;
+  }
 }
 
 float Timings::median(int index) const {
@@ -90,6 +113,11 @@ std::string json_escape(std::string_view text) {
   return out;
 }
 
+std::string mib(std::size_t bytes) {
+  constexpr std::size_t kMiB = std::size_t{1} << 20;
+  return std::to_string(bytes / kMiB + (bytes % kMiB != 0 ? 1 : 0)) + " MiB";
+}
+
 void Timings::write_json(const std::string& path, const std::string& meta_json) const {
   std::ofstream out(path);
   if (!out) throw std::runtime_error("cannot write --json file " + path);
@@ -98,7 +126,7 @@ void Timings::write_json(const std::string& path, const std::string& meta_json) 
     std::snprintf(buf, sizeof buf, "%.5f", static_cast<double>(x));
     return std::string(buf);
   };
-  out << "{\n  \"meta\": {" << meta_json << "},\n  \"median_ms\": {";
+  out << "{\n  \"meta\": {" << meta_json << "},\n  \"dropped_samples\": " << dropped_ << ",\n  \"median_ms\": {";
   bool first = true;
   for (std::size_t i = 0; i < series_.size(); ++i) {
     out << (first ? "\n    " : ",\n    ") << '"' << json_escape(series_[i].label) << "\": "

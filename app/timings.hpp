@@ -1,6 +1,8 @@
 // Timing series for the panel (history for plots, mean/min/max over the last second) and the
 // per-frame record that --json writes (every phase and sort step of every frame, plus medians).
 // Series are created on first sight of a name and never freed; adding a sample allocates nothing.
+// A step recorded more than once in one frame (the hybrid sort's repeated "refine"/"count", its
+// "partition-NN" names past the last) is summed into one sample of that frame.
 #pragma once
 
 #include <array>
@@ -9,6 +11,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "depthsort/step_timer.hpp"
 
 namespace depthsort::app {
 
@@ -19,6 +23,9 @@ struct TimingSeries {
   std::array<double, kHistory> at{};  // seconds since start
   int head = 0, count = 0;
   float last = 0.0f;
+  std::uint64_t last_frame = 0;  // frame of the newest history entry (valid when count > 0)
+  std::size_t last_sample = 0;   // its index in the recorded samples, or kNotRecorded
+  static constexpr std::size_t kNotRecorded = ~std::size_t{0};
   // The history in time order (for ImGui::PlotLines), written into `out` (kHistory floats).
   int ordered(float* out) const;
   struct Stats { float mean = 0, min = 0, max = 0; int samples = 0; };
@@ -27,7 +34,13 @@ struct TimingSeries {
 
 class Timings {
  public:
-  static constexpr int kMaxSeries = 64;
+  static constexpr int kMaxSeries = 256;
+  // What one frame can add: every step of the four timers read per frame (the frame pipeline's,
+  // the mesh and particle sorters' StepTimers, the GL timer ring, which has at most as many steps),
+  // plus "compute" (or "step sum") and "host frame".
+  static constexpr int kTimersPerFrame = 4;
+  static constexpr std::size_t kMaxSamplesPerFrame =
+      static_cast<std::size_t>(kTimersPerFrame * StepTimer::kMaxSteps + 2);
   // `record_frames` > 0 keeps every sample of that many frames for write_json.
   explicit Timings(std::size_t record_frames = 0);
 
@@ -39,6 +52,9 @@ class Timings {
   }
   const std::vector<TimingSeries>& all() const noexcept { return series_; }
   float median(int series_index) const;  // over the recorded frames
+  // Samples that could not be kept (more than kMaxSeries names, or frames beyond record_frames).
+  // Never silent: write_json and the app report them.
+  std::uint64_t dropped() const noexcept { return dropped_; }
 
   // Writes {"meta": {...}, "median_ms": {...}, "frames": [{"frame": i, "<group/name>": ms...}...]}.
   // `meta_json` is the inside of the meta object (already JSON).
@@ -53,8 +69,12 @@ class Timings {
   std::vector<TimingSeries> series_;
   std::vector<Sample> samples_;
   std::size_t record_capacity_ = 0;
+  std::uint64_t dropped_ = 0;
 };
 
 std::string json_escape(std::string_view text);
+
+// "12 MiB", rounded up (a nonzero size never reads 0 MiB): the console's and the panel's format.
+std::string mib(std::size_t bytes);
 
 }  // namespace depthsort::app

@@ -3,13 +3,24 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <limits>
 #include <numeric>
+#include <string>
 
 #include <glm/gtc/type_ptr.hpp>
 
 namespace depthsort::app {
 
 namespace {
+
+// An element count for glDrawElements (a GLsizei). build_scene keeps scenes within kMaxTriangles
+// and kMaxParticles, so this only guards against a scene built some other way.
+GLsizei draw_count(std::size_t count, const char* what) {
+  if (count > static_cast<std::size_t>(std::numeric_limits<GLsizei>::max()))
+    throw GlError(std::string("cannot draw ") + std::to_string(count) + " " + what + " indices in one call (at most " +
+                  std::to_string(std::numeric_limits<GLsizei>::max()) + ")");
+  return static_cast<GLsizei>(count);
+}
 
 // Both kinds of vertex are a float position (xyz, or xyz + size) followed by an RGBA8 colour.
 GlVertexArray make_position_colour_vao(GLuint vertices, GLsizei stride, GLint position_components,
@@ -31,6 +42,9 @@ GlVertexArray make_position_colour_vao(GLuint vertices, GLsizei stride, GLint po
 
 // ---------------------------------------------------------------- GlTimerRing
 
+// Timings (timings.hpp) reserves StepTimer::kMaxSteps samples per timer and frame, this one included.
+static_assert(GlTimerRing::kSteps <= StepTimer::kMaxSteps);
+
 GlTimerRing::GlTimerRing(bool host_clock) : host_clock_(host_clock) {
   if (host_clock_) return;
   for (Frame& frame : frames_)
@@ -45,6 +59,7 @@ void GlTimerRing::begin_frame() {
 }
 
 void GlTimerRing::begin_step(const char* name) {
+  if (current_ < 0) throw GlError(std::string("GlTimerRing: step '") + name + "' begun before begin_frame");
   Frame& frame = frames_[static_cast<std::size_t>(current_)];
   if (frame.steps == kSteps) throw GlError("GlTimerRing: too many steps in one frame");
   frame.names[static_cast<std::size_t>(frame.steps)] = name;
@@ -113,7 +128,6 @@ bool GlTimerRing::wait_last(std::vector<StepTime>& out) {
 
 Renderer::Renderer(const Scene& scene, bool offscreen, int width, int height) : offscreen_(offscreen) {
   const Mesh& mesh = scene.mesh;
-  buffers_.vertices = mesh.vertices.size();
   buffers_.triangles = mesh.triangles();
   buffers_.particles = scene.particles;
   buffers_.mesh_vertices = make_buffer(static_cast<GLsizeiptr>(mesh.vertices.size() * sizeof(MeshVertex)),
@@ -209,8 +223,8 @@ void Renderer::draw(const Scene& scene, const Camera& camera, float opacity, boo
     DEPTHSORT_GL_CHECK(glUniform1f(mesh_opacity_, opacity));
     DEPTHSORT_GL_CHECK(glUniform1i(mesh_lighting_, lighting ? 1 : 0));
     DEPTHSORT_GL_CHECK(glBindVertexArray(mesh_vao_.get()));
-    DEPTHSORT_GL_CHECK(glDrawElements(GL_TRIANGLES, static_cast<GLsizei>(3 * buffers_.triangles), GL_UNSIGNED_INT,
-                                      nullptr));
+    const GLsizei count = draw_count(std::size_t{3} * buffers_.triangles, "triangle");
+    DEPTHSORT_GL_CHECK(glDrawElements(GL_TRIANGLES, count, GL_UNSIGNED_INT, nullptr));
   }
   if (buffers_.particles > 0) {
     GlDebugGroup particle_group("draw particles");
@@ -221,7 +235,8 @@ void Renderer::draw(const Scene& scene, const Camera& camera, float opacity, boo
     DEPTHSORT_GL_CHECK(glUniform1f(sprite_opacity_, opacity));
     DEPTHSORT_GL_CHECK(glUniform1f(sprite_scale_, static_cast<float>(height_) / (2.0f * std::tan(0.5f * camera.fov_y))));
     DEPTHSORT_GL_CHECK(glBindVertexArray(particle_vao_.get()));
-    DEPTHSORT_GL_CHECK(glDrawElements(GL_POINTS, static_cast<GLsizei>(buffers_.particles), GL_UNSIGNED_INT, nullptr));
+    const GLsizei count = draw_count(buffers_.particles, "particle");
+    DEPTHSORT_GL_CHECK(glDrawElements(GL_POINTS, count, GL_UNSIGNED_INT, nullptr));
   }
   DEPTHSORT_GL_CHECK(glBindVertexArray(0));
   DEPTHSORT_GL_CHECK(glDepthMask(GL_TRUE));

@@ -22,7 +22,7 @@ struct SceneBuffers {
   GlBuffer mesh_elements;      // uint32[3 * triangles]; CUDA writes it (gather), GL draws it
   GlBuffer particle_vertices;  // ParticleVertex[particles]; CUDA simulates into it
   GlBuffer particle_elements;  // uint32[particles]; sorted order
-  std::size_t vertices = 0, triangles = 0, particles = 0;
+  std::size_t triangles = 0, particles = 0;  // within the scene's limits (scene.hpp), so GLsizei counts fit
 };
 
 // GL_TIME_ELAPSED queries in a ring of frames, read back later without waiting (or, for

@@ -16,17 +16,30 @@ std::string count_text(std::size_t n) {
   }
   return std::to_string(n);
 }
+
+// Throws SceneError naming the count and the limit.
+void check_count(std::size_t count, std::size_t limit, const char* what, const char* flags) {
+  if (count > limit)
+    throw SceneError("the scene would have " + std::to_string(count) + " " + what + ", above the limit of " +
+                     std::to_string(limit) + " (OpenGL draws at most 2^31-1 indices in one call); use fewer " +
+                     flags);
+}
+constexpr const char* kTriangleFlags = "--triangles/--copies";
 }  // namespace
 
 Scene build_scene(const Config& config, bool cpu_path, std::string& notes) {
   Scene scene;
   std::string what;
+  scene.particles = config.particles.value_or(0);
+  check_count(scene.particles, kMaxParticles, "particles", "--particles");
   if (!config.meshes.empty()) {
     for (const std::string& path : config.meshes) append(scene.mesh, load_obj(path));
     what = config.meshes.size() == 1 ? config.meshes.front() : std::to_string(config.meshes.size()) + " OBJ files";
     std::size_t copies = config.copies.value_or(1);
     if (config.triangles && !config.copies)
       copies = std::max<std::size_t>(1, (*config.triangles + scene.mesh.triangles() - 1) / scene.mesh.triangles());
+    // Checked before tiling (copies <= 4G from the command line: the product fits 64 bits).
+    check_count(scene.mesh.triangles() * copies, kMaxTriangles, "triangles", kTriangleFlags);
     if (copies > 1) {
       what += " x" + std::to_string(copies);
       scene.mesh = tile(scene.mesh, copies);
@@ -38,10 +51,12 @@ Scene build_scene(const Config& config, bool cpu_path, std::string& notes) {
       notes += "CPU path: the default knot is scaled down to " + count_text(kKnotTrianglesCpu) +
                " triangles (from " + count_text(kKnotTrianglesGpu) + " on the GPU path) to stay interactive; "
                "--triangles N overrides\n";
+    check_count(target, kMaxTriangles, "triangles", kTriangleFlags);
     if (config.copies && *config.copies > 1) target = std::max<std::size_t>(target / *config.copies, 64);
     scene.mesh = make_knot(target);
     what = "torus knot";
     if (config.copies && *config.copies > 1) {
+      check_count(scene.mesh.triangles() * *config.copies, kMaxTriangles, "triangles", kTriangleFlags);
       scene.mesh = tile(scene.mesh, *config.copies);
       what += " x" + std::to_string(*config.copies);
     }
@@ -56,7 +71,7 @@ Scene build_scene(const Config& config, bool cpu_path, std::string& notes) {
     what = "no mesh";
   }
 
-  scene.particles = config.particles.value_or(0);
+  check_count(scene.mesh.triangles(), kMaxTriangles, "triangles", kTriangleFlags);  // as built (knot rounding, tiling)
   if (scene.particles > 0) what += " + " + count_text(scene.particles) + " particles";
 
   // Camera: the test scene's is fixed (its pixels are known); others frame what is there.

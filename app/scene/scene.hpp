@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include <glm/vec3.hpp>
@@ -30,7 +31,13 @@ struct Scene {
 constexpr std::size_t kKnotTrianglesGpu = 2'000'000;
 constexpr std::size_t kKnotTrianglesCpu = 20'000;
 
-// Throws SceneError (scene/obj_loader.hpp) for bad OBJ files. `notes` receives lines to print
+// The largest scenes a run accepts: glDrawElements takes its index count as a GLsizei (int32),
+// three indices per triangle and one per particle.
+constexpr std::size_t kMaxTriangles = INT32_MAX / 3;
+constexpr std::size_t kMaxParticles = INT32_MAX;
+
+// Throws SceneError (scene/obj_loader.hpp) for bad OBJ files and for triangle or particle counts
+// above kMaxTriangles / kMaxParticles (before building anything that large). `notes` receives lines to print
 // (such as the CPU path's scaling down).
 Scene build_scene(const Config& config, bool cpu_path, std::string& notes);
 

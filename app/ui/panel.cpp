@@ -38,33 +38,22 @@ void ImGuiLayer::end_frame() {
 bool ImGuiLayer::wants_mouse() const { return ImGui::GetIO().WantCaptureMouse; }
 bool ImGuiLayer::wants_keyboard() const { return ImGui::GetIO().WantCaptureKeyboard; }
 
-namespace {
-
-std::string mib(std::size_t bytes) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.0f MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
-  return buf;
-}
-
-void timing_rows(const Timings& timings, const char* group, double now) {
-  static std::array<float, TimingSeries::kHistory> plot{};
+void Panel::timing_rows(const Timings& timings, const char* group, double now) {
   for (const TimingSeries& s : timings.all()) {
     if (s.group != group) continue;
     const TimingSeries::Stats st = s.last_second(now);
-    const int n = s.ordered(plot.data());
+    const int n = s.ordered(plot_.data());
     char overlay[96];
     std::snprintf(overlay, sizeof overlay, "%-10s %7.3f ms  (%.3f..%.3f)", s.name.c_str(), static_cast<double>(st.mean),
                   static_cast<double>(st.min), static_cast<double>(st.max));
     ImGui::PushID(s.label.c_str());
-    ImGui::PlotLines("##history", plot.data(), n, 0, overlay, 0.0f, st.max > 0 ? st.max * 1.3f : 1.0f,
+    ImGui::PlotLines("##history", plot_.data(), n, 0, overlay, 0.0f, st.max > 0 ? st.max * 1.3f : 1.0f,
                      ImVec2(ImGui::GetContentRegionAvail().x, 34));
     ImGui::PopID();
   }
 }
 
-}  // namespace
-
-void draw_panel(UiState& state, const PanelInfo& info, const Timings& timings, double now) {
+void Panel::draw(UiState& state, const PanelInfo& info, const Timings& timings, double now) {
   ImGui::SetNextWindowPos(ImVec2(10, 10), ImGuiCond_FirstUseEver);
   ImGui::SetNextWindowSize(ImVec2(400, 680), ImGuiCond_FirstUseEver);
   ImGui::Begin("depthsort");
@@ -131,7 +120,7 @@ void draw_panel(UiState& state, const PanelInfo& info, const Timings& timings, d
       }
       ImGui::EndCombo();
     }
-    ImGui::TextWrapped("%s", std::string(current.origin).c_str());
+    ImGui::TextWrapped("%.*s", static_cast<int>(current.origin.size()), current.origin.data());
     for (const OptionSpec& spec : registry[static_cast<std::size_t>(state.sorter)].options) {
       const std::string name(spec.name);
       int& value = state.options[name];

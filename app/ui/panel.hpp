@@ -4,6 +4,7 @@
 // The panel edits a copy of UiState; the app compares it with last frame's to decide what to rebuild.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -59,6 +60,14 @@ class ImGuiLayer {
   bool wants_keyboard() const;
 };
 
-void draw_panel(UiState& state, const PanelInfo& info, const Timings& timings, double now);
+// The panel's window. Its scratch (the plot buffer) is a member, not a function-local static.
+class Panel {
+ public:
+  void draw(UiState& state, const PanelInfo& info, const Timings& timings, double now);
+
+ private:
+  void timing_rows(const Timings& timings, const char* group, double now);
+  std::array<float, TimingSeries::kHistory> plot_{};  // one series' history, in time order
+};
 
 }  // namespace depthsort::app

@@ -20,10 +20,11 @@ namespace {
 
 TEST(GpuPath, EverySorterGivesTheCpuPathsPixels) {
   REQUIRE_CUDA_DEVICE();
-  const std::vector<std::string> common = {"--headless", "--scene", "test", "--size", "160x120", "--frames", "3",
-                                           "--quiet"};
+  // Not --quiet: each GPU run must say it took the GPU path with that sorter, or a silent fallback
+  // to the CPU path would compare the CPU path with itself and pass.
+  const std::vector<std::string> common = {"--headless", "--scene", "test", "--size", "160x120", "--frames", "3"};
   auto args = common;
-  args.insert(args.end(), {"--cpu", "--screenshot", out_path("gpu_ref_cpu.png")});
+  args.insert(args.end(), {"--cpu", "--quiet", "--screenshot", out_path("gpu_ref_cpu.png")});
   CommandResult r = run_depthsort(args);
   ASSERT_EQ(r.status, 0) << r.output;
   const Image reference = read_png(out_path("gpu_ref_cpu.png"));
@@ -35,6 +36,8 @@ TEST(GpuPath, EverySorterGivesTheCpuPathsPixels) {
     args.insert(args.end(), {"--sorter", std::string(info.name), "--screenshot", png});
     r = run_depthsort(args);
     ASSERT_EQ(r.status, 0) << info.name << ": " << r.output;
+    ASSERT_NE(r.output.find("path: GPU"), std::string::npos) << info.name << " did not run on the GPU path: " << r.output;
+    ASSERT_NE(r.output.find("sorter: " + std::string(info.name)), std::string::npos) << info.name << ": " << r.output;
     const Image image = read_png(png);
     ASSERT_EQ(image.rgba.size(), reference.rgba.size());
     int worst = 0;
@@ -60,6 +63,7 @@ TEST(GpuPath, MillionsWithoutDrawing) {
   const CommandResult r = run_depthsort({"--headless", "--no-draw", "--triangles", "2M", "--particles", "1M",
                                          "--frames", "20", "--check-every", "5"});
   ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("path: GPU"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("order checks: 4/4 passed"), std::string::npos) << r.output;
 }
 

@@ -9,11 +9,13 @@
 
 #include "cli.hpp"
 #include "depthsort/depth.hpp"
+#include "frame.hpp"
 #include "depthsort/particles.hpp"
 #include "scene/camera.hpp"
 #include "scene/mesh.hpp"
 #include "scene/obj_loader.hpp"
 #include "support.hpp"
+#include "timings.hpp"
 
 namespace depthsort::app::test {
 namespace {
@@ -90,6 +92,28 @@ TEST(HeadlessRun, DefaultSceneWithParticlesRunsAndWritesJson) {
     EXPECT_NE(text.find(key), std::string::npos) << key;
 }
 
+TEST(HeadlessRun, UnwritableOutputFailsBeforeAnyFrame) {
+  const std::string json = out_path("never.json");
+  std::remove(json.c_str());
+  const CommandResult r = run_depthsort({"--headless", "--cpu", "--scene", "test", "--size", "64x64", "--frames", "2",
+                                         "--screenshot", "/nonexistent-folder/x.png", "--json", json});
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("--screenshot /nonexistent-folder/x.png: cannot write there"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("path:"), std::string::npos) << "ran before checking its outputs: " << r.output;
+  FILE* f = std::fopen(json.c_str(), "r");  // the check leaves no file behind
+  EXPECT_EQ(f, nullptr);
+  if (f) std::fclose(f);
+}
+
+TEST(HeadlessRun, TooManyParticlesOrTrianglesNameCountAndLimit) {
+  CommandResult r = run_depthsort({"--headless", "--cpu", "--scene", "none", "--particles", "3G", "--frames", "1"});
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("3000000000 particles, above the limit of 2147483647"), std::string::npos) << r.output;
+  r = run_depthsort({"--headless", "--cpu", "--triangles", "800M", "--frames", "1"});
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("800000000 triangles, above the limit of 715827882"), std::string::npos) << r.output;
+}
+
 TEST(Windowed, NoDisplaySuggestsHeadless) {
   const CommandResult r = run_depthsort({"--frames", "2"}, "env -u DISPLAY -u WAYLAND_DISPLAY");
   EXPECT_EQ(r.status, 1) << r.output;
@@ -140,6 +164,22 @@ TEST(CommandLine, BadValues) {
   EXPECT_EQ(run_depthsort({"--size", "wide"}).status, 2);
   EXPECT_EQ(run_depthsort({"--frames"}).status, 2);
   EXPECT_EQ(run_depthsort({"--opacity", "3"}).status, 2);
+}
+
+TEST(CommandLine, SorterOptionsBelongToTheRequestedSorter) {
+  // Checked against the sorter asked for: a usage error for bad options or options without --sorter.
+  CommandResult r = run_depthsort({"--sorter-options", "shuffle=1"});
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("--sorter-options needs --sorter"), std::string::npos) << r.output;
+  r = run_depthsort({"--sorter", "hybrid", "--sorter-options", "bogus=1"});
+  EXPECT_EQ(r.status, 2) << r.output;
+  // Valid for hybrid, which cannot run with --cpu: the CPU sorter runs and the options are dropped
+  // with a note, not rejected by the CPU sorter.
+  r = run_depthsort({"--headless", "--cpu", "--scene", "test", "--size", "64x64", "--frames", "2", "--sorter", "hybrid",
+                     "--sorter-options", "buckets=1024"});
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("--sorter-options buckets=1024 (for hybrid) dropped"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("sorter: cpu"), std::string::npos) << r.output;
 }
 
 TEST(CommandLine, MissingObjExitsOneNamingTheFile) {
@@ -250,6 +290,56 @@ TEST(Particles, StepIsDeterministicAndFinite) {
   EXPECT_TRUE(std::isfinite(va.x) && std::isfinite(va.y) && std::isfinite(va.z));
   EXPECT_GT(va.size, 0.0f);
   EXPECT_LE(a.age, a.life);
+}
+
+// ------------------------------------------------------------------ order-check bookkeeping, timings
+
+TEST(OrderChecks, AnyFailureFailsTheRunNotOnlyTheLast) {
+  CheckState state;
+  EXPECT_EQ(check_exit_status(state), 0);
+  record_check(state, 0, 0, 0);
+  record_check(state, 30, 5, 1);  // a wrong order...
+  record_check(state, 60, 0, 0);  // ...then a right one: the light is green again, the run still failed
+  EXPECT_EQ(state.light, CheckLight::Ok);
+  EXPECT_EQ(state.checks, 3u);
+  EXPECT_EQ(state.failures, 1u);
+  EXPECT_EQ(state.failed_frame, 30u);
+  EXPECT_EQ(state.failed_mesh, 5u);
+  EXPECT_EQ(state.failed_particles, 1u);
+  EXPECT_EQ(check_exit_status(state), 1);
+}
+
+TEST(TimingsRecord, RepeatedStepIsSummedUnderOneName) {
+  Timings timings(2);
+  timings.add("sort", "refine", 1.0f, 0.0, 0);
+  timings.add("sort", "count", 0.5f, 0.0, 0);
+  timings.add("sort", "refine", 2.0f, 0.0, 0);  // the same step again in frame 0
+  timings.add("sort", "refine", 4.0f, 0.1, 1);
+  const int refine = timings.series("sort", "refine");
+  EXPECT_FLOAT_EQ(timings.median(refine), 3.5f);  // frames 0 (1 + 2) and 1 (4)
+  EXPECT_EQ(timings.all()[static_cast<std::size_t>(refine)].count, 2);
+  const std::string path = out_path("summed.json");
+  timings.write_json(path, "\"test\": true");
+  FILE* f = std::fopen(path.c_str(), "r");
+  ASSERT_NE(f, nullptr);
+  std::string text(1 << 16, '\0');
+  text.resize(std::fread(text.data(), 1, text.size(), f));
+  std::fclose(f);
+  const std::size_t frame0 = text.find("{\"frame\": 0,");
+  ASSERT_NE(frame0, std::string::npos) << text;
+  const std::string line = text.substr(frame0, text.find('}', frame0) - frame0);
+  EXPECT_NE(line.find("\"sort/refine\": 3.00000"), std::string::npos) << line;
+  EXPECT_EQ(line.find("\"sort/refine\"", line.find("\"sort/refine\"") + 1), std::string::npos) << "duplicate key: " << line;
+  EXPECT_NE(text.find("\"dropped_samples\": 0"), std::string::npos) << text;
+}
+
+TEST(TimingsRecord, EveryTimersStepsFitAndOverflowIsCounted) {
+  Timings timings(1);
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < Timings::kMaxSamplesPerFrame + 3; ++i) names.push_back("step " + std::to_string(i));
+  for (const std::string& name : names) timings.add("frame", name, 1.0f, 0.0, 0);
+  EXPECT_EQ(timings.dropped(), 3u);  // one frame holds kMaxSamplesPerFrame; the rest is counted, not lost silently
+  EXPECT_GE(Timings::kMaxSamplesPerFrame, static_cast<std::size_t>(4 * StepTimer::kMaxSteps));
 }
 
 TEST(Scene, TilingAndKnotSizes) {

@@ -49,10 +49,11 @@ DEPTHSORT_HD float triangle_key(const DepthPlane& plane, const MeshVertex* verti
   return point_key(plane, (a.x + b.x + c.x) * third, (a.y + b.y + c.y) * third, (a.z + b.z + c.z) * third);
 }
 
-// Writes the three indices of triangle order[i] to elements[3i..3i+2].
+// Writes the three indices of triangle order[i] to elements[3i..3i+2]. Offsets in size_t: 3 * t
+// in 32 bits would wrap above 1.43G triangles.
 DEPTHSORT_HD void gather_triangle(const std::uint32_t* indices, const std::uint32_t* order, std::size_t i,
                                   std::uint32_t* elements) {
-  const std::uint32_t t = order[i];
+  const std::size_t t = order[i];
   elements[3 * i + 0] = indices[3 * t + 0];
   elements[3 * i + 1] = indices[3 * t + 1];
   elements[3 * i + 2] = indices[3 * t + 2];
