@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The measurements of the hybrid sort (Sintorn & Assarsson 2008) on a lent GPU, in one call.
 # Usage (on the GPU machine, from the repository root):
-#   scripts/hybrid-study.sh BIN_DIR OUT_DIR [tests] [bench] [curve] [dists] [faithful]
+#   scripts/hybrid-study.sh BIN_DIR OUT_DIR [tests] [bench] [curve] [dists] [faithful] [knobs] [large] [summary]
 # BIN_DIR holds depthsort-gpu-tests and depthsort-bench (statically linked, built elsewhere);
 # every part named runs (all when none is named) and leaves its log or CSV in OUT_DIR:
 #   tests     the GPU suite for hybrid and hybrid-quick, every option variant, in parallel shards
@@ -10,6 +10,9 @@
 #   dists     every distribution of the suite at 16M (the worst-distribution figure)
 #   faithful  the paper's own execution (Fig. 4 atomics, Fig. 3 global passes) against the default
 #   knobs     the on-chip merge: word or pair path, 8 or 16 outputs per thread; 1M, 4M, 16M uniform
+#   large     many buckets (64M with auto L; 16M with 16384 and 60000 buckets) and the paper's
+#             execution, each checked against the CPU reference (--check)
+#   summary   one line per hybrid / cub-radix row of every CSV written, with the steps
 set -uo pipefail
 BIN=${1:?bin dir}
 OUT=${2:?out dir}
@@ -71,4 +74,35 @@ if has knobs; then
     --options hybrid:word_merge=1,merge_outputs=0 \
     --csv "$OUT/hybrid-knobs.csv" >"$LOGS/hybrid-knobs.txt" 2>&1
   grep -E '^\[' "$LOGS/hybrid-knobs.txt" | sed -E 's/atomic_count=0,buckets=0,global_merge=0,histogram_bins=1024,//; s/,refinements=1,shuffle=0//'
+fi
+
+if has large; then
+  # Many buckets (64M pairs with auto L; 16M with 16384 and 60000 buckets, whose counters no
+  # longer fit shared memory) and the paper's execution, checked against the CPU.
+  bench --sorters hybrid --sizes 64M --dist uniform,mesh --reps 5 --check \
+    --csv "$OUT/hybrid-large.csv" >"$LOGS/hybrid-large.txt" 2>&1
+  bench --sorters hybrid --sizes 16M --dist uniform,zipf,specials --reps 3 --check \
+    --options hybrid:buckets=16384 --options hybrid:buckets=60000 \
+    --csv "$OUT/hybrid-large2.csv" >>"$LOGS/hybrid-large.txt" 2>&1
+  bench --sorters hybrid --sizes 1M,16M --dist uniform --reps 3 --check \
+    --options hybrid:atomic_count=1,global_merge=1,buckets=1024 \
+    --csv "$OUT/hybrid-large3.csv" >>"$LOGS/hybrid-large.txt" 2>&1
+  grep -E "FAIL|error" "$LOGS/hybrid-large.txt" | head
+fi
+
+if has summary; then
+  # One line per row of every CSV in OUT_DIR (hybrid and cub-radix): time, ratio, check, steps.
+  python3 - "$OUT"/hybrid-*.csv <<'PY'
+import csv, re, sys
+for path in sys.argv[1:]:
+    print("==", path.rsplit("/", 1)[-1])
+    for r in csv.DictReader(open(path)):
+        if r["sorter"] not in ("hybrid", "cub-radix") or not r["median_ms"]:
+            continue
+        steps = " ".join(f"{k}={float(v):.3f}" for k, v in (s.split("=") for s in r["steps"].split(";") if s))
+        opts = ",".join(o for o in r["options"].split(",") if o and not re.match(
+            r"(atomic_count=0|buckets=0|global_merge=0|histogram_bins=1024|merge_outputs=0|refinements=1|shuffle=0|word_merge=1)$", o))
+        print(f"{r['sorter'][:6]:6s} {opts[:40]:14s} {r['dist'][:9]:9s} {int(r['n']) >> 20:2d}M {float(r['median_ms']):6.3f} "
+              f"x{float(r['vs_cub'] or 1):.2f} {r['check'][:4]:4s} {steps if r['sorter'] == 'hybrid' else ''}")
+PY
 fi

@@ -31,8 +31,9 @@ constexpr const char* kPartitionNames[] = {
 // Shared memory the default count may take for its counters, pivots and table (one block per SM).
 constexpr std::size_t kSearchSmemMax = 200 * 1024;
 
-// Largest n the 32-bit indices of the kernels allow, with room for padding.
-constexpr std::size_t kMaxPairs = (std::size_t{1} << 31) - (std::size_t{1} << 24);
+// Largest n the 32-bit indices of the kernels allow, with room for padding: below Sorter::kMaxPairs
+// (named apart from it, which a member function would find first).
+constexpr std::size_t kMaxHybridPairs = (std::size_t{1} << 31) - (std::size_t{1} << 24);
 
 int ceil_log2_host(std::size_t x) {
   int r = 0;
@@ -85,9 +86,9 @@ class HybridSorter final : public Sorter {
   }
 
   void do_reserve(std::size_t max_n) override {
-    if (max_n > kMaxPairs)
+    if (max_n > kMaxHybridPairs)
       throw CapacityError(name() + ": cannot reserve for " + std::to_string(max_n) + " pairs: at most " +
-                          std::to_string(kMaxPairs) + " pairs (32-bit indices)");
+                          std::to_string(kMaxHybridPairs) + " pairs (32-bit indices)");
     workspace_bytes_ = 0;
     const std::string& owner = name();
     auto u32 = [&](std::size_t count) {
