@@ -55,29 +55,48 @@ def parse_steps(text):
     return steps
 
 
+def option_labels(records):
+    """(sorter, options) -> the options that tell the sorter's rows apart, or "" when it has one set.
+
+    A sorter's full option list (every default spelled out) would not fit in a legend."""
+    sets = {}
+    for record in records:
+        sets.setdefault(record["sorter"], {})[record.get("options") or ""] = None
+    labels = {}
+    for sorter, option_sets in sets.items():
+        parsed = {text: dict(item.split("=", 1) for item in text.split(",") if "=" in item) for text in option_sets}
+        names = {name for options in parsed.values() for name in options}
+        varying = sorted(name for name in names if len({options.get(name) for options in parsed.values()}) > 1)
+        for text, options in parsed.items():
+            labels[(sorter, text)] = ",".join(f"{name}={options.get(name, '-')}" for name in varying)
+    return labels
+
+
 def read_rows(path):
-    rows = []
     with open(path, newline="") as file:
-        for record in csv.DictReader(line for line in file if not line.startswith("#")):
-            if int(record.get("reps") or 0) <= 0:
-                continue
-            label = record["sorter"]
-            if record.get("options"):
-                label += f" [{record['options']}]"
-            if record.get("baseline") == "1":
-                label += " *"
-            rows.append({
-                "label": label,
-                "baseline": record.get("baseline") == "1",
-                "dist": record["dist"],
-                "n": int(record["n"]),
-                "median": number(record["median_ms"]),
-                "min": number(record["min_ms"]),
-                "p90": number(record["p90_ms"]),
-                "gpairs": number(record["gpairs_per_s"]),
-                "steps": parse_steps(record.get("steps")),
-                "device": record.get("device", ""),
-            })
+        records = [record for record in csv.DictReader(line for line in file if not line.startswith("#"))
+                   if int(record.get("reps") or 0) > 0]
+    distinguishing = option_labels(records)
+    rows = []
+    for record in records:
+        label = record["sorter"]
+        options = distinguishing[(record["sorter"], record.get("options") or "")]
+        if options:
+            label += f" [{options}]"
+        if record.get("baseline") == "1":
+            label += " *"
+        rows.append({
+            "label": label,
+            "baseline": record.get("baseline") == "1",
+            "dist": record["dist"],
+            "n": int(record["n"]),
+            "median": number(record["median_ms"]),
+            "min": number(record["min_ms"]),
+            "p90": number(record["p90_ms"]),
+            "gpairs": number(record["gpairs_per_s"]),
+            "steps": parse_steps(record.get("steps")),
+            "device": record.get("device", ""),
+        })
     return rows
 
 
