@@ -248,13 +248,10 @@ __global__ void shuffle_kernel(const float* __restrict__ keys_in, const std::uin
   }
 }
 
-// ---------------------------------------------------------------------------------------------
-// Step 1, Section 5.1: min and max by a reduction, of all keys and of the finite keys (the bins).
-// ---------------------------------------------------------------------------------------------
-template <int kThreads>
-__global__ void __launch_bounds__(kThreads) minmax_kernel(const float* __restrict__ keys, std::size_t n,
-                                                          Control* ctrl) {
-  std::uint32_t omin = 0xFFFFFFFFu, omax = 0;
+// Grid-stride pass over the keys that hands each one, as ordered bits, to `visit`: eight loads per
+// thread are issued before any is used, so the pass runs at memory speed (min/max and histogram).
+template <int kThreads, class Visit>
+__device__ __forceinline__ void for_each_ordered_key(const float* __restrict__ keys, std::size_t n, Visit&& visit) {
   constexpr int kUnroll = 8;
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * kThreads * kUnroll;
   for (std::size_t base = static_cast<std::size_t>(blockIdx.x) * kThreads * kUnroll; base < n; base += stride) {
@@ -266,14 +263,22 @@ __global__ void __launch_bounds__(kThreads) minmax_kernel(const float* __restric
     }
 #pragma unroll
     for (int q = 0; q < kUnroll; ++q) {
-      const std::size_t i = base + q * kThreads + threadIdx.x;
-      if (i < n) {
-        const std::uint32_t o = ordered_key(f[q]);
-        omin = min(omin, o);
-        omax = max(omax, o);
-      }
+      if (base + q * kThreads + threadIdx.x < n) visit(ordered_key(f[q]));
     }
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Step 1, Section 5.1: min and max of all keys (as ordered bits) by a reduction.
+// ---------------------------------------------------------------------------------------------
+template <int kThreads>
+__global__ void __launch_bounds__(kThreads) minmax_kernel(const float* __restrict__ keys, std::size_t n,
+                                                          Control* ctrl) {
+  std::uint32_t omin = 0xFFFFFFFFu, omax = 0;
+  for_each_ordered_key<kThreads>(keys, n, [&](std::uint32_t o) {
+    omin = min(omin, o);
+    omax = max(omax, o);
+  });
   using Reduce = cub::BlockReduce<std::uint32_t, kThreads>;
   __shared__ typename Reduce::TempStorage temp[2];
   const std::uint32_t a = Reduce(temp[0]).Reduce(~omin, ::cuda::maximum<>{});
@@ -296,21 +301,7 @@ __global__ void __launch_bounds__(kThreads) histogram_kernel(const float* __rest
   for (int i = threadIdx.x; i < bins; i += kThreads) sh_hist[i] = 0;
   const Binning binning = make_binning(*ctrl, bins);
   __syncthreads();
-  constexpr int kUnroll = 8;
-  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * kThreads * kUnroll;
-  for (std::size_t base = static_cast<std::size_t>(blockIdx.x) * kThreads * kUnroll; base < n; base += stride) {
-    float f[kUnroll];
-#pragma unroll
-    for (int q = 0; q < kUnroll; ++q) {
-      const std::size_t i = base + q * kThreads + threadIdx.x;
-      f[q] = i < n ? keys[i] : 0.f;
-    }
-#pragma unroll
-    for (int q = 0; q < kUnroll; ++q) {
-      const std::size_t i = base + q * kThreads + threadIdx.x;
-      if (i < n) atomicAdd(&sh_hist[binning.bin(ordered_key(f[q]))], 1u);
-    }
-  }
+  for_each_ordered_key<kThreads>(keys, n, [&](std::uint32_t o) { atomicAdd(&sh_hist[binning.bin(o)], 1u); });
   __syncthreads();
   for (int i = threadIdx.x; i < bins; i += kThreads)
     if (sh_hist[i]) atomicAdd(&hist[i], sh_hist[i]);
@@ -624,7 +615,7 @@ __global__ void __launch_bounds__(kPassThreads) scatter_kernel(Src src, std::uin
   }
 }
 
-// Step 6, two-level reposition (default while L < 65536). One scatter into L buckets writes L
+// Step 6, two-level reposition (default while L <= 65536). One scatter into L buckets writes L
 // interleaved streams of 8-byte pairs: on an H200 that cost 0.6-0.9 ms at 16M pairs, whether the
 // slots came from global atomics or from a per-block count matrix (partial sectors thrash L2).
 // Instead the pairs move twice, each time to at most kCoarse (or F = L / kCoarse) destinations:
@@ -635,7 +626,7 @@ inline constexpr int kCoarse = 128;
 inline constexpr int kScatterThreads = 512;
 inline constexpr int kScatterItems = 8;
 inline constexpr int kScatterTile = kScatterThreads * kScatterItems;
-inline constexpr int kMaxFine = 512;  // F <= 512 since L < 65536
+inline constexpr int kMaxFine = 512;  // F <= 512 since L <= 65536 (16-bit bucket ids)
 
 struct TileScatterSmem {
   std::uint32_t hist[kMaxFine];

@@ -89,6 +89,8 @@ class HybridSorter final : public Sorter {
     if (max_n > kMaxHybridPairs)
       throw CapacityError(name() + ": cannot reserve for " + std::to_string(max_n) + " pairs: at most " +
                           std::to_string(kMaxHybridPairs) + " pairs (32-bit indices)");
+    // A larger reservation must not need the old and the new workspace at once.
+    release_workspace();
     workspace_bytes_ = 0;
     const std::string& owner = name();
     auto u32 = [&](std::size_t count) {
@@ -343,7 +345,7 @@ class HybridSorter final : public Sorter {
       std::swap(pivots, spare);
     }
     const BoundSearch search{pivots, table_.data(), ctrl, bins};
-    if (!atomic_count_ && !global_merge_ && L <= 65535 && bucket16_.size() >= n) {
+    if (!atomic_count_ && !global_merge_ && L <= 65536 && bucket16_.size() >= n) {
       {
         StepScope step(timer, "count");
         const std::size_t smem = (2 * static_cast<std::size_t>(L) + bins + 1) * 4;
@@ -497,6 +499,17 @@ class HybridSorter final : public Sorter {
   std::size_t workspace_bytes_ = 0;
   std::size_t zero_words_ = 0;
   std::size_t max_items_ = 0;
+  // Every DeviceBuffer member below, freed before a new reservation.
+  void release_workspace() {
+    for (auto* b : {&bucket16_, &moved16_}) *b = {};
+    for (auto* b : {&fine_items_, &items_, &chunk_mm_, &packed_, &packed2_}) *b = {};
+    for (auto* b : {&coarse_cursor_, &tile_start_, &zeroed_, &pivots_, &pivots2_, &table_, &cum_, &offset_, &base_,
+                    &cursor_, &poff_, &ov_bucket_, &ov_tile_start_, &shuffled_values_, &qoff_, &qoff2_, &qpivot_,
+                    &sublist_, &index_, &pkeys_[0], &pkeys_[1], &pvalues_[0], &pvalues_[1]})
+      *b = {};
+    shuffled_keys_ = {};
+  }
+
   DeviceBuffer<std::uint16_t> bucket16_, moved16_;
   DeviceBuffer<uint2> fine_items_;
   DeviceBuffer<std::uint32_t> coarse_cursor_, tile_start_;
