@@ -1437,24 +1437,12 @@ __global__ void quick_init_kernel(std::uint32_t* qoff, std::uint32_t n) {
   qoff[2] = n;
 }
 
-// Offsets of the 2K+1 new sublists (one block).
+// Offsets of the 2K+1 new sublists (one block); the scatter's cursors start at the offsets.
 __global__ void __launch_bounds__(kOneBlock) quick_offsets_kernel(const std::uint32_t* __restrict__ counts,
                                                                   int buckets, std::uint32_t* qoff,
                                                                   std::uint32_t* cursor) {
-  using Scan = cub::BlockScan<std::uint32_t, kOneBlock>;
-  __shared__ typename Scan::TempStorage scan_temp;
-  const int per = (buckets + kOneBlock - 1) / kOneBlock;
-  const int begin = min(buckets, static_cast<int>(threadIdx.x) * per), end = min(buckets, begin + per);
-  std::uint32_t sum = 0;
-  for (int i = begin; i < end; ++i) sum += counts[i];
-  std::uint32_t prefix = 0, total = 0;
-  Scan(scan_temp).ExclusiveSum(sum, prefix, total);
-  for (int i = begin; i < end; ++i) {
-    qoff[i] = prefix;
-    cursor[i] = prefix;
-    prefix += counts[i];
-  }
-  if (threadIdx.x == 0) qoff[buckets] = total;
+  block_cumulative_counts(counts, buckets, qoff);  // ends with a barrier: qoff is complete
+  for (int i = threadIdx.x; i < buckets; i += kOneBlock) cursor[i] = qoff[i];
 }
 
 }  // namespace depthsort::hybrid

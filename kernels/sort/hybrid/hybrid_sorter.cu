@@ -425,22 +425,19 @@ class HybridSorter final : public Sorter {
       if (pass > 0) DEPTHSORT_CUDA_CHECK(cudaMemsetAsync(counts, 0, static_cast<std::size_t>(buckets) * 4, stream));
       const QuickSplit split{qoff, qpivot_.data(), K};
       uint2* dst = bufs[cur == 0 ? 1 : 0];
-      if (cur < 0) {
-        quick_pivot_kernel<<<grid_for(K, 256, 4096), 256, 0, stream>>>(src, qoff, K, qpivot_.data());
+      // The first pass reads the input pairs, later ones the packed pairs of the previous pass.
+      const auto partition = [&](const auto& source) {
+        quick_pivot_kernel<<<grid_for(K, 256, 4096), 256, 0, stream>>>(source, qoff, K, qpivot_.data());
         DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid quick_pivot_kernel");
-        launch_count(src, n, split, buckets, counts, stream);
+        launch_count(source, n, split, buckets, counts, stream);
         quick_offsets_kernel<<<1, kOneBlock, 0, stream>>>(counts, buckets, qnext, cursor_.data());
         DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid quick_offsets_kernel");
-        launch_scatter(src, n, split, buckets, cursor_.data(), PackedStore{dst}, stream);
-      } else {
-        const PackedPairs psrc{bufs[cur]};
-        quick_pivot_kernel<<<grid_for(K, 256, 4096), 256, 0, stream>>>(psrc, qoff, K, qpivot_.data());
-        DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid quick_pivot_kernel");
-        launch_count(psrc, n, split, buckets, counts, stream);
-        quick_offsets_kernel<<<1, kOneBlock, 0, stream>>>(counts, buckets, qnext, cursor_.data());
-        DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid quick_offsets_kernel");
-        launch_scatter(psrc, n, split, buckets, cursor_.data(), PackedStore{dst}, stream);
-      }
+        launch_scatter(source, n, split, buckets, cursor_.data(), PackedStore{dst}, stream);
+      };
+      if (cur < 0)
+        partition(src);
+      else
+        partition(PackedPairs{bufs[cur]});
       cur = cur == 0 ? 1 : 0;
       std::swap(qoff, qnext);
     }
