@@ -28,7 +28,8 @@ constexpr const char* kPartitionNames[] = {
     "partition-07", "partition-08", "partition-09", "partition-10", "partition-11", "partition-12",
     "partition-13", "partition-14", "partition-15", "partition-16", "partition-17"};
 
-// Shared memory the default count may take for its counters, pivots and table (one block per SM).
+// Shared memory the default count may take for its counters, pivots and table (one block per SM),
+// at most: less where the device allows a block less.
 constexpr std::size_t kSearchSmemMax = 200 * 1024;
 
 // Largest n the 32-bit indices of the kernels allow, with room for padding: below Sorter::kMaxPairs
@@ -145,6 +146,11 @@ class HybridSorter final : public Sorter {
     int device = 0;
     DEPTHSORT_CUDA_CHECK(cudaGetDevice(&device));
     DEPTHSORT_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device));
+    // Hopper gives a block up to 227 KB; desktop GPUs about 99 KB. Where the count's pivots,
+    // table and counters do not fit, it takes the count kernel that keeps them in global memory.
+    int smem_optin = 0;
+    DEPTHSORT_CUDA_CHECK(cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    search_smem_max_ = std::min(kSearchSmemMax, static_cast<std::size_t>(smem_optin));
     if (split_ == Split::Bucket && !atomic_count_ && !global_merge_) {
       bucket16_ = DeviceBuffer<std::uint16_t>(std::max<std::size_t>(max_n, 1), owner);
       moved16_ = DeviceBuffer<std::uint16_t>(std::max<std::size_t>(max_n, 1), owner);
@@ -257,7 +263,7 @@ class HybridSorter final : public Sorter {
     DEPTHSORT_CUDA_CHECK(cudaFuncSetAttribute(scatter_kernel<true, PackedPairs, QuickSplit, PackedStore>,
                                               cudaFuncAttributeMaxDynamicSharedMemorySize, count_smem));
     DEPTHSORT_CUDA_CHECK(cudaFuncSetAttribute(count_search_smem_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                              static_cast<int>(kSearchSmemMax)));
+                                              static_cast<int>(search_smem_max_)));
     DEPTHSORT_CUDA_CHECK(cudaFuncSetAttribute(scatter_coarse_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                               static_cast<int>(sizeof(TileScatterSmem))));
     DEPTHSORT_CUDA_CHECK(cudaFuncSetAttribute(scatter_fine_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -349,7 +355,7 @@ class HybridSorter final : public Sorter {
       {
         StepScope step(timer, "count");
         const std::size_t smem = (2 * static_cast<std::size_t>(L) + bins + 1) * 4;
-        if (smem <= kSearchSmemMax)
+        if (smem <= search_smem_max_)
           count_search_smem_kernel<<<pass_grid(n), kPassThreads, smem, stream>>>(src, n, search, L, counts,
                                                                                  bucket16_.data());
         else
@@ -496,6 +502,8 @@ class HybridSorter final : public Sorter {
   std::size_t workspace_bytes_ = 0;
   std::size_t zero_words_ = 0;
   std::size_t max_items_ = 0;
+  std::size_t search_smem_max_ = kSearchSmemMax;  // shared memory the default count may take here
+
   // Every DeviceBuffer member below, freed before a new reservation.
   void release_workspace() {
     for (auto* b : {&bucket16_, &moved16_}) *b = {};
