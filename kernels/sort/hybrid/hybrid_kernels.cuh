@@ -248,24 +248,35 @@ __global__ void shuffle_kernel(const float* __restrict__ keys_in, const std::uin
   }
 }
 
-// Grid-stride pass over the keys that hands each one, as ordered bits, to `visit`: eight loads per
-// thread are issued before any is used, so the pass runs at memory speed (min/max and histogram).
-template <int kThreads, class Visit>
-__device__ __forceinline__ void for_each_ordered_key(const float* __restrict__ keys, std::size_t n, Visit&& visit) {
-  constexpr int kUnroll = 8;
-  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * kThreads * kUnroll;
-  for (std::size_t base = static_cast<std::size_t>(blockIdx.x) * kThreads * kUnroll; base < n; base += stride) {
-    float f[kUnroll];
+// Grid-stride pass in tiles of kThreads x kItems elements: each thread issues its kItems loads
+// before it uses any (so the pass runs at memory speed), then calls visit(i, key, valid) for every
+// slot of its tile, also past n (valid false), as warp-wide operations in `visit` need.
+template <int kThreads, int kItems, class Index, class Load, class Visit>
+__device__ __forceinline__ void for_each_tile_key(Index n, Load&& load, Visit&& visit) {
+  constexpr Index kTile = static_cast<Index>(kThreads) * kItems;
+  const Index stride = static_cast<Index>(gridDim.x) * kTile;
+  for (Index base = static_cast<Index>(blockIdx.x) * kTile; base < n; base += stride) {
+    decltype(load(Index{})) key[kItems];
 #pragma unroll
-    for (int q = 0; q < kUnroll; ++q) {
-      const std::size_t i = base + q * kThreads + threadIdx.x;
-      f[q] = i < n ? keys[i] : 0.f;
+    for (int q = 0; q < kItems; ++q) {
+      const Index i = base + static_cast<Index>(q) * kThreads + threadIdx.x;
+      key[q] = i < n ? load(i) : decltype(load(Index{})){};
     }
 #pragma unroll
-    for (int q = 0; q < kUnroll; ++q) {
-      if (base + q * kThreads + threadIdx.x < n) visit(ordered_key(f[q]));
+    for (int q = 0; q < kItems; ++q) {
+      const Index i = base + static_cast<Index>(q) * kThreads + threadIdx.x;
+      visit(i, key[q], i < n);
     }
   }
+}
+
+// min/max and histogram: every key, as ordered bits.
+template <int kThreads, class Visit>
+__device__ __forceinline__ void for_each_ordered_key(const float* __restrict__ keys, std::size_t n, Visit&& visit) {
+  for_each_tile_key<kThreads, 8>(n, [&](std::size_t i) { return keys[i]; },
+                                 [&](std::size_t, float key, bool valid) {
+                                   if (valid) visit(ordered_key(key));
+                                 });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -455,27 +466,17 @@ __global__ void __launch_bounds__(kPassThreads) count_kernel(Src src, std::uint3
     for (int i = threadIdx.x; i < buckets; i += kPassThreads) sh_count[i] = 0;
     __syncthreads();
   }
-  constexpr std::uint32_t kTileSize = kPassThreads * kPassItems;
-  for (std::uint32_t base = blockIdx.x * kTileSize; base < n; base += gridDim.x * kTileSize) {
-    std::uint32_t key[kPassItems];
-#pragma unroll
-    for (int q = 0; q < kPassItems; ++q) {
-      const std::uint32_t i = base + q * kPassThreads + threadIdx.x;
-      key[q] = i < n ? src.key(i) : 0u;
-    }
-#pragma unroll
-    for (int q = 0; q < kPassItems; ++q) {
-      const std::uint32_t i = base + q * kPassThreads + threadIdx.x;
-      const bool valid = i < n;
-      const std::uint32_t b = valid ? bucket_of(i, key[q]) : 0u;
-      if (bucket_of_element && valid) bucket_of_element[i] = static_cast<std::uint16_t>(b);
-      if constexpr (kSmem) {
-        if (valid) atomicAdd(&sh_count[b], 1u);
-      } else {
-        warp_aggregated_add(counts, b, valid, false);
-      }
-    }
-  }
+  for_each_tile_key<kPassThreads, kPassItems>(
+      n, [&](std::uint32_t i) { return src.key(i); },
+      [&](std::uint32_t i, std::uint32_t key, bool valid) {
+        const std::uint32_t b = valid ? bucket_of(i, key) : 0u;
+        if (bucket_of_element && valid) bucket_of_element[i] = static_cast<std::uint16_t>(b);
+        if constexpr (kSmem) {
+          if (valid) atomicAdd(&sh_count[b], 1u);
+        } else {
+          warp_aggregated_add(counts, b, valid, false);
+        }
+      });
   if constexpr (kSmem) {
     __syncthreads();
     for (int i = threadIdx.x; i < buckets; i += kPassThreads)
@@ -500,24 +501,14 @@ __global__ void __launch_bounds__(kPassThreads) count_search_smem_kernel(FloatPa
   for (int i = threadIdx.x; i <= binning.bins; i += kPassThreads) table[i] = bound.table[i];
   __syncthreads();
   const PivotSearch<PlainLoad> search{pivots, table, binning};
-  constexpr std::uint32_t kTileSize = kPassThreads * kPassItems;
-  for (std::uint32_t base = blockIdx.x * kTileSize; base < n; base += gridDim.x * kTileSize) {
-    std::uint32_t key[kPassItems];
-#pragma unroll
-    for (int q = 0; q < kPassItems; ++q) {
-      const std::uint32_t i = base + q * kPassThreads + threadIdx.x;
-      key[q] = i < n ? src.key(i) : 0u;
-    }
-#pragma unroll
-    for (int q = 0; q < kPassItems; ++q) {
-      const std::uint32_t i = base + q * kPassThreads + threadIdx.x;
-      if (i < n) {
-        const std::uint32_t b = search(i, key[q]);
+  for_each_tile_key<kPassThreads, kPassItems>(
+      n, [&](std::uint32_t i) { return src.key(i); },
+      [&](std::uint32_t i, std::uint32_t key, bool valid) {
+        if (!valid) return;
+        const std::uint32_t b = search(i, key);
         bucket_of[i] = static_cast<std::uint16_t>(b);
         atomicAdd(&hist[b], 1u);
-      }
-    }
-  }
+      });
   __syncthreads();
   for (int i = threadIdx.x; i < L; i += kPassThreads)
     if (hist[i]) atomicAdd(&counts[i], hist[i]);
