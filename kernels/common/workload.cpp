@@ -31,6 +31,11 @@ constexpr std::array kDistributions{
     NamedDistribution{Distribution::Sawtooth, "sawtooth"},
     NamedDistribution{Distribution::Mesh, "mesh"},
     NamedDistribution{Distribution::Specials, "specials"},
+    NamedDistribution{Distribution::Outliers, "outliers"},
+    NamedDistribution{Distribution::TwoClusters, "two-clusters"},
+    NamedDistribution{Distribution::GroundPlane, "ground-plane"},
+    NamedDistribution{Distribution::HalfEqual, "half-equal"},
+    NamedDistribution{Distribution::NanPayloads, "nan-payloads"},
 };
 
 constexpr std::array<Distribution, kDistributions.size()> kDistributionList = [] {
@@ -116,6 +121,39 @@ void fill_specials(Random& random, std::span<float> out) {
   }
 }
 
+// Distances from an eye 1.7 above a ground plane to vertices of a ring tessellation whose ring
+// radii grow geometrically (as terrain LOD rings do) from 0.5 to 1e5: most keys are near, a long
+// tail runs to the horizon, so a range-linear splitter puts nearly everything in its first bins.
+void fill_ground_plane(Random& random, std::span<float> out) {
+  const double log_min = std::log(0.5), log_max = std::log(1.0e5);
+  for (float& key : out) {
+    const double radius = std::exp(log_min + (log_max - log_min) * random.unit());
+    key = static_cast<float>(std::sqrt(radius * radius + 1.7 * 1.7));
+  }
+}
+
+void fill_outliers(Random& random, std::span<float> out) {
+  constexpr float kFar[] = {1.0e30f, std::numeric_limits<float>::infinity(), 3.0e38f, 1.0e20f};
+  for (float& key : out) {
+    const std::uint64_t bits = random.next();
+    key = (bits & 0xFFFF) == 0 ? kFar[(bits >> 16) & 3] : 10.0f + 0.01f * (random.unit() * 2.0f - 1.0f);
+  }
+}
+
+void fill_nan_payloads(Random& random, std::span<float> out) {
+  for (float& key : out) {
+    const std::uint64_t bits = random.next();
+    if ((bits & 3) == 0) {
+      // Exponent all ones, a non-zero random 23-bit payload, either sign.
+      const std::uint32_t payload = static_cast<std::uint32_t>(bits >> 8) & 0x7FFFFFu;
+      const std::uint32_t sign = static_cast<std::uint32_t>(bits >> 32) & 0x80000000u;
+      key = std::bit_cast<float>(sign | 0x7F800000u | (payload ? payload : 1u));
+    } else {
+      key = random.unit() * 2.0f - 1.0f;
+    }
+  }
+}
+
 }  // namespace
 
 std::span<const Distribution> all_distributions() { return kDistributionList; }
@@ -174,6 +212,18 @@ void fill_keys(Distribution d, std::uint64_t seed, std::span<float> out) {
       break;
     case Distribution::Mesh: fill_mesh(out); break;
     case Distribution::Specials: fill_specials(random, out); break;
+    case Distribution::Outliers: fill_outliers(random, out); break;
+    case Distribution::TwoClusters:
+      for (float& key : out) {
+        const bool far = random.next() & 1;
+        key = far ? 1.0e6f + (random.unit() * 2.0f - 1.0f) : 1.0f + 1.0e-3f * (random.unit() * 2.0f - 1.0f);
+      }
+      break;
+    case Distribution::GroundPlane: fill_ground_plane(random, out); break;
+    case Distribution::HalfEqual:
+      for (float& key : out) key = (random.next() & 1) ? 0.5f : random.unit();
+      break;
+    case Distribution::NanPayloads: fill_nan_payloads(random, out); break;
   }
 }
 

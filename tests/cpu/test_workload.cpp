@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <set>
@@ -79,6 +80,52 @@ TEST(Workload, SpecialsHoldEveryClass) {
   EXPECT_TRUE(has([](float k) { return std::isnan(k) && std::signbit(k); }));
   EXPECT_TRUE(has([](float k) { return std::isnan(k) && !std::signbit(k); }));
   EXPECT_TRUE(has([](float k) { return std::fpclassify(k) == FP_SUBNORMAL; }));
+}
+
+// The scene-like distributions of issue 11 have the shapes they are named for.
+TEST(Workload, OutliersAreANarrowClusterWithAFewFarKeys) {
+  const auto keys = make_keys(Distribution::Outliers, 1 << 20);
+  const auto far = std::count_if(keys.begin(), keys.end(), [](float k) { return !(k < 11.0f); });
+  EXPECT_GT(far, 0);
+  EXPECT_LT(far, 64);
+  for (float k : keys) {
+    if (k < 11.0f) ASSERT_NEAR(k, 10.0f, 0.0101f);
+  }
+}
+
+TEST(Workload, TwoClustersAreFarApartAndNarrow) {
+  const auto keys = make_keys(Distribution::TwoClusters, 1 << 16);
+  const auto near = std::count_if(keys.begin(), keys.end(), [](float k) { return std::abs(k - 1.0f) <= 1e-3f; });
+  const auto far = std::count_if(keys.begin(), keys.end(), [](float k) { return std::abs(k - 1.0e6f) <= 1.0f; });
+  EXPECT_EQ(static_cast<std::size_t>(near + far), keys.size());
+  EXPECT_GT(near, 1 << 14);
+  EXPECT_GT(far, 1 << 14);
+}
+
+TEST(Workload, GroundPlaneRunsToTheHorizonWithMostKeysNear) {
+  auto keys = make_keys(Distribution::GroundPlane, 1 << 16);
+  std::sort(keys.begin(), keys.end());
+  EXPECT_GE(keys.front(), 1.7f);
+  EXPECT_GT(keys.back(), 5.0e4f);
+  EXPECT_LT(keys[keys.size() / 2], 1.0e3f);  // the median is nearer than 1% of the far end
+}
+
+TEST(Workload, HalfEqualHasHalfItsKeysEqual) {
+  const auto keys = make_keys(Distribution::HalfEqual, 1 << 16);
+  const auto equal = std::count(keys.begin(), keys.end(), 0.5f);
+  EXPECT_NEAR(static_cast<double>(equal) / keys.size(), 0.5, 0.02);
+}
+
+TEST(Workload, NanPayloadsAreManyDistinctNansOfBothSigns) {
+  const auto keys = make_keys(Distribution::NanPayloads, 1 << 16);
+  std::vector<std::uint32_t> nan_bits;
+  for (float k : keys)
+    if (std::isnan(k)) nan_bits.push_back(std::bit_cast<std::uint32_t>(k));
+  EXPECT_NEAR(static_cast<double>(nan_bits.size()) / keys.size(), 0.25, 0.02);
+  EXPECT_TRUE(std::any_of(nan_bits.begin(), nan_bits.end(), [](std::uint32_t b) { return b >> 31; }));
+  EXPECT_TRUE(std::any_of(nan_bits.begin(), nan_bits.end(), [](std::uint32_t b) { return !(b >> 31); }));
+  std::sort(nan_bits.begin(), nan_bits.end());
+  EXPECT_GT(std::unique(nan_bits.begin(), nan_bits.end()) - nan_bits.begin(), 10000);
 }
 
 TEST(Workload, ValuesEncodeTheirPosition) {

@@ -24,6 +24,12 @@ enum class Distribution {
   Sawtooth,      // ascending runs of 1024 keys, repeated
   Mesh,          // view distances of consecutive vertices of a torus-knot tube mesh
   Specials,      // uniform in [-1, 1) with +-0, +-inf, NaN of both signs and denormals mixed in
+  // Depth streams of real scenes that defeat splitters linear in the key range (issue 11):
+  Outliers,      // a narrow cluster (10 +- 0.01) with one key in 2^16 very far away (1e30, +inf)
+  TwoClusters,   // two narrow clusters, 1 +- 1e-3 and 1e6 +- 1, mixed at random
+  GroundPlane,   // distances to a ground plane tessellated in rings out to the horizon (1 .. 1e5)
+  HalfEqual,     // half the keys equal (0.5), the rest uniform in [0, 1), mixed at random
+  NanPayloads,   // a quarter NaNs of both signs with random payloads, the rest uniform in [-1, 1)
 };
 
 std::span<const Distribution> all_distributions();
