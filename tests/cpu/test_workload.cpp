@@ -89,7 +89,9 @@ TEST(Workload, OutliersAreANarrowClusterWithAFewFarKeys) {
   EXPECT_GT(far, 0);
   EXPECT_LT(far, 64);
   for (float k : keys) {
-    if (k < 11.0f) ASSERT_NEAR(k, 10.0f, 0.0101f);
+    if (k < 11.0f) {
+      ASSERT_NEAR(k, 10.0f, 0.0101f);
+    }
   }
 }
 
