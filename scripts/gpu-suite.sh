@@ -1,29 +1,57 @@
 #!/usr/bin/env bash
-# Everything the lent GPU is for, in one call: GPU tests, the benchmark, the demo's GPU checks and
-# the hybrid sort's studies. Binaries are built here (scripts/test.sh or cmake --build) and carried.
+# Everything the lent GPU is for, in as few calls as the 10-minute limit allows: GPU tests,
+# compute-sanitizer over every sorter, the benchmark, the paper studies, the demo's checks and the
+# soak. Binaries are built here (scripts/test.sh or cmake --build) and carried.
 #
 #   device run, carry [.gl, build/bin, build/CTestTestfile.cmake, build/tests]:
-#     scripts/gpu-suite.sh [build-dir] [parts...]      parts: tests bench demo hybrid (default all)
+#     scripts/gpu-suite.sh [build-dir] [parts...]
+#   parts (default: tests sanitize bench):
+#     tests     ctest -L gpu (every sorter x option flags x 17 distributions x 21 sizes, app GPU tests)
+#     sanitize  compute-sanitizer memcheck, racecheck, synccheck, initcheck over every GPU sorter of
+#               the registry, default options and each flag flipped, sizes around tile boundaries,
+#               three distributions; any reported error fails the part
+#     bench     depthsort-bench, every GPU sorter, uniform 1M..64M, 21 repetitions
+#     before    the 16M uniform row of a bench binary built before a refactor (.carry/before/),
+#               beside this build's, in the same call (issue 15: "no change in speed")
+#     studies   scripts/study/*.sh: each paper's figures (one script per sorter)
+#     hybrid    scripts/hybrid-study.sh (HYBRID_PARTS, default "dists")
+#     dists     every GPU sorter on every distribution at 16M
+#     demo      scripts/demo-gpu.sh
+#     soak      10,000 headless frames switching sorter and options every frame (--cycle-sorters)
 #
-# Results land in $OUT: summary.txt (what the reply shows), bench.csv, and results.tgz (every log).
+# Results land in $OUT: summary.txt (what the reply shows), CSVs, and results.tgz (every log).
+# SUITE_BUDGET_S (default 570) bounds the whole call: a part that would not fit is skipped, and
+# says so.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
 build=${1:-build}
 shift || true
-parts=${*:-tests bench demo hybrid}
+parts=${*:-tests sanitize bench}
 OUT=${OUT:-/tmp/depthsort-out}
 work=/tmp/depthsort-results
 mkdir -p "$OUT" "$work"
 summary=$work/summary.txt
 note() { echo "$*" | tee -a "$summary"; }
 failures=0
+started=$(date +%s)
+budget=${SUITE_BUDGET_S:-570}
 # status NAME CODE: records a part's exit status; any non-zero makes the script exit 1.
 status() {
   note "$1 exit status $2"
   if [[ $2 != 0 ]]; then failures=$((failures + 1)); fi
 }
 has_part() { [[ " $parts " == *" $1 "* ]]; }
+# fits NAME SECONDS: true if the part fits in what is left of the budget; otherwise says so.
+fits() {
+  local left=$((budget - ($(date +%s) - started)))
+  if ((left < $2)); then
+    note "== $1 skipped: needs ~$2 s, $left s left of SUITE_BUDGET_S=$budget"
+    return 1
+  fi
+}
+bin=$build/bin
+export PATH=$PATH:/usr/local/cuda/bin
 
 # GL libraries for the demo, as ../shared/DEVICE.md says; EGL finds NVIDIA's vendor library.
 if compgen -G ".gl/*.deb" >/dev/null; then
@@ -40,40 +68,130 @@ if [[ -n $configured && ! -e $configured ]]; then
   ln -sfn "$repo" "$(dirname "$configured")"
 fi
 
-note "== depthsort GPU suite, $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+note "== depthsort GPU suite, $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown), parts: $parts"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader 2>&1 | tee -a "$summary"
 
-if has_part tests; then
+# The GPU sorters of the registry, and for each the option sets every test runs: the defaults,
+# then each flag flipped (as registry.cpp's option_variants does).
+gpu_sorters() { "$bin/depthsort-bench" --list 2>/dev/null | awk '$2 == "gpu" { print $1 }'; }
+option_variants() {  # SORTER -> lines "SORTER:" (defaults) and "SORTER:flag=V"
+  echo "$1:"
+  "$bin/depthsort-bench" --list 2>/dev/null | awk -v s="$1" '
+    /^[^ ]/ { current = $1 }
+    current == s && $1 == "option" && $3 == "(flag" { split($2, kv, "="); print s ":" kv[1] "=" (1 - kv[2]) }'
+}
+
+if has_part tests && fits tests 240; then
   note "== ctest -L gpu"
-  (cd "${configured:-$build}" && timeout 420 ctest -L gpu -j 12 --output-on-failure --timeout 400) >"$work/ctest-gpu.log" 2>&1
+  (cd "${configured:-$build}" && timeout 400 ctest -L gpu -j 12 --output-on-failure --timeout 380) >"$work/ctest-gpu.log" 2>&1
   status ctest $?
   grep -E "tests passed|tests failed|Failed|\*\*\*|Total Test time" "$work/ctest-gpu.log" | tail -25 | tee -a "$summary"
 fi
 
-if has_part bench && [[ -x $build/bin/depthsort-bench ]]; then
-  note "== depthsort-bench, uniform, 1M..64M"
-  timeout 300 "$build/bin/depthsort-bench" --sizes 1M,4M,16M,64M --dist uniform --reps 21 \
+if has_part sanitize && fits sanitize 150 && command -v compute-sanitizer >/dev/null; then
+  note "== compute-sanitizer (memcheck racecheck synccheck initcheck) x every GPU sorter x option variants"
+  mkdir -p "$work/sanitize"
+  jobs_file=$work/sanitize/jobs.txt
+  : >"$jobs_file"
+  for sorter in $(gpu_sorters); do
+    for variant in $(option_variants "$sorter"); do
+      for tool in memcheck racecheck synccheck initcheck; do echo "$tool $variant" >>"$jobs_file"; done
+    done
+  done
+  # One job: the bench sorts three distributions at sizes around the tile boundaries, each checked
+  # against the CPU reference (--check), under one tool; cub-radix, the bench's baseline, runs too.
+  sanitize_one() {
+    local tool=$1 variant=$2 sorter=${2%%:*} options=${2#*:}
+    local log="$3/$tool-$(echo "$variant" | tr ':=,' '_-_').log"
+    local extra=()
+    [[ $tool == initcheck ]] && extra=(--track-unused-memory no)
+    [[ $tool == racecheck ]] && extra=(--racecheck-report hazard)
+    local args=(--sorters "$sorter" --sizes 1000,4099,65537 --dist uniform,specials,all-equal --reps 1 --warmup 0 --check)
+    [[ -n $options ]] && args+=(--options "$sorter:$options")
+    timeout 300 compute-sanitizer --tool "$tool" --error-exitcode 86 "${extra[@]}" "$4/depthsort-bench" "${args[@]}" >"$log" 2>&1
+    local rc=$?
+    local errors; errors=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | tail -1)
+    echo "$tool $variant rc=$rc ${errors:-no summary}"
+  }
+  export -f sanitize_one
+  xargs -P 12 -L 1 bash -c 'sanitize_one "$0" "$1" "'"$work/sanitize"'" "'"$bin"'"' <"$jobs_file" | sort >"$work/sanitize/summary.txt"
+  bad=$(grep -vcE "rc=0 .*(ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards)" "$work/sanitize/summary.txt")
+  note "sanitize: $(wc -l <"$work/sanitize/summary.txt") runs, $bad with errors, failures or no summary"
+  grep -vE "rc=0 .*(ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards)" "$work/sanitize/summary.txt" | head -20 | tee -a "$summary"
+  status sanitize $((bad > 0))
+  cp "$work/sanitize/summary.txt" "$OUT/sanitize-summary.txt"
+fi
+
+if has_part bench && fits bench 120 && [[ -x $bin/depthsort-bench ]]; then
+  note "== depthsort-bench, every GPU sorter, uniform, 1M..64M"
+  timeout 300 "$bin/depthsort-bench" --sizes 1M,4M,16M,64M --dist uniform --reps 21 \
     --csv "$work/bench.csv" --json "$work/bench.json" >"$work/bench.log" 2>&1
   status bench $?
-  tail -40 "$work/bench.log" | tee -a "$summary"
+  tail -45 "$work/bench.log" | tee -a "$summary"
   cp "$work/bench.csv" "$OUT/bench.csv" 2>/dev/null
 fi
 
-if has_part hybrid && [[ -x scripts/hybrid-study.sh ]]; then
+if has_part before && fits before 60 && [[ -x .carry/before/depthsort-bench ]]; then
+  note "== the 16M uniform row before ($(cat .carry/before/COMMIT 2>/dev/null)) and after, same call"
+  for run in 1 2; do
+    for which in before after; do
+      b=.carry/before/depthsort-bench
+      [[ $which == after ]] && b=$bin/depthsort-bench
+      timeout 60 "$b" --sorters hybrid,hybrid-quick --sizes 16M --dist uniform --reps 31 \
+        --csv "$work/before-after-$which-$run.csv" >"$work/before-after-$which-$run.log" 2>&1
+      note "$which (round $run): $(awk -F, 'NR > 1 { printf "%s %s ms  ", $1, $8 }' "$work/before-after-$which-$run.csv")"
+    done
+  done
+fi
+
+if has_part studies; then
+  for study in scripts/study/*.sh; do
+    [[ -x $study ]] || continue
+    name=$(basename "$study" .sh)
+    fits "study $name" 100 || continue
+    note "== $study"
+    mkdir -p "$work/study/$name"
+    timeout 150 "$study" "$bin" "$work/study/$name" >"$work/study/$name/log.txt" 2>&1
+    status "study $name" $?
+    tail -25 "$work/study/$name/log.txt" | tee -a "$summary"
+  done
+fi
+
+if has_part dists && fits dists 150; then
+  note "== every GPU sorter, every distribution, 16M"
+  timeout 240 "$bin/depthsort-bench" --sizes 16M --dist all --reps 11 --check \
+    --csv "$work/dists.csv" >"$work/dists.log" 2>&1
+  status dists $?
+  tail -45 "$work/dists.log" | tee -a "$summary"
+  cp "$work/dists.csv" "$OUT/dists.csv" 2>/dev/null
+fi
+
+if has_part hybrid && fits hybrid 120 && [[ -x scripts/hybrid-study.sh ]]; then
   note "== scripts/hybrid-study.sh"
-  timeout 280 scripts/hybrid-study.sh "$build/bin" "$work/hybrid" ${HYBRID_PARTS:-bench dists} >"$work/hybrid.log" 2>&1
+  timeout 280 scripts/hybrid-study.sh "$bin" "$work/hybrid" ${HYBRID_PARTS:-dists} >"$work/hybrid.log" 2>&1
   status "hybrid study" $?
   tail -40 "$work/hybrid.log" | tee -a "$summary"
 fi
 
-if has_part demo && [[ -x scripts/demo-gpu.sh ]]; then
+if has_part demo && fits demo 200 && [[ -x scripts/demo-gpu.sh ]]; then
   note "== scripts/demo-gpu.sh"
-  timeout 300 scripts/demo-gpu.sh "$build" "$work" >"$work/demo.log" 2>&1
+  DEMO_BUDGET_S=${DEMO_BUDGET_S:-$((budget - ($(date +%s) - started) - 30))} \
+    timeout 300 scripts/demo-gpu.sh "$build" "$work" >"$work/demo.log" 2>&1
   status "demo checks" $?
   tail -40 "$work/demo/summary.txt" | tee -a "$summary"
 fi
 
+if has_part soak && fits soak 120 && [[ -x $bin/depthsort ]]; then
+  note "== soak: 10,000 frames, sorter and options switched every frame, order checked every frame"
+  timeout 240 "$bin/depthsort" --headless --no-draw --cycle-sorters --frames 10000 --triangles 200K \
+    --particles 50K --camera-path orbit --json "$work/soak.json" >"$work/soak.log" 2>&1
+  status soak $?
+  tail -15 "$work/soak.log" | tee -a "$summary"
+  cp "$work/soak.json" "$OUT/soak.json" 2>/dev/null
+fi
+
+note "== $(( $(date +%s) - started )) s; parts failed: $failures"
 cp "$summary" "$OUT/summary.txt"
 tar -czf "$OUT/results.tgz" -C "$work" . 2>/dev/null
-echo "== results in \$OUT: summary.txt bench.csv results.tgz; parts failed: $failures"
+echo "== results in \$OUT: summary.txt, CSVs, results.tgz"
 exit $((failures > 0))
