@@ -123,6 +123,50 @@ TEST(SatishRadixDigits, LsdPassesOfSplitsSortFloatKeysInTheKeyOrder) {
   }
 }
 
+// The ballot scan of the kernels (scan_zeros with kBallot), emulated lane by lane over warp-striped
+// items: zeros before each item from the ballots of its warp plus the totals of the warps before it.
+std::vector<std::uint32_t> ballot_zeros_before(const std::vector<std::uint32_t>& zero_at_position, int items) {
+  std::vector<std::uint32_t> result(zero_at_position.size());
+  std::uint32_t warps_before = 0;
+  for (std::uint32_t warp = 0; warp < 8; ++warp) {
+    std::uint32_t in_warp = 0;
+    for (int i = 0; i < items; ++i) {
+      std::uint32_t ballot = 0;
+      for (std::uint32_t lane = 0; lane < 32; ++lane)
+        ballot |= zero_at_position[striped_position(warp * 32 + lane, i, items)] << lane;
+      for (std::uint32_t lane = 0; lane < 32; ++lane)
+        result[striped_position(warp * 32 + lane, i, items)] =
+            warps_before + in_warp + std::popcount(ballot & ((1u << lane) - 1u));
+      in_warp += std::popcount(ballot);
+    }
+    warps_before += in_warp;
+  }
+  return result;
+}
+
+TEST(SatishRadixDigits, ItemPositionsCoverTheTileAndTheBallotScanCountsZerosBefore) {
+  std::mt19937 rng(5);
+  for (const int items : {4, 8, 16}) {
+    const std::size_t tile = 256u * items;
+    std::vector<int> striped_hits(tile), blocked_hits(tile);
+    for (std::uint32_t t = 0; t < 256; ++t)
+      for (int i = 0; i < items; ++i) {
+        ++striped_hits[striped_position(t, i, items)];
+        ++blocked_hits[blocked_position(t, i, items)];
+      }
+    EXPECT_TRUE(std::all_of(striped_hits.begin(), striped_hits.end(), [](int h) { return h == 1; }));
+    EXPECT_TRUE(std::all_of(blocked_hits.begin(), blocked_hits.end(), [](int h) { return h == 1; }));
+    std::vector<std::uint32_t> zero(tile);
+    for (auto& z : zero) z = rng() & 1u;
+    const std::vector<std::uint32_t> got = ballot_zeros_before(zero, items);
+    std::uint32_t serial = 0;
+    for (std::size_t pos = 0; pos < tile; ++pos) {
+      ASSERT_EQ(got[pos], serial) << "items " << items << ", position " << pos;
+      serial += zero[pos];
+    }
+  }
+}
+
 // Planted error: the 1-bit items placed without the zeros' total land on top of the 0-bit ones.
 std::uint32_t split_rank_without_total(std::uint32_t bit, std::uint32_t pos, std::uint32_t zeros_before,
                                        std::uint32_t) {

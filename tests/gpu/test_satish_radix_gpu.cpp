@@ -1,5 +1,5 @@
-// satish-radix (Satish, Harris & Garland 2009, Section III) at every digit size b = 4..8 and in each
-// arrangement of its phases, on sizes around the 1024-pair tile, and a check of the stability an
+// satish-radix (Satish, Harris & Garland 2009, Section III) at every digit size b = 4..8, every tile
+// (4, 8, 16 pairs per thread) and every arrangement of its phases (and both block scans of the splits), on sizes around the tiles, and a check of the stability an
 // LSD radix sort rests on (the registry entry says stable): equal keys keep their input order.
 #include <gtest/gtest.h>
 
@@ -16,28 +16,33 @@
 namespace depthsort::testing {
 namespace {
 
-constexpr std::array<std::size_t, 11> kSizes{1, 2, 1023, 1024, 1025, 2047, 3072, 4097, 65537, 262144,
+constexpr std::array<std::size_t, 13> kSizes{1, 2, 1023, 1024, 1025, 2047, 3072, 4095, 4096, 4097, 65537, 262144,
                                              (1u << 20) + 3};
 constexpr std::array kDistributions{Distribution::Uniform, Distribution::Specials, Distribution::AllEqual,
                                     Distribution::Zipf};
-constexpr const char* kArrangements[] = {"", "fuse_histogram=1", "count_first=1"};
 
 struct Case {
   int bits;
-  const char* arrangement;
+  int items;
+  int arrangement;
+  int ballot_scan = 1;
 };
 
 std::vector<Case> cases() {
   std::vector<Case> out;
   for (int b = 4; b <= 8; ++b)
-    for (const char* a : kArrangements) out.push_back({b, a});
+    for (const int items : {4, 8, 16})
+      for (int a = 0; a <= 2; ++a) out.push_back({b, items, a});
+  for (int b = 4; b <= 8; ++b)
+    for (const int items : {4, 16})
+      for (const int a : {0, 2}) out.push_back({b, items, a, 0});
   return out;
 }
 
 std::string options_text(const Case& c) {
-  std::string text = "bits=" + std::to_string(c.bits);
-  if (*c.arrangement) text += std::string(",") + c.arrangement;
-  return text;
+  return "bits=" + std::to_string(c.bits) + ",items=" + std::to_string(c.items) +
+         ",arrangement=" + std::to_string(c.arrangement) +
+         ",ballot_scan=" + std::to_string(c.ballot_scan);
 }
 
 class SatishRadixBits : public ::testing::TestWithParam<Case> {};

@@ -32,4 +32,14 @@ DEPTHSORT_HD std::uint32_t split_rank(std::uint32_t bit, std::uint32_t pos, std:
   return bit ? total_zeros + (pos - zeros_before) : zeros_before;
 }
 
+// The tile position of item i (of `items`) of a thread of a 256-thread block during the splits.
+// Blocked: a thread's items consecutive, the order CUB's BlockScan ranks them in. Warp-striped:
+// item i of the 32 lanes of a warp side by side, so a warp's writes of one split land close.
+DEPTHSORT_HD std::uint32_t blocked_position(std::uint32_t thread, int i, int items) {
+  return thread * items + static_cast<std::uint32_t>(i);
+}
+DEPTHSORT_HD std::uint32_t striped_position(std::uint32_t thread, int i, int items) {
+  return (thread / 32u) * (32u * items) + static_cast<std::uint32_t>(i) * 32u + thread % 32u;
+}
+
 }  // namespace depthsort::satish_radix

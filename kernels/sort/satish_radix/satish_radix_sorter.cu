@@ -8,8 +8,10 @@
 //   3. scan: cub::DeviceScan::ExclusiveSum over the p x 2^b table gives each block its global offset
 //      per digit;
 //   4. scatter: each block writes its sorted tile to those offsets, in 2^b runs contiguous per digit.
-// Options (satish_radix_sorter.hpp) fuse 1+2 (`fuse_histogram`) or reorder them so the sorted tile
-// never goes through global memory (`count_first`: histogram, scan, local sort + scatter).
+// Options (satish_radix_sorter.hpp): b, pairs per thread, and the arrangement of the phases in
+// kernels (1+2 fused, or 2, 3, then 1+4 so the sorted tile never goes through global memory).
+// The splits move one 32-bit word per pair, (digit << 16 | position in the tile), and the pairs are
+// gathered once after the last split: the same b splits with a third of the shared-memory traffic.
 // Keys travel as the ordered uint32 of keys.hpp: converted on the first load, back on the last store.
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_scan.cuh>
@@ -26,13 +28,13 @@
 namespace depthsort::satish_radix {
 namespace {
 
-// Section III: t = 256 threads, 4 elements per thread, 1024 per tile, p = ceil(n / 1024) blocks.
+// Section III: t = 256 threads and 4 elements per thread, a tile of 1024; `items` takes 8 or 16.
 constexpr int kThreads = 256;
-constexpr int kItems = 4;
-constexpr int kTile = kThreads * kItems;
 constexpr int kMaxRadix = 1 << 8;
 constexpr int kMaxPasses = 8;
 constexpr std::uint32_t kPadKey = 0xFFFFFFFFu;  // pads sort after every real key of the tile
+constexpr int kDigitShift = 16;                 // split word: digit << 16 | position (tiles <= 4096)
+constexpr std::uint32_t kPositionMask = 0xFFFFu;
 
 using BlockScan = cub::BlockScan<std::uint32_t, kThreads, cub::BLOCK_SCAN_WARP_SCANS>;
 
@@ -40,9 +42,7 @@ using BlockScan = cub::BlockScan<std::uint32_t, kThreads, cub::BLOCK_SCAN_WARP_S
 struct KeySource {
   const float* floats;
   const std::uint32_t* ordered;
-  __device__ std::uint32_t load(std::uint32_t i) const {
-    return floats ? ordered_key(floats[i]) : ordered[i];
-  }
+  __device__ std::uint32_t load(std::uint32_t i) const { return floats ? ordered_key(floats[i]) : ordered[i]; }
 };
 
 // Where a pass writes its keys: ordered keys, or floats on the last pass.
@@ -57,134 +57,240 @@ struct KeySink {
   }
 };
 
-struct TileSmem {
-  BlockScan::TempStorage scan;
-  alignas(16) std::uint32_t keys[kTile];
-  alignas(16) std::uint32_t values[kTile];
+struct DigitRuns {
   std::uint32_t start[kMaxRadix];  // first position of each digit in the sorted tile
   std::uint32_t end[kMaxRadix];    // one past its last (start = end = 0 where absent)
 };
 
-__device__ std::uint32_t tile_valid(std::uint32_t n) {
-  const std::uint32_t base = blockIdx.x * kTile;
-  return min(static_cast<std::uint32_t>(kTile), n - base);
+template <int kItems>
+struct TileSmem {
+  static constexpr int kTile = kThreads * kItems;
+  BlockScan::TempStorage scan;
+  alignas(16) std::uint32_t keys[kTile];    // the tile as loaded (pads past the end)
+  alignas(16) std::uint32_t values[kTile];
+  alignas(16) std::uint32_t words[kTile];   // split words, in the order of the last split
+  DigitRuns runs;
+  std::uint32_t run_base[kMaxRadix];
+  std::uint32_t warp_zeros[kThreads / 32];
+};
+
+template <int kItems>
+__device__ TileSmem<kItems>& tile_smem() {
+  extern __shared__ uint4 smem_raw[];
+  return *reinterpret_cast<TileSmem<kItems>*>(smem_raw);
 }
 
-// Phase 1 on a tile already in smem (pads past `valid`): b stable 1-bit splits, least significant
-// bit of the digit first, so after them the tile is sorted by the digit and stable within it.
-__device__ void split_sort_tile(TileSmem& s, int shift, int bits) {
-  const std::uint32_t first = threadIdx.x * kItems;
-  for (int bit = shift; bit < shift + bits; ++bit) {
+template <int kTile>
+__device__ std::uint32_t tile_valid(std::uint32_t n) {
+  return min(static_cast<std::uint32_t>(kTile), n - blockIdx.x * kTile);
+}
+
+// Blocked read of a thread's kItems consecutive words of a tile array, as 128-bit loads.
+template <int kItems>
+__device__ void read_blocked(const std::uint32_t* array, std::uint32_t (&w)[kItems]) {
+  const uint4* vectors = reinterpret_cast<const uint4*>(array) + threadIdx.x * (kItems / 4);
+#pragma unroll
+  for (int q = 0; q < kItems / 4; ++q) {
+    const uint4 v = vectors[q];
+    w[4 * q] = v.x;
+    w[4 * q + 1] = v.y;
+    w[4 * q + 2] = v.z;
+    w[4 * q + 3] = v.w;
+  }
+}
+
+// Which tile position a thread's item i holds during the splits. The block scan of CUB takes each
+// thread's items consecutive (blocked); the ballot scan takes them warp-striped, so the 32 lanes of
+// a warp write neighbouring ranks and the split's shared-memory scatter has few bank conflicts.
+template <int kItems, bool kBallot>
+__device__ std::uint32_t item_position(int i) {
+  if constexpr (kBallot)
+    return striped_position(threadIdx.x, i, kItems);
+  else
+    return blocked_position(threadIdx.x, i, kItems);
+}
+
+template <int kItems, bool kBallot>
+__device__ void read_items(const std::uint32_t* array, std::uint32_t (&w)[kItems]) {
+  if constexpr (kBallot) {
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) w[i] = array[item_position<kItems, true>(i)];
+  } else {
+    read_blocked<kItems>(array, w);
+  }
+}
+
+// The block scan of a split: for each item, the 0-bit items at tile positions before it, and the
+// tile's total. CUB's BlockScan over per-thread counts, or one ballot per item and warp totals.
+template <int kItems, bool kBallot>
+__device__ std::uint32_t scan_zeros(TileSmem<kItems>& s, const std::uint32_t (&ones)[kItems],
+                                    std::uint32_t (&zeros_before)[kItems]) {
+  std::uint32_t total = 0;
+  if constexpr (kBallot) {
+    const std::uint32_t lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const std::uint32_t lanes_before = (1u << lane) - 1u;
+    std::uint32_t in_warp = 0;
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) {
+      const std::uint32_t zero_lanes = __ballot_sync(0xFFFFFFFFu, ones[i] == 0u);
+      zeros_before[i] = in_warp + __popc(zero_lanes & lanes_before);
+      in_warp += __popc(zero_lanes);
+    }
+    if (lane == 0) s.warp_zeros[warp] = in_warp;
+    // Orders every thread's reads of s.words (end of the previous split) before any writes below.
     __syncthreads();
-    const uint4 k4 = reinterpret_cast<const uint4*>(s.keys)[threadIdx.x];
-    const uint4 v4 = reinterpret_cast<const uint4*>(s.values)[threadIdx.x];
-    const std::uint32_t k[kItems] = {k4.x, k4.y, k4.z, k4.w};
-    const std::uint32_t v[kItems] = {v4.x, v4.y, v4.z, v4.w};
-    std::uint32_t ones[kItems];
+    std::uint32_t before = 0;
+#pragma unroll
+    for (std::uint32_t v = 0; v < kThreads / 32; ++v) {
+      const std::uint32_t z = s.warp_zeros[v];
+      before += v < warp ? z : 0u;
+      total += z;
+    }
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) zeros_before[i] += before;
+  } else {
     std::uint32_t zeros = 0;
 #pragma unroll
-    for (int i = 0; i < kItems; ++i) {
-      ones[i] = (k[i] >> bit) & 1u;
-      zeros += 1u - ones[i];
-    }
-    std::uint32_t zeros_before = 0, total_zeros = 0;
-    // The scan's own barriers also order this iteration's reads before any thread's writes below.
-    BlockScan(s.scan).ExclusiveSum(zeros, zeros_before, total_zeros);
+    for (int i = 0; i < kItems; ++i) zeros += 1u - ones[i];
+    std::uint32_t running = 0;
+    // The scan's own barrier also orders every thread's reads of s.words before the writes.
+    BlockScan(s.scan).ExclusiveSum(zeros, running, total);
 #pragma unroll
     for (int i = 0; i < kItems; ++i) {
-      const std::uint32_t rank = split_rank(ones[i], first + i, zeros_before, total_zeros);
-      zeros_before += 1u - ones[i];
-      s.keys[rank] = k[i];
-      s.values[rank] = v[i];
+      zeros_before[i] = running;
+      running += 1u - ones[i];
     }
   }
-  __syncthreads();
+  return total;
 }
 
-// Phase 2 on the sorted tile in smem: where each digit's run starts and ends.
-__device__ void find_digit_runs(TileSmem& s, std::uint32_t valid, int shift, int bits) {
+// Phase 1 on the tile in shared memory: b stable 1-bit splits, the digit's least significant bit
+// first (Blelloch's split). Afterwards s.words holds (digit << 16 | position) in digit order,
+// stable within a digit; pads (largest key, last positions) land last.
+template <int kItems, bool kBallot>
+__device__ void split_sort_tile(TileSmem<kItems>& s, int shift, int bits) {
+  std::uint32_t w[kItems];
+  read_items<kItems, kBallot>(s.keys, w);
+#pragma unroll
+  for (int i = 0; i < kItems; ++i)
+    w[i] = digit_of(w[i], shift, bits) << kDigitShift | item_position<kItems, kBallot>(i);
+  for (int bit = kDigitShift; bit < kDigitShift + bits; ++bit) {
+    std::uint32_t ones[kItems], zeros_before[kItems];
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) ones[i] = (w[i] >> bit) & 1u;
+    const std::uint32_t total_zeros = scan_zeros<kItems, kBallot>(s, ones, zeros_before);
+#pragma unroll
+    for (int i = 0; i < kItems; ++i)
+      s.words[split_rank(ones[i], item_position<kItems, kBallot>(i), zeros_before[i], total_zeros)] = w[i];
+    __syncthreads();
+    if (bit + 1 < kDigitShift + bits) read_items<kItems, kBallot>(s.words, w);
+  }
+}
+
+// Phase 2 on a sorted tile: where each digit's run starts and ends (digit_at(i) of position i).
+template <class DigitAt>
+__device__ void find_digit_runs(DigitRuns& runs, std::uint32_t valid, DigitAt digit_at) {
   for (std::uint32_t i = threadIdx.x; i < valid; i += kThreads) {
-    const std::uint32_t d = digit_of(s.keys[i], shift, bits);
-    if (i == 0 || digit_of(s.keys[i - 1], shift, bits) != d) s.start[d] = i;
-    if (i + 1 == valid || digit_of(s.keys[i + 1], shift, bits) != d) s.end[d] = i + 1;
+    const std::uint32_t d = digit_at(i);
+    if (i == 0 || digit_at(i - 1) != d) runs.start[d] = i;
+    if (i + 1 == valid || digit_at(i + 1) != d) runs.end[d] = i + 1;
   }
   __syncthreads();
 }
 
-__device__ void clear_runs(TileSmem& s, int radix) {
-  for (int d = threadIdx.x; d < radix; d += kThreads) s.start[d] = s.end[d] = 0;
+__device__ void clear_runs(DigitRuns& runs, int radix) {
+  for (int d = threadIdx.x; d < radix; d += kThreads) runs.start[d] = runs.end[d] = 0;
 }
 
-// Column-major table (Fig. 2): counts[d * p + block]; starts row-major for the scatter.
-__device__ void write_histogram(const TileSmem& s, int radix, std::uint32_t p, std::uint32_t* counts,
+// Column-major table (Fig. 2): counts[d * p + block]; starts row-major, for the scatter.
+__device__ void write_histogram(const DigitRuns& runs, int radix, std::uint32_t p, std::uint32_t* counts,
                                 std::uint32_t* starts) {
   for (int d = threadIdx.x; d < radix; d += kThreads) {
-    counts[static_cast<std::size_t>(d) * p + blockIdx.x] = s.end[d] - s.start[d];
-    if (starts) starts[static_cast<std::size_t>(blockIdx.x) * radix + d] = s.start[d];
+    counts[static_cast<std::size_t>(d) * p + blockIdx.x] = runs.end[d] - runs.start[d];
+    if (starts) starts[static_cast<std::size_t>(blockIdx.x) * radix + d] = runs.start[d];
   }
 }
 
-__device__ void load_tile(TileSmem& s, KeySource keys, const std::uint32_t* values, std::uint32_t valid) {
-  const std::uint32_t base = blockIdx.x * kTile;
-  for (std::uint32_t i = threadIdx.x; i < kTile; i += kThreads) {
+template <int kItems>
+__device__ void load_tile(TileSmem<kItems>& s, KeySource keys, const std::uint32_t* values, std::uint32_t valid) {
+  const std::uint32_t base = blockIdx.x * TileSmem<kItems>::kTile;
+#pragma unroll
+  for (int r = 0; r < kItems; ++r) {
+    const std::uint32_t i = threadIdx.x + r * kThreads;
     const bool real = i < valid;
     s.keys[i] = real ? keys.load(base + i) : kPadKey;
     s.values[i] = real ? values[base + i] : 0u;
   }
+  __syncthreads();
 }
 
-// Phase 1 (and 2 when `counts` is given): sort the tile by the digit, write it back in place order.
+// Phase 1 (and 2 when `counts` is given): sort the tile by the digit and write it back sorted.
+template <int kItems, bool kBallot>
 __global__ void __launch_bounds__(kThreads) local_sort_kernel(KeySource keys, const std::uint32_t* values,
                                                               std::uint32_t* tile_keys, std::uint32_t* tile_values,
                                                               std::uint32_t n, int shift, int bits, std::uint32_t p,
                                                               std::uint32_t* counts, std::uint32_t* starts) {
-  __shared__ TileSmem s;
-  const std::uint32_t valid = tile_valid(n);
+  TileSmem<kItems>& s = tile_smem<kItems>();
+  constexpr int kTile = TileSmem<kItems>::kTile;
+  const std::uint32_t valid = tile_valid<kTile>(n);
   const int radix = 1 << bits;
-  clear_runs(s, radix);
+  clear_runs(s.runs, radix);
   load_tile(s, keys, values, valid);
-  split_sort_tile(s, shift, bits);
+  split_sort_tile<kItems, kBallot>(s, shift, bits);
   const std::uint32_t base = blockIdx.x * kTile;
   for (std::uint32_t i = threadIdx.x; i < valid; i += kThreads) {
-    tile_keys[base + i] = s.keys[i];
-    tile_values[base + i] = s.values[i];
+    const std::uint32_t from = s.words[i] & kPositionMask;
+    tile_keys[base + i] = s.keys[from];
+    tile_values[base + i] = s.values[from];
   }
   if (counts) {
-    find_digit_runs(s, valid, shift, bits);
-    write_histogram(s, radix, p, counts, starts);
+    find_digit_runs(s.runs, valid, [&](std::uint32_t i) { return s.words[i] >> kDigitShift; });
+    write_histogram(s.runs, radix, p, counts, starts);
   }
 }
 
 // Phase 2 as its own kernel (the paper's order): read the sorted tile's keys, find the digit runs.
+template <int kItems>
 __global__ void __launch_bounds__(kThreads) histogram_kernel(const std::uint32_t* tile_keys, std::uint32_t n,
                                                              int shift, int bits, std::uint32_t p,
                                                              std::uint32_t* counts, std::uint32_t* starts) {
-  __shared__ TileSmem s;
-  const std::uint32_t valid = tile_valid(n);
+  constexpr int kTile = kThreads * kItems;
+  __shared__ std::uint32_t keys[kTile];
+  __shared__ DigitRuns runs;
+  const std::uint32_t valid = tile_valid<kTile>(n);
   const int radix = 1 << bits;
-  clear_runs(s, radix);
+  clear_runs(runs, radix);
   const std::uint32_t base = blockIdx.x * kTile;
-  for (std::uint32_t i = threadIdx.x; i < valid; i += kThreads) s.keys[i] = tile_keys[base + i];
+#pragma unroll
+  for (int r = 0; r < kItems; ++r) {
+    const std::uint32_t i = threadIdx.x + r * kThreads;
+    if (i < valid) keys[i] = tile_keys[base + i];
+  }
   __syncthreads();
-  find_digit_runs(s, valid, shift, bits);
-  write_histogram(s, radix, p, counts, starts);
+  find_digit_runs(runs, valid, [&](std::uint32_t i) { return digit_of(keys[i], shift, bits); });
+  write_histogram(runs, radix, p, counts, starts);
 }
 
 // Phase 4: each sorted pair goes to its digit's global offset plus its distance into the digit's run.
+template <int kItems>
 __global__ void __launch_bounds__(kThreads) scatter_kernel(const std::uint32_t* tile_keys,
                                                            const std::uint32_t* tile_values,
                                                            const std::uint32_t* offsets, const std::uint32_t* starts,
                                                            std::uint32_t n, int shift, int bits, std::uint32_t p,
                                                            KeySink out_keys, std::uint32_t* out_values) {
+  constexpr int kTile = kThreads * kItems;
   __shared__ std::uint32_t run_base[kMaxRadix];
   const int radix = 1 << bits;
   for (int d = threadIdx.x; d < radix; d += kThreads)
     run_base[d] = offsets[static_cast<std::size_t>(d) * p + blockIdx.x] -
                   starts[static_cast<std::size_t>(blockIdx.x) * radix + d];
   __syncthreads();
-  const std::uint32_t valid = tile_valid(n);
+  const std::uint32_t valid = tile_valid<kTile>(n);
   const std::uint32_t base = blockIdx.x * kTile;
-  for (std::uint32_t i = threadIdx.x; i < valid; i += kThreads) {
+#pragma unroll
+  for (int r = 0; r < kItems; ++r) {
+    const std::uint32_t i = threadIdx.x + r * kThreads;
+    if (i >= valid) break;
     const std::uint32_t key = tile_keys[base + i];
     const std::uint32_t to = run_base[digit_of(key, shift, bits)] + i;
     out_keys.store(to, key);
@@ -192,42 +298,53 @@ __global__ void __launch_bounds__(kThreads) scatter_kernel(const std::uint32_t* 
   }
 }
 
-// count_first, phase 2 before 1: digit counts of the unsorted tile (shared-memory atomics).
+// arrangement 2, phase 2 first: digit counts of the unsorted tile (shared-memory atomics), every
+// key loaded before the first atomic so the loads overlap.
+template <int kItems>
 __global__ void __launch_bounds__(kThreads) count_kernel(KeySource keys, std::uint32_t n, int shift, int bits,
                                                          std::uint32_t p, std::uint32_t* counts) {
+  constexpr int kTile = kThreads * kItems;
   __shared__ std::uint32_t hist[kMaxRadix];
   const int radix = 1 << bits;
   for (int d = threadIdx.x; d < radix; d += kThreads) hist[d] = 0;
-  __syncthreads();
-  const std::uint32_t valid = tile_valid(n);
+  const std::uint32_t valid = tile_valid<kTile>(n);
   const std::uint32_t base = blockIdx.x * kTile;
-  for (std::uint32_t i = threadIdx.x; i < valid; i += kThreads)
-    atomicAdd(&hist[digit_of(keys.load(base + i), shift, bits)], 1u);
+  std::uint32_t k[kItems];
+#pragma unroll
+  for (int r = 0; r < kItems; ++r) {
+    const std::uint32_t i = threadIdx.x + r * kThreads;
+    k[r] = i < valid ? keys.load(base + i) : 0u;
+  }
+  __syncthreads();
+#pragma unroll
+  for (int r = 0; r < kItems; ++r)
+    if (threadIdx.x + r * kThreads < valid) atomicAdd(&hist[digit_of(k[r], shift, bits)], 1u);
   __syncthreads();
   for (int d = threadIdx.x; d < radix; d += kThreads) counts[static_cast<std::size_t>(d) * p + blockIdx.x] = hist[d];
 }
 
-// count_first, phases 1 + 4: sort the tile on chip, then write each digit's run to its global offset.
+// arrangement 2, phases 1 + 4: sort the tile on chip, then write each digit's run to its offset.
+template <int kItems, bool kBallot>
 __global__ void __launch_bounds__(kThreads) sort_scatter_kernel(KeySource keys, const std::uint32_t* values,
                                                                 const std::uint32_t* offsets, std::uint32_t n,
                                                                 int shift, int bits, std::uint32_t p,
                                                                 KeySink out_keys, std::uint32_t* out_values) {
-  __shared__ TileSmem s;
-  __shared__ std::uint32_t run_base[kMaxRadix];
-  const std::uint32_t valid = tile_valid(n);
+  TileSmem<kItems>& s = tile_smem<kItems>();
+  constexpr int kTile = TileSmem<kItems>::kTile;
+  const std::uint32_t valid = tile_valid<kTile>(n);
   const int radix = 1 << bits;
-  clear_runs(s, radix);
+  clear_runs(s.runs, radix);
   for (int d = threadIdx.x; d < radix; d += kThreads)
-    run_base[d] = offsets[static_cast<std::size_t>(d) * p + blockIdx.x];
+    s.run_base[d] = offsets[static_cast<std::size_t>(d) * p + blockIdx.x];
   load_tile(s, keys, values, valid);
-  split_sort_tile(s, shift, bits);
-  find_digit_runs(s, valid, shift, bits);
+  split_sort_tile<kItems, kBallot>(s, shift, bits);
+  find_digit_runs(s.runs, valid, [&](std::uint32_t i) { return s.words[i] >> kDigitShift; });
   for (std::uint32_t i = threadIdx.x; i < valid; i += kThreads) {
-    const std::uint32_t key = s.keys[i];
-    const std::uint32_t d = digit_of(key, shift, bits);
-    const std::uint32_t to = run_base[d] + (i - s.start[d]);
-    out_keys.store(to, key);
-    out_values[to] = s.values[i];
+    const std::uint32_t word = s.words[i];
+    const std::uint32_t d = word >> kDigitShift;
+    const std::uint32_t to = s.run_base[d] + (i - s.runs.start[d]);
+    out_keys.store(to, s.keys[word & kPositionMask]);
+    out_values[to] = s.values[word & kPositionMask];
   }
 }
 
@@ -242,14 +359,27 @@ constexpr const char* kStepNames[kMaxPasses][6] = {
 enum Phase { kLocalSort, kHistogram, kScan, kScatter, kLocalSortHistogram, kLocalSortScatter };
 
 // 32-bit positions and the p x 2^b table indexed in size_t: n below 2^31 keeps both in range.
-constexpr std::size_t kMaxSatishPairs = (std::size_t{1} << 31) - kTile;
+constexpr std::size_t kMaxSatishPairs = (std::size_t{1} << 31) - 4096;
+
+template <int kItems, bool kBallot>
+void allow_tile_smem() {
+  constexpr int bytes = sizeof(TileSmem<kItems>);
+  DEPTHSORT_CUDA_CHECK(cudaFuncSetAttribute(local_sort_kernel<kItems, kBallot>,
+                                            cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+  DEPTHSORT_CUDA_CHECK(cudaFuncSetAttribute(sort_scatter_kernel<kItems, kBallot>,
+                                            cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+}
 
 class SatishRadixSorter final : public Sorter {
  public:
   explicit SatishRadixSorter(const OptionValues& options) : Sorter("satish-radix", Backend::Gpu) {
-    bits_ = option_value(options, "bits");
-    fuse_histogram_ = option_value(options, "fuse_histogram") != 0;
-    count_first_ = option_value(options, "count_first") != 0;
+    const bool faithful = option_value(options, "faithful") != 0;
+    bits_ = faithful ? 4 : option_value(options, "bits");
+    items_ = faithful ? 4 : option_value(options, "items");
+    arrangement_ = faithful ? Arrangement::Paper : static_cast<Arrangement>(option_value(options, "arrangement"));
+    ballot_scan_ = !faithful && option_value(options, "ballot_scan") != 0;
+    if (items_ != 4 && items_ != 8 && items_ != 16)
+      throw OptionError("satish-radix: option 'items' must be 4, 8 or 16, got " + std::to_string(items_));
   }
 
   std::size_t workspace_bytes() const override {
@@ -267,26 +397,53 @@ class SatishRadixSorter final : public Sorter {
       *buffer = DeviceBuffer<std::uint32_t>();
     scan_temp_ = DeviceBuffer<unsigned char>();
     const std::size_t n = std::max<std::size_t>(max_n, 1);
-    const std::size_t table = (n + kTile - 1) / kTile * (std::size_t{1} << bits_);
+    const std::size_t tile = static_cast<std::size_t>(kThreads) * items_;
+    const std::size_t table = (n + tile - 1) / tile * (std::size_t{1} << bits_);
     tile_keys_ = DeviceBuffer<std::uint32_t>(n, name());
     tile_values_ = DeviceBuffer<std::uint32_t>(n, name());
     counts_ = DeviceBuffer<std::uint32_t>(table, name());
     offsets_ = DeviceBuffer<std::uint32_t>(table, name());
-    if (!count_first_) starts_ = DeviceBuffer<std::uint32_t>(table, name());
+    if (arrangement_ != Arrangement::CountFirst) starts_ = DeviceBuffer<std::uint32_t>(table, name());
     std::size_t bytes = 0;
     DEPTHSORT_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, counts_.data(), offsets_.data(),
                                                        static_cast<int>(table)));
     scan_temp_ = DeviceBuffer<unsigned char>(std::max<std::size_t>(bytes, 1), name());
+    // [&]: a lambda without captures would also declare a conversion nvcc warns about.
+    dispatch([&]<int kItems, bool kBallot>() { allow_tile_smem<kItems, kBallot>(); });
   }
 
   void do_sort(const SortBuffers& b, cudaStream_t stream, StepTimer& timer) override {
+    if (b.n == 0) return;
+    dispatch([&]<int kItems, bool kBallot>() { sort_with<kItems, kBallot>(b, stream, timer); });
+  }
+
+ private:
+  // Calls f.template operator()<items, ballot_scan>() with the options as constants.
+  template <class F>
+  void dispatch(F&& f) const {
+    auto with_items = [&]<bool kBallot>() {
+      if (items_ == 4) f.template operator()<4, kBallot>();
+      if (items_ == 8) f.template operator()<8, kBallot>();
+      if (items_ == 16) f.template operator()<16, kBallot>();
+    };
+    if (ballot_scan_)
+      with_items.template operator()<true>();
+    else
+      with_items.template operator()<false>();
+  }
+
+  template <int kItems, bool kBallot>
+  void sort_with(const SortBuffers& b, cudaStream_t stream, StepTimer& timer) {
+    constexpr int kTile = kThreads * kItems;
+    constexpr int kSmem = sizeof(TileSmem<kItems>);
     const auto n = static_cast<std::uint32_t>(b.n);
-    if (n == 0) return;
     const auto p = static_cast<std::uint32_t>((b.n + kTile - 1) / kTile);
     const int passes = pass_count(bits_);
-    // The faithful path sorts in place in the output buffers (the tile buffer holds each pass's
-    // sorted tiles); count_first scatters straight from shared memory, so it alternates between the
-    // output and the tile buffer, ending in the output.
+    const bool count_first = arrangement_ == Arrangement::CountFirst;
+    const bool fused = arrangement_ == Arrangement::FusedHistogram;
+    // The paper's arrangement sorts in place in the output buffers (the tile buffers hold each
+    // pass's sorted tiles); count-first scatters straight from shared memory, so it alternates
+    // between the output and the tile buffers, ending in the output.
     auto* out_ordered = reinterpret_cast<std::uint32_t*>(b.keys_out);
     for (int pass = 0; pass < passes; ++pass) {
       const int shift = pass_shift(pass, bits_);
@@ -294,49 +451,47 @@ class SatishRadixSorter final : public Sorter {
       const std::size_t table = static_cast<std::size_t>(p) << bits;
       const bool last = pass + 1 == passes;
       const char* const* names = kStepNames[pass];
-      const bool src_in_tile = count_first_ && pass > 0 && (passes - pass) % 2 == 1;
+      const bool src_in_tile = count_first && pass > 0 && (passes - pass) % 2 == 1;
       const KeySource src{pass == 0 ? b.keys_in : nullptr,
                           pass == 0 ? nullptr : (src_in_tile ? tile_keys_.data() : out_ordered)};
-      const std::uint32_t* src_values =
-          pass == 0 ? b.values_in : (src_in_tile ? tile_values_.data() : b.values_out);
-      const bool dst_in_tile = count_first_ && !last && (passes - pass - 1) % 2 == 1;
+      const std::uint32_t* src_values = pass == 0 ? b.values_in : (src_in_tile ? tile_values_.data() : b.values_out);
+      const bool dst_in_tile = count_first && !last && (passes - pass - 1) % 2 == 1;
       const KeySink dst{dst_in_tile ? tile_keys_.data() : out_ordered, last ? b.keys_out : nullptr};
       std::uint32_t* dst_values = dst_in_tile ? tile_values_.data() : b.values_out;
-      if (count_first_) {
+      if (count_first) {
         {
           StepScope step(timer, names[kHistogram]);
-          count_kernel<<<p, kThreads, 0, stream>>>(src, n, shift, bits, p, counts_.data());
+          count_kernel<kItems><<<p, kThreads, 0, stream>>>(src, n, shift, bits, p, counts_.data());
           DEPTHSORT_CUDA_CHECK_LAUNCH("satish-radix count_kernel");
         }
         scan(table, stream, timer, names[kScan]);
         StepScope step(timer, names[kLocalSortScatter]);
-        sort_scatter_kernel<<<p, kThreads, 0, stream>>>(src, src_values, offsets_.data(), n, shift, bits, p, dst,
-                                                        dst_values);
+        sort_scatter_kernel<kItems, kBallot><<<p, kThreads, kSmem, stream>>>(src, src_values, offsets_.data(), n, shift, bits,
+                                                                    p, dst, dst_values);
         DEPTHSORT_CUDA_CHECK_LAUNCH("satish-radix sort_scatter_kernel");
         continue;
       }
       {
-        StepScope step(timer, names[fuse_histogram_ ? kLocalSortHistogram : kLocalSort]);
-        local_sort_kernel<<<p, kThreads, 0, stream>>>(src, src_values, tile_keys_.data(), tile_values_.data(), n,
-                                                      shift, bits, p, fuse_histogram_ ? counts_.data() : nullptr,
-                                                      starts_.data());
+        StepScope step(timer, names[fused ? kLocalSortHistogram : kLocalSort]);
+        local_sort_kernel<kItems, kBallot><<<p, kThreads, kSmem, stream>>>(src, src_values, tile_keys_.data(),
+                                                                  tile_values_.data(), n, shift, bits, p,
+                                                                  fused ? counts_.data() : nullptr, starts_.data());
         DEPTHSORT_CUDA_CHECK_LAUNCH("satish-radix local_sort_kernel");
       }
-      if (!fuse_histogram_) {
+      if (!fused) {
         StepScope step(timer, names[kHistogram]);
-        histogram_kernel<<<p, kThreads, 0, stream>>>(tile_keys_.data(), n, shift, bits, p, counts_.data(),
-                                                     starts_.data());
+        histogram_kernel<kItems><<<p, kThreads, 0, stream>>>(tile_keys_.data(), n, shift, bits, p, counts_.data(),
+                                                             starts_.data());
         DEPTHSORT_CUDA_CHECK_LAUNCH("satish-radix histogram_kernel");
       }
       scan(table, stream, timer, names[kScan]);
       StepScope step(timer, names[kScatter]);
-      scatter_kernel<<<p, kThreads, 0, stream>>>(tile_keys_.data(), tile_values_.data(), offsets_.data(),
-                                                 starts_.data(), n, shift, bits, p, dst, dst_values);
+      scatter_kernel<kItems><<<p, kThreads, 0, stream>>>(tile_keys_.data(), tile_values_.data(), offsets_.data(),
+                                                         starts_.data(), n, shift, bits, p, dst, dst_values);
       DEPTHSORT_CUDA_CHECK_LAUNCH("satish-radix scatter_kernel");
     }
   }
 
- private:
   // Phase 3: the column-major table scanned as one array gives, for digit d and block j, the count
   // of all smaller digits plus that of digit d in blocks before j.
   void scan(std::size_t table, cudaStream_t stream, StepTimer& timer, const char* name) {
@@ -347,8 +502,9 @@ class SatishRadixSorter final : public Sorter {
   }
 
   int bits_ = 4;
-  bool fuse_histogram_ = false;
-  bool count_first_ = false;
+  int items_ = 4;
+  Arrangement arrangement_ = Arrangement::Paper;
+  bool ballot_scan_ = false;
   DeviceBuffer<std::uint32_t> tile_keys_, tile_values_, counts_, offsets_, starts_;
   DeviceBuffer<unsigned char> scan_temp_;
 };
