@@ -6,7 +6,8 @@
 #   satish-radix-n.csv      Fig. 3/4 on today's GPU: time and rate against n (1K..64M, powers of 4),
 #                           the default and the paper's configuration (faithful=1) beside cub-radix
 #   satish-radix-b.csv      the b sweep 4..8 at 16M uniform pairs, for every tile (items 4, 8, 16)
-#                           and the paper's and the count-first arrangement of the phases
+#                           and the paper's and the count-first arrangement of the phases (ballot
+#                           scan), a few rows of the fused arrangement and of CUB's block scan
 #   satish-radix-dists.csv  the default on every distribution at 4M, checked against the CPU
 # Every CSV row carries per-step medians ("pass K <phase>"); the summary sums them per phase.
 set -uo pipefail
@@ -28,6 +29,7 @@ for b in 4 5 6 7 8; do
   done
 done
 opts+=(--options satish-radix:bits=4,items=4,arrangement=1 --options satish-radix:bits=8,items=16,arrangement=1)
+for b in 4 7 8; do opts+=(--options "satish-radix:bits=$b,items=16,arrangement=2,ballot_scan=0"); done
 bench --sorters satish-radix --sizes 16M --dist uniform --reps 11 --warmup 2 "${opts[@]}" \
   --csv "$OUT/satish-radix-b.csv"
 
