@@ -4,7 +4,8 @@
 #   scripts/study/satish-radix.sh BIN_DIR OUT_DIR
 # BIN_DIR holds depthsort-bench (statically linked, built elsewhere). Writes to OUT_DIR:
 #   satish-radix-n.csv      Fig. 3/4 on today's GPU: time and rate against n (1K..64M, powers of 4),
-#                           the default and the paper's configuration (faithful=1) beside cub-radix
+#                           the default, the paper's configuration (faithful=1) and a few other b /
+#                           tiles beside cub-radix
 #   satish-radix-b.csv      the b sweep 4..8 at 16M uniform pairs, for every tile (items 4, 8, 16)
 #                           and the paper's and the count-first arrangement of the phases (ballot
 #                           scan), a few rows of the fused arrangement and of CUB's block scan
@@ -19,7 +20,7 @@ bench() { timeout 60 "$BIN/depthsort-bench" "$@" >>"$OUT/bench.log" 2>&1; }
 
 bench --sorters satish-radix --sizes 1K,4K,16K,64K,256K,1M,4M,16M,64M --dist uniform --reps 11 --warmup 2 \
   --options satish-radix:faithful=0 --options satish-radix:faithful=1 \
-  --options satish-radix:bits=6,items=16,arrangement=2 --options satish-radix:bits=8,items=16,arrangement=2 \
+  --options satish-radix:bits=6,items=16,arrangement=2 --options satish-radix:bits=7,items=16,arrangement=2 \
   --options satish-radix:bits=8,items=8,arrangement=2 --csv "$OUT/satish-radix-n.csv"
 
 opts=()

@@ -18,7 +18,7 @@ enum class Arrangement {
 };
 
 inline constexpr OptionSpec kSatishRadixOptions[] = {
-    {"bits", "b, bits per digit: ceil(32/b) passes (the paper: 4)", 7, 4, 8},
+    {"bits", "b, bits per digit: ceil(32/b) passes (the paper: 4; 8 measured fastest on the H200)", 8, 4, 8},
     {"items", "pairs per thread, 4, 8 or 16: a tile of 256 x items (the paper: 4, a 1024-pair tile)", 16, 4, 16},
     {"arrangement", "0 = the paper's four kernels, 1 = local sort writes the histogram, 2 = count first, "
                     "then local sort scatters from shared memory", 2, 0, 2},
