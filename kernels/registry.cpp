@@ -7,6 +7,7 @@
 #include "depthsort/errors.hpp"
 #include "sort/baselines.hpp"
 #include "sort/hybrid/hybrid_sorter.hpp"
+#include "sort/satish_radix/satish_radix_sorter.hpp"
 
 namespace depthsort {
 namespace {
@@ -28,6 +29,10 @@ const std::array kSorters{
                "log2(L) quicksort partition passes into L sublists, then the same vector-mergesort",
                Backend::Gpu, false, hybrid::kHybridQuickOptions, cuda_device_usable,
                hybrid::make_hybrid_quick_sorter},
+    SorterInfo{"satish-radix", "Satish, Harris & Garland 2009, radix sort (Section III)",
+               "LSD radix sort in b-bit digits: per pass local split sort, histogram, scan, coherent scatter",
+               Backend::Gpu, true, satish_radix::kSatishRadixOptions, cuda_device_usable,
+               satish_radix::make_satish_radix_sorter},
     SorterInfo{"cpu", "depthsort, host LSD radix sort (11-bit digits)",
                "the CPU path's sorter, host memory, used where no CUDA device exists", Backend::Cpu, true, {},
                always_available, make_cpu_sorter},
