@@ -660,6 +660,30 @@ int run_bench(const Config& config, int found) {
   return 0;
 }
 
+// What the logs need to be read later: NCCL's version, the GPUs, and whether they reach each
+// other directly (NVLink / PCIe peer access).
+void print_machine(int found) {
+  int version = 0;
+  DEPTHSORT_NCCL_CHECK(ncclGetVersion(&version));
+  std::cout << "NCCL " << version / 10000 << '.' << (version / 100) % 100 << '.' << version % 100 << " (built with "
+            << NCCL_MAJOR << '.' << NCCL_MINOR << '.' << NCCL_PATCH << "), NCCL_NVLS_ENABLE=" << std::getenv("NCCL_NVLS_ENABLE")
+            << '\n';
+  for (int d = 0; d < found; ++d) {
+    cudaDeviceProp prop{};
+    DEPTHSORT_CUDA_CHECK(cudaGetDeviceProperties(&prop, d));
+    std::cout << "GPU " << d << ": " << prop.name << ", " << prop.multiProcessorCount << " SMs, "
+              << prop.totalGlobalMem / (1u << 30) << " GiB; peer access to";
+    for (int p = 0; p < found; ++p) {
+      if (p == d) continue;
+      int can = 0;
+      DEPTHSORT_CUDA_CHECK(cudaDeviceCanAccessPeer(&can, d, p));
+      std::cout << ' ' << p << (can ? ":yes" : ":no");
+    }
+    std::cout << '\n';
+  }
+  std::cout << std::flush;
+}
+
 int run(int argc, char** argv) {
   std::string error;
   const std::optional<Config> config = parse(argc, argv, error);
@@ -691,6 +715,7 @@ int run(int argc, char** argv) {
     return kExitSkipped;
   }
   found = std::min(found, kMaxGpus);
+  print_machine(found);
   int result = 0;
   if (config->test) result = run_tests(*config, found);
   if (config->bench && result == 0) result = run_bench(*config, found);
