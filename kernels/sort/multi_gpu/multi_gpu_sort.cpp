@@ -269,8 +269,14 @@ void MultiGpuSorter::sort_impl(std::span<const DevicePairs> inputs, float* gathe
                                              N * sizeof(std::uint64_t), cudaMemcpyDeviceToHost, stream(r)));
       }
       comms_.synchronize();
-      for (int r = 0; r < N; ++r)
-        for (int j = 0; j < N && inputs[r].n > 0; ++j) count(r, j) = gpu_[r]->counts_host[j];
+      for (int r = 0; r < N; ++r) {
+        std::uint64_t placed = 0;
+        for (int j = 0; j < N && inputs[r].n > 0; ++j) placed += count(r, j) = gpu_[r]->counts_host[j];
+        // A miscount here would post NCCL receives that never match: stop with the numbers instead.
+        if (placed != inputs[r].n)
+          throw Error("multi_gpu: GPU rank " + std::to_string(r) + " assigned " + std::to_string(placed) + " of its " +
+                      std::to_string(inputs[r].n) + " pairs to ranges");
+      }
     }
     const std::size_t range_capacity = gpu_[0]->sorter->capacity();
     for (int j = 0; j < N; ++j) {
