@@ -254,7 +254,8 @@ class TestRunner {
     (void)gpus_found;
   }
 
-  void run(MultiGpuSorter& sorter, const std::string& label, const TestInput& in, bool exact_balance, Tally& tally) {
+  void run(MultiGpuSorter& sorter, const std::string& label, const TestInput& in, bool exact_balance, double gpu0_share,
+           Tally& tally) {
     const std::size_t n = in.keys.size();
     const int N = sorter.gpus();
     const std::string what = label + " " + in.name + " n=" + size_text(n);
@@ -271,7 +272,7 @@ class TestRunner {
         }
         DEPTHSORT_CUDA_CHECK(cudaDeviceSynchronize());
       }
-      sorter.sort_gathered(g0.pairs(n), out_keys_.data(), out_values_.data());
+      sorter.sort_gathered(g0.pairs(n), out_keys_.data(), out_values_.data(), gpu0_share);
       sorter.synchronize();
       std::vector<float> keys(n), keys_after(n);
       std::vector<std::uint32_t> values(n);
@@ -281,7 +282,7 @@ class TestRunner {
       CheckResult result = check_sorted_pairs(in.keys, in.reference, keys, values);
       if (result.ok && n && std::memcmp(keys_after.data(), in.keys.data(), n * sizeof(float)) != 0)
         result = {false, "the input keys changed"};
-      if (result.ok && exact_balance) result = check_balance(sorter, n);
+      if (result.ok && exact_balance) result = check_balance(sorter, n, gpu0_share);
       tally.add(result.ok, "gathered " + what, result.message);
     } catch (const std::exception& e) {
       tally.add(false, "gathered " + what, std::string("threw: ") + e.what());
@@ -313,7 +314,7 @@ class TestRunner {
       }
       CheckResult result = at == n ? check_sorted_pairs(in.keys, in.reference, keys, values)
                                    : CheckResult{false, "ranges hold " + std::to_string(at) + " pairs, not " + std::to_string(n)};
-      if (result.ok && exact_balance) result = check_balance(sorter, n);
+      if (result.ok && exact_balance) result = check_balance(sorter, n, 0.0);
       tally.add(result.ok, "distributed " + what, result.message);
     } catch (const std::exception& e) {
       tally.add(false, "distributed " + what, std::string("threw: ") + e.what());
@@ -321,11 +322,17 @@ class TestRunner {
   }
 
  private:
-  // Exact splitters: range j holds exactly t_{j+1} - t_j pairs, t_j = floor(j n / N).
-  static CheckResult check_balance(const MultiGpuSorter& sorter, std::size_t n) {
+  // Exact splitters: range j holds exactly t_{j+1} - t_j pairs, t_j = floor(j n / N) (or
+  // floor(share n) and even shares of the rest, for a weighted GPU 0).
+  static CheckResult check_balance(const MultiGpuSorter& sorter, std::size_t n, double gpu0_share) {
     const int N = sorter.gpus();
+    std::vector<std::uint64_t> edges{0};
+    const SplitterPlan plan(n, N, kLevels, N > 1 ? gpu0_share : 0.0);
+    edges.insert(edges.end(), plan.targets().begin(), plan.targets().end());
+    while (edges.size() < static_cast<std::size_t>(N) + 1) edges.push_back(n);
+    edges.back() = n;
     for (int j = 0; j < N; ++j) {
-      const std::size_t expected = n * (j + 1) / N - n * j / N;
+      const std::size_t expected = edges[j + 1] - edges[j];
       if (sorter.range_count(j) != expected)
         return {false, "range " + std::to_string(j) + " holds " + std::to_string(sorter.range_count(j)) +
                            " pairs, exact splitters give " + std::to_string(expected)};
@@ -365,11 +372,20 @@ int run_tests(const Config& config, int found) {
     std::string label;
     bool exact;
     std::size_t max_n;
+    double gpu0_share = 0;
   };
   std::vector<Setup> setups;
   for (const int N : gpu_counts) {
     Setup s{std::make_unique<MultiGpuSorter>(first_devices(N)), "gpus=" + std::to_string(N) + " levels=3", true, max_n};
     s.sorter->reserve(max_n);
+    setups.push_back(std::move(s));
+  }
+  // The weighted paper's case: GPU 0 sorts 70% on its side stream while the rest travels.
+  if (max_gpus > 1) {
+    const std::size_t weighted_max = std::min<std::size_t>(max_n, (std::size_t{1} << 20) + 3);
+    Setup s{std::make_unique<MultiGpuSorter>(first_devices(max_gpus)),
+            "gpus=" + std::to_string(max_gpus) + " levels=3 gpu0_share=0.7", true, weighted_max, 0.7};
+    s.sorter->reserve(weighted_max);
     setups.push_back(std::move(s));
   }
   // The paper's single histogram pass: ranges may be far from balanced (one GPU may get every
@@ -391,7 +407,7 @@ int run_tests(const Config& config, int found) {
       TestInput in{std::string(distribution_name(dist)), make_keys(dist, n, n + 17), make_values(n), {}};
       in.reference = reference_order(in.keys);
       for (Setup& s : setups)
-        if (n <= s.max_n) runner.run(*s.sorter, s.label, in, s.exact, tally);
+        if (n <= s.max_n) runner.run(*s.sorter, s.label, in, s.exact, s.gpu0_share, tally);
     }
     std::cout << "  " << distribution_name(dist) << (tally.failed == failed_before ? ": ok" : ": FAILED") << std::endl;
   }
@@ -402,7 +418,7 @@ int run_tests(const Config& config, int found) {
     const int failed_before = tally.failed;
     for (const TestInput& in : edge_inputs(n))
       for (Setup& s : setups)
-        if (n <= s.max_n) runner.run(*s.sorter, s.label, in, s.exact, tally);
+        if (n <= s.max_n) runner.run(*s.sorter, s.label, in, s.exact, s.gpu0_share, tally);
     std::cout << "  edge inputs n=" << size_text(n) << (tally.failed == failed_before ? ": ok" : ": FAILED") << std::endl;
   }
   std::cout << tally.passed << " passed, " << tally.failed << " failed" << std::endl;
@@ -581,7 +597,20 @@ int run_bench(const Config& config, int found) {
       chunks[r]->upload(keys.data() + begin, values.data() + begin, end - begin);
       chunk_pairs[r] = chunks[r]->pairs(end - begin);
     }
-    for (const bool gathered : {true, false}) {
+    // ms to send all n pairs out of GPU 0 once, from the NCCL probe of the equal-split row.
+    double send_all_ms = 0;
+    enum class Case { Gathered, Weighted, Distributed };
+    for (const Case kase : {Case::Gathered, Case::Weighted, Case::Distributed}) {
+      const bool gathered = kase != Case::Distributed;
+      // The weighted paper's case: GPU 0 sorts a share f while the others' (1 - f) n pairs go out,
+      // are sorted and come back: f T1 = (1 - f) (2 S + T1 / (N - 1)), with T1 one GPU's hybrid
+      // time and S the time to send n pairs, both measured above in this run.
+      double share = 0;
+      if (kase == Case::Weighted) {
+        if (N < 2 || send_all_ms <= 0) continue;
+        const double other = 2 * send_all_ms + hybrid_ms / (N - 1);
+        share = std::clamp(other / (hybrid_ms + other), 1.0 / N, Options{}.max_gpu0_share);
+      }
       std::vector<double> totals;
       std::vector<double> steps[MultiGpuSorter::kSteps];
       for (int rep = -config.warmup; rep < config.reps; ++rep) {
@@ -589,7 +618,7 @@ int run_bench(const Config& config, int found) {
         else
           for (int r = 0; r < N; ++r) chunks[r]->restore(chunk_pairs[r].n, multi.stream(r));
         multi.synchronize();
-        if (gathered) multi.sort_gathered(g0.pairs(n), out_keys.data(), out_values.data());
+        if (gathered) multi.sort_gathered(g0.pairs(n), out_keys.data(), out_values.data(), share);
         else multi.sort_distributed(chunk_pairs);
         const StepTimes t = multi.last_times();
         if (rep < 0) continue;
@@ -597,7 +626,10 @@ int run_bench(const Config& config, int found) {
         const float s[MultiGpuSorter::kSteps] = {t.histogram, t.partition, t.exchange, t.local_sort, t.gather};
         for (int k = 0; k < MultiGpuSorter::kSteps; ++k) steps[k].push_back(s[k]);
       }
-      Row row = timed_row(gathered ? "gathered" : "distributed", N, n, dist, totals);
+      std::ostringstream name;
+      name << (kase == Case::Gathered ? "gathered" : kase == Case::Distributed ? "distributed" : "gathered-share");
+      if (kase == Case::Weighted) name << std::fixed << std::setprecision(2) << share;
+      Row row = timed_row(name.str(), N, n, dist, totals);
       row.vs_hybrid = hybrid_ms / row.median_ms;
       row.vs_cub = cub_ms / row.median_ms;
       row.has_steps = true;
@@ -618,6 +650,7 @@ int run_bench(const Config& config, int found) {
         const std::size_t probe_pairs = per_peer * (gathered ? N - 1 : N * (N - 1));
         // Scaled to the exchange's exact volume (the probe's is rounded down to whole pairs per peer).
         row.nccl_ms = probe_pairs ? ms * static_cast<double>(exchanged) / static_cast<double>(probe_pairs) : 0;
+        if (kase == Case::Gathered) send_all_ms = row.nccl_ms * static_cast<double>(n) / static_cast<double>(exchanged);
       }
       if (config.check) {
         std::vector<float> k(n);

@@ -24,10 +24,11 @@ struct Split {
 // What the GPUs do, on the CPU: histogram per level (summed over the holders), plan, tie bases
 // from each holder's level-2 counts, then each holder's keys get a tie rank in input order.
 // `ignore_ties` plants the error of splitting equal keys by key alone.
-Split simulate(const std::vector<std::uint32_t>& keys, int gpus, int holders, int levels, bool ignore_ties = false) {
+Split simulate(const std::vector<std::uint32_t>& keys, int gpus, int holders, int levels, bool ignore_ties = false,
+               double first_share = 0) {
   const std::size_t n = keys.size();
   auto chunk = [&](int h) { return n * h / holders; };
-  SplitterPlan plan(n, gpus, levels);
+  SplitterPlan plan(n, gpus, levels, first_share);
   std::vector<std::vector<std::uint64_t>> local(holders);
   for (int level = 0; level < levels && plan.needed(); ++level) {
     const LevelParams p = plan.params(level);
@@ -137,6 +138,27 @@ TEST(MultiGpuSplitters, EqualKeysAcrossSplitPointsAndExtremes) {
         EXPECT_EQ(check_split(keys, gpus, simulate(keys, gpus, holders, kLevels), true), "");
         EXPECT_EQ(check_split(keys, gpus, simulate(keys, gpus, holders, 1), false), "");
       }
+}
+
+TEST(MultiGpuSplitters, WeightedFirstRangeIsExact) {
+  // The weighted paper's case: range 0 gets floor(share n) pairs, the others split the rest.
+  for (const Distribution dist : {Distribution::Uniform, Distribution::AllEqual, Distribution::TwoValues,
+                                  Distribution::Outliers, Distribution::HalfEqual})
+    for (const std::size_t n : {1, 2, 5, 1000, 65537})
+      for (const int gpus : {2, 3, 8})
+        for (const double share : {0.55, 0.7, 0.75}) {
+          SCOPED_TRACE(std::string(distribution_name(dist)) + " n=" + std::to_string(n) + " gpus=" +
+                       std::to_string(gpus) + " share=" + std::to_string(share));
+          const std::vector<std::uint32_t> keys = ordered(make_keys(dist, n, n + 5));
+          const Split split = simulate(keys, gpus, 1, kLevels, false, share);
+          EXPECT_EQ(check_split(keys, gpus, split, false), "");
+          const SplitterPlan plan(n, gpus, kLevels, share);
+          std::vector<std::uint64_t> edges{0};
+          edges.insert(edges.end(), plan.targets().begin(), plan.targets().end());
+          edges.push_back(n);
+          for (int j = 0; j < gpus; ++j) EXPECT_EQ(split.counts[j], edges[j + 1] - edges[j]) << "range " << j;
+          EXPECT_EQ(split.counts[0], std::min<std::uint64_t>(static_cast<std::uint64_t>(share * n), n - 1));
+        }
 }
 
 TEST(MultiGpuSplitters, PlantedErrorsAreCaught) {

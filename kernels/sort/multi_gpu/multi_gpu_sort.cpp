@@ -3,6 +3,7 @@
 #include "sort/multi_gpu/multi_gpu_sort.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <string>
 
@@ -58,6 +59,9 @@ struct MultiGpuSorter::Gpu {
   std::unique_ptr<Sorter> sorter;
   CudaEvent step_events[kSteps][2];
   CudaEvent total_start, total_stop, done{cudaEventDisableTiming};
+  // GPU 0's own sort in the weighted paper's case runs here, beside the transfers on the main stream.
+  CudaStream side;
+  CudaEvent forked{cudaEventDisableTiming}, joined{cudaEventDisableTiming};
 };
 
 MultiGpuSorter::MultiGpuSorter(std::span<const int> devices, Options options)
@@ -115,8 +119,12 @@ void MultiGpuSorter::reserve(std::size_t max_n) {
     throw CapacityError("multi_gpu: at most " + std::to_string(Sorter::kMaxPairs) + " pairs in all (32-bit counts per GPU)");
   const int N = gpus();
   const std::size_t share = ceil_div(max_n, N);
-  const std::size_t range_capacity = options_.levels == kLevels ? share : max_n;
   for (int r = 0; r < N; ++r) {
+    // GPU 0 may take up to max_gpu0_share of the pairs in the weighted paper's case.
+    const std::size_t range_capacity =
+        options_.levels != kLevels ? max_n
+        : r == 0 ? std::min(max_n, std::max(share, static_cast<std::size_t>(std::ceil(options_.max_gpu0_share * static_cast<double>(max_n)))))
+                 : share;
     DeviceScope scope(device(r));
     Gpu& g = *gpu_[r];
     const std::string owner = "multi_gpu (GPU " + std::to_string(g.device) + ")";
@@ -139,8 +147,8 @@ void MultiGpuSorter::reserve(std::size_t max_n) {
   capacity_ = max_n;
 }
 
-void MultiGpuSorter::record(int step, bool end) {
-  for (int r = 0; r < gpus(); ++r) {
+void MultiGpuSorter::record(int step, bool end, bool skip_gpu0) {
+  for (int r = skip_gpu0 ? 1 : 0; r < gpus(); ++r) {
     DeviceScope scope(device(r));
     DEPTHSORT_CUDA_CHECK(cudaEventRecord(gpu_[r]->step_events[step][end ? 1 : 0].get(), stream(r)));
   }
@@ -150,7 +158,7 @@ Splitters MultiGpuSorter::choose_splitters(std::span<const DevicePairs> inputs, 
                                            std::vector<TieBases>& bases) {
   const int N = gpus();
   bases.assign(N, TieBases{});
-  SplitterPlan plan(total, N, options_.levels);
+  SplitterPlan plan(total, N, options_.levels, gathered_ ? gpu0_share_ : 0.0);
   if (!plan.needed()) return plan.splitters();
   std::vector<int> holders;
   for (int r = 0; r < N; ++r)
@@ -210,13 +218,21 @@ Splitters MultiGpuSorter::choose_splitters(std::span<const DevicePairs> inputs, 
   return plan.splitters();
 }
 
-void MultiGpuSorter::sort_gathered(const DevicePairs& pairs, float* out_keys, std::uint32_t* out_values) {
+void MultiGpuSorter::sort_gathered(const DevicePairs& pairs, float* out_keys, std::uint32_t* out_values,
+                                   double gpu0_share) {
+  if (!(gpu0_share >= 0 && gpu0_share <= options_.max_gpu0_share))
+    throw OptionError("multi_gpu: GPU 0's share " + std::to_string(gpu0_share) + " is outside [0, " +
+                      std::to_string(options_.max_gpu0_share) + "] (Options::max_gpu0_share)");
   std::vector<DevicePairs> inputs(gpus());
   inputs[0] = pairs;
+  gpu0_share_ = gpus() > 1 ? gpu0_share : 0.0;
   sort_impl(inputs, out_keys, out_values);
 }
 
-void MultiGpuSorter::sort_distributed(std::span<const DevicePairs> inputs) { sort_impl(inputs, nullptr, nullptr); }
+void MultiGpuSorter::sort_distributed(std::span<const DevicePairs> inputs) {
+  gpu0_share_ = 0;
+  sort_impl(inputs, nullptr, nullptr);
+}
 
 void MultiGpuSorter::sort_impl(std::span<const DevicePairs> inputs, float* gather_keys, std::uint32_t* gather_values) {
   const int N = gpus();
@@ -278,8 +294,8 @@ void MultiGpuSorter::sort_impl(std::span<const DevicePairs> inputs, float* gathe
                       std::to_string(inputs[r].n) + " pairs to ranges");
       }
     }
-    const std::size_t range_capacity = gpu_[0]->sorter->capacity();
     for (int j = 0; j < N; ++j) {
+      const std::size_t range_capacity = gpu_[j]->sorter->capacity();
       range_counts_[j] = 0;
       for (int r = 0; r < N; ++r) range_counts_[j] += count(r, j);
       if (range_counts_[j] > range_capacity)
@@ -298,6 +314,23 @@ void MultiGpuSorter::sort_impl(std::span<const DevicePairs> inputs, float* gathe
     }
   }
   record(1, true);
+
+  // The weighted paper's case: GPU 0's range is its own run; its sort starts now on the side
+  // stream, while the other runs leave, are sorted and come back on the main streams.
+  const bool early = gathered_ && gpu0_share_ > 0 && range_counts_[0] > 0 && count(0, 0) == range_counts_[0];
+  if (early) {
+    NvtxRange step(kStepNames[3]);
+    DeviceScope scope(device(0));
+    Gpu& g = *gpu_[0];
+    const float* keys = direct[0] ? inputs[0].keys : g.send_keys.data();
+    const std::uint32_t* values = direct[0] ? inputs[0].values : g.send_values.data();
+    DEPTHSORT_CUDA_CHECK(cudaEventRecord(g.forked.get(), stream(0)));
+    DEPTHSORT_CUDA_CHECK(cudaStreamWaitEvent(g.side.get(), g.forked.get(), 0));
+    DEPTHSORT_CUDA_CHECK(cudaEventRecord(g.step_events[3][0].get(), g.side.get()));
+    g.sorter->sort({keys, values, gather_keys, gather_values, range_counts_[0]}, g.side.get());
+    DEPTHSORT_CUDA_CHECK(cudaEventRecord(g.step_events[3][1].get(), g.side.get()));
+    DEPTHSORT_CUDA_CHECK(cudaEventRecord(g.joined.get(), g.side.get()));
+  }
 
   // exchange: run j of GPU r to GPU j (grouped send/receive); a GPU's own run stays.
   record(2, false);
@@ -354,10 +387,10 @@ void MultiGpuSorter::sort_impl(std::span<const DevicePairs> inputs, float* gathe
 
   // local sort: each GPU sorts its range with the registry's sorter (GPU 0 straight into the
   // gathered output in the paper's case).
-  record(3, false);
+  record(3, false, early);
   {
     NvtxRange step(kStepNames[3]);
-    for (int j = 0; j < N; ++j) {
+    for (int j = early ? 1 : 0; j < N; ++j) {
       if (range_counts_[j] == 0) continue;
       DeviceScope scope(device(j));
       Gpu& g = *gpu_[j];
@@ -367,7 +400,7 @@ void MultiGpuSorter::sort_impl(std::span<const DevicePairs> inputs, float* gathe
       g.sorter->sort(buffers, stream(j));
     }
   }
-  record(3, true);
+  record(3, true, early);
 
   // gather (the paper's case): ranges 1..N-1 back to GPU 0, in order after range 0.
   record(4, false);
@@ -385,6 +418,10 @@ void MultiGpuSorter::sort_impl(std::span<const DevicePairs> inputs, float* gathe
     }
   }
   record(4, true);
+  if (early) {
+    DeviceScope scope(device(0));
+    DEPTHSORT_CUDA_CHECK(cudaStreamWaitEvent(stream(0), gpu_[0]->joined.get(), 0));
+  }
 
   record_stop();
 }

@@ -33,6 +33,7 @@ struct Options {
   int levels = kLevels;                  // histogram levels: 3 = exact splitters, 1 = the paper's one pass
   std::string local_sorter = "hybrid";   // registry name of each GPU's sorter
   std::string local_options;             // its options, "name=value,..."
+  double max_gpu0_share = 0.75;          // largest share sort_gathered may give GPU 0 (sizes its buffers)
 };
 
 // One GPU's pairs (device pointers on that GPU).
@@ -76,7 +77,10 @@ class MultiGpuSorter {
   // The paper's case: `pairs` on GPU 0 (stream-ordered after stream(0)); sorted pairs written to
   // out_keys/out_values on GPU 0. Input untouched. Returns when the work is queued (it waits
   // for the GPUs between steps); synchronize() before reading the output.
-  void sort_gathered(const DevicePairs& pairs, float* out_keys, std::uint32_t* out_values);
+  // gpu0_share = 0: equal ranges. Otherwise GPU 0 sorts that fraction of the pairs (at most
+  // Options::max_gpu0_share) on a second stream while the other ranges travel, are sorted and
+  // come back: the weighted split that balances GPU 0's sort against the others' round trips.
+  void sort_gathered(const DevicePairs& pairs, float* out_keys, std::uint32_t* out_values, double gpu0_share = 0);
 
   // The distributed case: inputs[r] on GPU r (stream-ordered after stream(r)). Afterwards GPU r
   // holds range r, sorted (range_keys/values/count), and every key of range r is <= every key of
@@ -105,7 +109,7 @@ class MultiGpuSorter {
   struct Gpu;
   void sort_impl(std::span<const DevicePairs> inputs, float* gather_keys, std::uint32_t* gather_values);
   Splitters choose_splitters(std::span<const DevicePairs> inputs, std::uint64_t total, std::vector<TieBases>& bases);
-  void record(int step, bool end);
+  void record(int step, bool end, bool skip_gpu0 = false);
   void record_stop();
   // One pair run as two NCCL messages (keys, values); inside an NcclGroupCall.
   void send_pairs(int from, const float* keys, const std::uint32_t* values, std::size_t count, int to);
@@ -119,6 +123,7 @@ class MultiGpuSorter {
   std::vector<std::size_t> range_counts_;
   std::uint64_t bytes_between_ = 0;
   bool gathered_ = false;
+  double gpu0_share_ = 0;
 };
 
 }  // namespace depthsort::multi_gpu

@@ -115,10 +115,20 @@ class SplitterPlan {
   // Splitter j (1 <= j < gpus) sits at global rank t_j = floor(j * n / gpus): range j gets the
   // pairs of ranks [t_j, t_{j+1}). `levels` is 3 for exact splitters; 1 or 2 stop at a bin
   // boundary (the paper's single histogram pass: exact sort, ranges only roughly balanced).
-  SplitterPlan(std::uint64_t n, int gpus, int levels) : n_(n), levels_(levels) {
+  // first_share > 0 gives range 0 that fraction of the pairs (t_1 = floor(first_share n)) and
+  // splits the rest evenly: in the paper's case GPU 0 sorts its range while the others' ranges
+  // travel, so it can take more.
+  SplitterPlan(std::uint64_t n, int gpus, int levels, double first_share = 0) : n_(n), levels_(levels) {
     if (gpus < 1 || gpus > kMaxGpus) throw std::invalid_argument("multi_gpu: 1 to 8 GPUs");
     if (levels < 1 || levels > kLevels) throw std::invalid_argument("multi_gpu: 1 to 3 histogram levels");
-    for (int j = 1; j < gpus && n > 0; ++j) targets_.push_back(static_cast<std::uint64_t>(j) * n / gpus);
+    if (!(first_share >= 0 && first_share < 1)) throw std::invalid_argument("multi_gpu: GPU 0's share must be in [0, 1)");
+    if (first_share > 0 && gpus > 1 && n > 0) {
+      const std::uint64_t first = std::min<std::uint64_t>(static_cast<std::uint64_t>(first_share * static_cast<double>(n)), n - 1);
+      for (int j = 1; j < gpus; ++j)
+        targets_.push_back(first + static_cast<std::uint64_t>(j - 1) * (n - first) / static_cast<std::uint64_t>(gpus - 1));
+    } else {
+      for (int j = 1; j < gpus && n > 0; ++j) targets_.push_back(static_cast<std::uint64_t>(j) * n / gpus);
+    }
     prefix_.assign(targets_.size(), 0);
     below_.assign(targets_.size(), 0);
     bin_count_.assign(targets_.size(), 0);
