@@ -11,7 +11,12 @@
 
 #include "depthsort/device_buffer.hpp"
 #include "depthsort/errors.hpp"
-#include "sort/hybrid/hybrid_kernels.cuh"
+#include "sort/hybrid/binning.cuh"
+#include "sort/hybrid/bucketing.cuh"
+#include "sort/hybrid/config.cuh"
+#include "sort/hybrid/quick_split.cuh"
+#include "sort/hybrid/shuffle.cuh"
+#include "sort/hybrid/vector_merge.cuh"
 #include "sort/hybrid/hybrid_sorter.hpp"
 
 namespace depthsort::hybrid {
