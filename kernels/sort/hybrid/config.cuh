@@ -19,6 +19,11 @@ inline constexpr int kSortThreads = kCap / 16;  // each thread owns a 16-pair ti
 inline constexpr int kTargetBucket = 2816;     // auto L = n / 2816: 85% of kCap on average
 inline constexpr int kMinBuckets = 64;
 inline constexpr int kMaxAutoBuckets = 1 << 16;
+// Sample splitter (deviation 12): sampled buckets vary more in size than Fig. 5's on smooth inputs
+// (about 1/sqrt(oversample) relative), so the auto L aims lower, at 62% of kCap; at most the L whose
+// pivots, table and counters fit the count's shared memory (2 L + H + 1 words <= 200 KB).
+inline constexpr int kSampleTargetBucket = 2048;
+inline constexpr int kSampleMaxBuckets = 24576;
 inline constexpr int kSmemBucketsMax = 16384;  // block-local counters while L fits shared memory
 inline constexpr int kPassThreads = 512;       // count / scatter blocks
 inline constexpr int kPassItems = 16;          // keys per thread per tile in those

@@ -238,7 +238,22 @@ __global__ void __launch_bounds__(kCap / kOut) vector_merge_onchip_kernel(SortSt
   __syncthreads();
   kmin = s_min;
   kmax = s_max;
-  if (a.word_merge && kmax - kmin < kWordKeyRange) {
+  if (kmin == kmax) {
+    // One key value (all keys equal, or the bucket [v, v + 1) the sample splitter gives a key
+    // that fills several buckets' share): already in order, copied as loaded.
+#pragma unroll
+    for (int q = 0; q < kOut; ++q) {
+      const std::uint32_t i = q * kThreads + tid;
+      if (i < len) {
+        if (to_tmp) {
+          a.tmp[start + i] = make_uint2(kmin, vals[i]);
+        } else {
+          a.keys_out[start + i] = key_from_ordered(kmin);
+          a.values_out[start + i] = vals[i];
+        }
+      }
+    }
+  } else if (a.word_merge && kmax - kmin < kWordKeyRange) {
     // Word path: buffer 0 = words [0, kCap), buffer 1 = [kCap, 2 kCap).
     const WordBuffers buf{smem};
 #pragma unroll
