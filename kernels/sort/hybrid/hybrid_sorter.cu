@@ -2,8 +2,9 @@
 // the host dispatcher of `hybrid` (Section 5.1 bucketsort, then Section 4 vector-mergesort of
 // every bucket, Section 6) and `hybrid-quick` (Section 5.2 partial quicksort, then the same).
 // It owns the workspace (reserved once), launches the steps on the caller's stream and names each
-// step in the timings: shuffle, min/max, histogram, refine, count, offsets, reposition,
-// vector-merge. Nothing goes through the host between steps (pivots are refined on the GPU).
+// step in the timings: shuffle, sample (default) or min/max + histogram, refine, count, offsets,
+// reposition, vector-merge. Nothing goes through the host between steps (pivots are found on the
+// GPU).
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
