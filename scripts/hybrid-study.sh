@@ -62,7 +62,7 @@ fi
 if has faithful; then
   bench --sorters hybrid --sizes 1M,4M,16M --dist uniform --reps 5 --options hybrid:buckets=0 \
     --options hybrid:atomic_count=1 --options hybrid:global_merge=1 \
-    --options hybrid:atomic_count=1,global_merge=1,buckets=1024 \
+    --options hybrid:atomic_count=1,global_merge=1,buckets=1024,splitter=0 \
     --csv "$OUT/hybrid-faithful.csv" >"$LOGS/hybrid-faithful.txt" 2>&1
   tail -n 20 "$LOGS/hybrid-faithful.txt"
 fi
@@ -85,7 +85,7 @@ if has large; then
     --options hybrid:buckets=16384 --options hybrid:buckets=60000 \
     --csv "$OUT/hybrid-large2.csv" >>"$LOGS/hybrid-large.txt" 2>&1
   bench --sorters hybrid --sizes 1M,16M --dist uniform --reps 3 --check \
-    --options hybrid:atomic_count=1,global_merge=1,buckets=1024 \
+    --options hybrid:atomic_count=1,global_merge=1,buckets=1024,splitter=0 \
     --csv "$OUT/hybrid-large3.csv" >>"$LOGS/hybrid-large.txt" 2>&1
   grep -E "FAIL|error" "$LOGS/hybrid-large.txt" | head
 fi

@@ -1,6 +1,7 @@
 // The hybrid sorts at the edges of their declared option ranges and in the combinations the
 // registry suite (defaults, one flag flipped at a time) never builds: the paper's own execution,
-// bucket counts past the 16-bit fast path, the smallest and largest histograms, more refinements.
+// bucket counts past the 16-bit fast path, the smallest and largest histograms, more refinements,
+// both splitters, the fewest and most samples.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -16,13 +17,20 @@ struct OptionCase {
 };
 
 constexpr OptionCase kCases[] = {
-    {"hybrid", "atomic_count=1,global_merge=1,buckets=1024"},  // the paper's configuration
+    {"hybrid", "atomic_count=1,global_merge=1,buckets=1024,splitter=0"},  // the paper's configuration
+    {"hybrid", "atomic_count=1,global_merge=1,buckets=1024"},  // the same with sampled pivots
     {"hybrid", "buckets=4"},
+    {"hybrid", "buckets=4,splitter=0"},
     {"hybrid", "buckets=65536"},   // the last bucket count of the 16-bit two-level reposition
     {"hybrid", "buckets=70000"},   // past it: the generic count and scatter
+    {"hybrid", "buckets=70000,splitter=0"},
     {"hybrid", "histogram_bins=16"},
-    {"hybrid", "histogram_bins=16384"},
+    {"hybrid", "histogram_bins=16,splitter=0"},
+    {"hybrid", "histogram_bins=16384,splitter=0"},
+    {"hybrid", "oversample=4"},     // few samples: uneven buckets, some past shared memory
+    {"hybrid", "oversample=1024"},  // the whole input sampled at the small sizes
     {"hybrid", "refinements=4"},
+    {"hybrid", "refinements=4,splitter=0"},
     {"hybrid", "merge_outputs=8"},
     {"hybrid", "merge_outputs=16"},
     {"hybrid", "shuffle=1,atomic_count=1"},
@@ -32,7 +40,7 @@ constexpr OptionCase kCases[] = {
 
 constexpr std::array<std::size_t, 4> kSizes{1000, 4097, 65537, (1u << 20) + 3};
 constexpr std::array kDistributions{Distribution::Uniform, Distribution::Specials, Distribution::AllEqual,
-                                    Distribution::Zipf};
+                                    Distribution::Zipf, Distribution::Outliers, Distribution::HalfEqual};
 
 void PrintTo(const OptionCase& c, std::ostream* out) { *out << c.sorter << ' ' << c.options; }
 

@@ -10,7 +10,7 @@
 //    vector from whichever input has the lower head. Here the two inputs are given as index ranges
 //    [a_pos, a_end), [b_pos, b_end) of one buffer, and positions past a range read as sentinels
 //    above every key, so the same loop merges whole lists (one thread per pair of lists, as in the
-//    paper) or one merge-path tile of a long merge (many threads per pair, co_rank below).
+//    paper) or one merge-path tile of a long merge (many threads per pair, common::co_rank).
 //
 // Keys are the ordered uint32 form of keys.hpp (the one deviation from the paper's float4: the
 // project's key order puts -0 before +0 and NaNs at the ends, which float compares cannot give).
@@ -22,6 +22,7 @@
 
 #include <cstdint>
 
+#include "common/merge_path.hpp"
 #include "depthsort/keys.hpp"
 
 namespace depthsort::hybrid {
@@ -82,22 +83,8 @@ DEPTHSORT_HD void merge_step(V& a, V& b) {
   sort_elements(b);
 }
 
-// Merge path: how many of the first d outputs of merge(A, B) come from A (ties: A first).
-// key(i) reads the key at absolute index i; A = [a0, a0+na), B = [b0, b0+nb).
-template <class KeyAt>
-DEPTHSORT_HD std::uint32_t co_rank(std::uint32_t d, std::uint32_t a0, std::uint32_t na, std::uint32_t b0,
-                                   std::uint32_t nb, const KeyAt& key) {
-  std::uint32_t lo = d > nb ? d - nb : 0;
-  std::uint32_t hi = d < na ? d : na;
-  while (lo < hi) {
-    const std::uint32_t mid = (lo + hi) >> 1;
-    if (key(a0 + mid) <= key(b0 + d - mid - 1))
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
-}
+// Merge path (co-rank) of kernels/common/merge_path.hpp: where a merge-path tile starts.
+using common::co_rank;
 
 // Lane j of a vector from the buffer position i: load(i, key, value) for pairs, load(i, key) for
 // single words; and the high sentinel.

@@ -2,16 +2,25 @@
 // the host dispatcher of `hybrid` (Section 5.1 bucketsort, then Section 4 vector-mergesort of
 // every bucket, Section 6) and `hybrid-quick` (Section 5.2 partial quicksort, then the same).
 // It owns the workspace (reserved once), launches the steps on the caller's stream and names each
-// step in the timings: shuffle, min/max, histogram, refine, count, offsets, reposition,
-// vector-merge. Nothing goes through the host between steps (pivots are refined on the GPU).
+// step in the timings: shuffle, sample (default) or min/max + histogram, refine, count, offsets,
+// reposition, vector-merge. Nothing goes through the host between steps (pivots are found on the
+// GPU).
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
+#include <cub/device/device_radix_sort.cuh>
+
 #include "depthsort/device_buffer.hpp"
 #include "depthsort/errors.hpp"
-#include "sort/hybrid/hybrid_kernels.cuh"
+#include "sort/hybrid/binning.cuh"
+#include "sort/hybrid/bucketing.cuh"
+#include "sort/hybrid/config.cuh"
+#include "sort/hybrid/quick_split.cuh"
+#include "sort/hybrid/sample_split.cuh"
+#include "sort/hybrid/shuffle.cuh"
+#include "sort/hybrid/vector_merge.cuh"
 #include "sort/hybrid/hybrid_sorter.hpp"
 
 namespace depthsort::hybrid {
@@ -65,6 +74,8 @@ class HybridSorter final : public Sorter {
         throw OptionError("hybrid: option 'merge_outputs' must be 0 (auto), 8 or 16, got " +
                           std::to_string(merge_outputs_));
       word_merge_ = option_value(options, "word_merge") != 0;
+      sample_splitter_ = option_value(options, "splitter") != 0;
+      oversample_ = option_value(options, "oversample");
     }
   }
 
@@ -82,8 +93,17 @@ class HybridSorter final : public Sorter {
       return std::max(2, 1 << ceil_log2_host(static_cast<std::size_t>(sublists)));
     }
     if (buckets_option_ > 0) return std::max(4, buckets_option_);
+    if (sample_splitter_) {
+      const std::size_t target = (n + kSampleTargetBucket - 1) / kSampleTargetBucket;
+      return static_cast<int>(std::clamp<std::size_t>(target, kMinBuckets, kSampleMaxBuckets));
+    }
     const std::size_t target = (n + kTargetBucket - 1) / kTargetBucket;
     return static_cast<int>(std::clamp<std::size_t>(target, kMinBuckets, kMaxAutoBuckets));
+  }
+
+  // Keys in the splitter sample: oversample per bucket, at most every key.
+  std::uint32_t sample_size(std::size_t n, int L) const {
+    return static_cast<std::uint32_t>(std::min<std::size_t>(n, static_cast<std::size_t>(L) * oversample_));
   }
 
   void do_reserve(std::size_t max_n) override {
@@ -125,6 +145,15 @@ class HybridSorter final : public Sorter {
     }
     packed_ = DeviceBuffer<uint2>(std::max<std::size_t>(max_n, 1), owner);
     workspace_bytes_ += max_n * sizeof(uint2);
+    if (split_ == Split::Bucket && sample_splitter_) {
+      const std::uint32_t s = sample_size(max_n, static_cast<int>(L));
+      sample_ = u32(s);
+      sample_sorted_ = u32(s);
+      DEPTHSORT_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, sample_temp_bytes_, sample_.data(),
+                                                          sample_sorted_.data(), static_cast<int>(s)));
+      sample_temp_ = DeviceBuffer<unsigned char>(std::max<std::size_t>(sample_temp_bytes_, 1), owner);
+      workspace_bytes_ += sample_temp_bytes_;
+    }
     if (split_ == Split::Quick) {
       packed2_ = DeviceBuffer<uint2>(std::max<std::size_t>(max_n, 1), owner);
       workspace_bytes_ += max_n * sizeof(uint2);
@@ -319,6 +348,41 @@ class HybridSorter final : public Sorter {
   // Section 5.1: min/max, histogram, refine (Fig. 5), count (Fig. 4), offsets, reposition (Fig. 6).
   void bucket_split(FloatPairs src, std::uint32_t n, int L, int bins, Control* ctrl, std::uint32_t* hist,
                     std::uint32_t* counts, std::uint32_t* counts2, cudaStream_t stream, StepTimer& timer) {
+    std::uint32_t* pivots = pivots_.data();
+    std::uint32_t* spare = pivots2_.data();
+    if (sample_splitter_)
+      sample_pivots(src, n, L, bins, ctrl, pivots, stream, timer);
+    else
+      histogram_pivots(src, n, L, bins, ctrl, hist, pivots, stream, timer);
+    bucket_pass(src, n, L, bins, ctrl, counts, counts2, pivots, spare, stream, timer);
+  }
+
+  // Deviation 12: pivots from a sorted sample of the keys (steps `sample`, `refine`).
+  void sample_pivots(FloatPairs src, std::uint32_t n, int L, int bins, Control* ctrl, std::uint32_t* pivots,
+                     cudaStream_t stream, StepTimer& timer) {
+    const std::uint32_t s = sample_size(n, L);
+    {
+      StepScope step(timer, "sample");
+      sample_keys_kernel<<<grid_for(s, 256, 4u * sm_count_), 256, 0, stream>>>(src.keys, n, s, 0x9E3779B9u,
+                                                                              sample_.data());
+      DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid sample_keys_kernel");
+      std::size_t temp_bytes = 0;
+      DEPTHSORT_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, temp_bytes, sample_.data(), sample_sorted_.data(),
+                                                          static_cast<int>(s), 0, 32, stream));
+      if (temp_bytes > sample_temp_bytes_)
+        throw CapacityError(name() + ": the sample sort needs more temporary storage than was reserved");
+      DEPTHSORT_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(sample_temp_.data(), temp_bytes, sample_.data(),
+                                                          sample_sorted_.data(), static_cast<int>(s), 0, 32, stream));
+    }
+    StepScope step(timer, "refine");
+    pivots_from_sample_kernel<<<1, kOneBlock, 0, stream>>>(sample_sorted_.data(), s, ctrl, bins, L, pivots,
+                                                           table_.data());
+    DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid pivots_from_sample_kernel");
+  }
+
+  // Section 5.1 as in the paper (splitter=0): min/max, histogram, refine (Fig. 5).
+  void histogram_pivots(FloatPairs src, std::uint32_t n, int L, int bins, Control* ctrl, std::uint32_t* hist,
+                        std::uint32_t* pivots, cudaStream_t stream, StepTimer& timer) {
     {
       StepScope step(timer, "min/max");
       minmax_kernel<512><<<grid_for(n, 512 * 8, 4u * sm_count_), 512, 0, stream>>>(src.keys, n, ctrl);
@@ -330,14 +394,16 @@ class HybridSorter final : public Sorter {
                                                                                              bins, hist);
       DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid histogram_kernel");
     }
-    std::uint32_t* pivots = pivots_.data();
-    std::uint32_t* spare = pivots2_.data();
-    {
-      StepScope step(timer, "refine");
-      refine_from_histogram_kernel<<<1, kOneBlock, (bins + 1) * 4, stream>>>(hist, bins, ctrl, n, L, pivots,
-                                                                             table_.data());
-      DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid refine_from_histogram_kernel");
-    }
+    StepScope step(timer, "refine");
+    refine_from_histogram_kernel<<<1, kOneBlock, (bins + 1) * 4, stream>>>(hist, bins, ctrl, n, L, pivots,
+                                                                           table_.data());
+    DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid refine_from_histogram_kernel");
+  }
+
+  // Section 5.1 with the pivots found: further refinements, count (Fig. 4), offsets, reposition (Fig. 6).
+  void bucket_pass(FloatPairs src, std::uint32_t n, int L, int bins, Control* ctrl, std::uint32_t* counts,
+                   std::uint32_t* counts2, std::uint32_t* pivots, std::uint32_t* spare, cudaStream_t stream,
+                   StepTimer& timer) {
     for (int r = 1; r < refinements_; ++r) {
       {
         StepScope step(timer, "count");
@@ -496,6 +562,9 @@ class HybridSorter final : public Sorter {
   bool global_merge_ = false;
   int merge_outputs_ = 0;  // hybrid-quick: the defaults of hybrid
   bool word_merge_ = true;
+  bool sample_splitter_ = false;
+  int oversample_ = 64;
+  std::size_t sample_temp_bytes_ = 0;
   int sm_count_ = 132;
   int cooperative_blocks_ = 132;
   std::uint64_t shuffle_serial_ = 0;
@@ -510,16 +579,18 @@ class HybridSorter final : public Sorter {
     for (auto* b : {&fine_items_, &items_, &chunk_mm_, &packed_, &packed2_}) *b = {};
     for (auto* b : {&coarse_cursor_, &tile_start_, &zeroed_, &pivots_, &pivots2_, &table_, &cum_, &offset_, &base_,
                     &cursor_, &poff_, &ov_bucket_, &ov_tile_start_, &shuffled_values_, &qoff_, &qoff2_, &qpivot_,
-                    &sublist_, &index_, &pkeys_[0], &pkeys_[1], &pvalues_[0], &pvalues_[1]})
+                    &sublist_, &index_, &sample_, &sample_sorted_, &pkeys_[0], &pkeys_[1], &pvalues_[0], &pvalues_[1]})
       *b = {};
     shuffled_keys_ = {};
+    sample_temp_ = {};
   }
 
   DeviceBuffer<std::uint16_t> bucket16_, moved16_;
   DeviceBuffer<uint2> fine_items_;
   DeviceBuffer<std::uint32_t> coarse_cursor_, tile_start_;
   DeviceBuffer<std::uint32_t> zeroed_, pivots_, pivots2_, table_, cum_, offset_, base_, cursor_, poff_, ov_bucket_,
-      ov_tile_start_, shuffled_values_, qoff_, qoff2_, qpivot_, sublist_, index_;
+      ov_tile_start_, shuffled_values_, qoff_, qoff2_, qpivot_, sublist_, index_, sample_, sample_sorted_;
+  DeviceBuffer<unsigned char> sample_temp_;
   DeviceBuffer<std::uint32_t> pkeys_[2], pvalues_[2];
   DeviceBuffer<float> shuffled_keys_;
   DeviceBuffer<uint2> items_, chunk_mm_, packed_, packed2_;
