@@ -135,11 +135,16 @@ if has_part before && fits before 60 && [[ -x .carry/before/depthsort-bench ]]; 
   note "== the 16M uniform row before ($(cat .carry/before/COMMIT 2>/dev/null)) and after, same call"
   for run in 1 2; do
     for which in before after; do
-      b=.carry/before/depthsort-bench
-      [[ $which == after ]] && b=$bin/depthsort-bench
-      timeout 60 "$b" --sorters hybrid,hybrid-quick --sizes 16M --dist uniform --reps 31 \
+      # The same algorithm both sides: BEFORE_OPTIONS names the options that select, in this build,
+      # what the old build ran by default (e.g. hybrid:splitter=0).
+      b=(.carry/before/depthsort-bench --sorters hybrid,hybrid-quick)
+      if [[ $which == after ]]; then
+        b=("$bin/depthsort-bench" --sorters hybrid,hybrid-quick)
+        for o in ${BEFORE_OPTIONS:-}; do b+=(--options "$o"); done
+      fi
+      timeout 60 "${b[@]}" --sizes 16M --dist uniform --reps 31 \
         --csv "$work/before-after-$which-$run.csv" >"$work/before-after-$which-$run.log" 2>&1
-      note "$which (round $run): $(awk -F, 'NR > 1 { printf "%s %s ms  ", $1, $8 }' "$work/before-after-$which-$run.csv")"
+      note "$which (round $run): $(awk -F, 'NR > 1 { printf "%s[%s] %s ms  ", $1, $2, $8 }' "$work/before-after-$which-$run.csv")"
     done
   done
 fi
