@@ -7,6 +7,7 @@
 #include "depthsort/errors.hpp"
 #include "sort/baselines.hpp"
 #include "sort/hybrid/hybrid_sorter.hpp"
+#include "sort/satish_merge/satish_merge_sorter.hpp"
 
 namespace depthsort {
 namespace {
@@ -28,6 +29,10 @@ const std::array kSorters{
                "log2(L) quicksort partition passes into L sublists, then the same vector-mergesort",
                Backend::Gpu, false, hybrid::kHybridQuickOptions, cuda_device_usable,
                hybrid::make_hybrid_quick_sorter},
+    SorterInfo{"satish-merge", "Satish, Harris & Garland 2009, merge sort (Section IV)",
+               "tiles sorted by odd-even merge sort, then a merge tree split by every t-th key",
+               Backend::Gpu, false, satish_merge::kSatishMergeOptions, cuda_device_usable,
+               satish_merge::make_satish_merge_sorter},
     SorterInfo{"cpu", "depthsort, host LSD radix sort (11-bit digits)",
                "the CPU path's sorter, host memory, used where no CUDA device exists", Backend::Cpu, true, {},
                always_available, make_cpu_sorter},
