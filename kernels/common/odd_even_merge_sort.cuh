@@ -27,7 +27,7 @@ DEPTHSORT_OEMS_HD int partner(int x, int p, int k) {
   const int offset = k & (p - 1);  // k mod p; p is a power of two
   if (x < offset || ((x - offset) & (2 * k - 1)) >= k) return -1;
   const int y = x + k;
-  return (x / (2 * p)) == (y / (2 * p)) ? y : -1;
+  return (x ^ y) < 2 * p ? y : -1;  // same block of 2p: equal above bit log2(2p), no division
 }
 
 // Number of stages of the network on m = 2^q keys: q(q+1)/2.

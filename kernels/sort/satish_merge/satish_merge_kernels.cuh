@@ -41,13 +41,16 @@ __device__ __forceinline__ PairOfRuns pair_of_runs(const Level& lv, std::uint32_
   return {static_cast<std::uint32_t>(start), la, static_cast<std::uint32_t>(rest < lv.w ? rest : lv.w)};
 }
 
+// Pairs per thread in a merge block at most: t <= 2048 over 256 threads (the sorter's limits).
+inline constexpr int kMaxPerThread = 8;
+
 // The last store writes float bits; earlier ones keep the ordered key.
 __device__ __forceinline__ std::uint32_t stored_key(std::uint32_t ordered, bool to_float) {
   return to_float ? float_bits_from_ordered_bits(ordered) : ordered;
 }
 
 // Step (2). Grid: one block per tile; dynamic shared memory 2t words. keys_in holds float bits.
-__global__ void tile_sort_kernel(const std::uint32_t* __restrict__ keys_in, const std::uint32_t* __restrict__ values_in,
+__global__ void __launch_bounds__(256) tile_sort_kernel(const std::uint32_t* __restrict__ keys_in, const std::uint32_t* __restrict__ values_in,
                                  std::uint32_t* __restrict__ keys_out, std::uint32_t* __restrict__ values_out,
                                  std::uint32_t n, std::uint32_t t, bool to_float) {
   extern __shared__ std::uint32_t smem[];
@@ -104,14 +107,16 @@ __global__ void splitter_kernel(const std::uint32_t* __restrict__ keys, Level lv
   points[std::size_t{run / 2} * (2 * lv.tiles_per_run + 1) + 1 + slot] = point;
 }
 
-// Step (3b). One block per pair of sub-tiles: blockIdx.x = pair * (2R + 1) + s merges the
+// Step (3b). kPer = t / blockDim.x pairs a thread (1 in the paper's configuration; a template
+// argument so the registers hold no more than a configuration needs). One block per pair of sub-tiles: blockIdx.x = pair * (2R + 1) + s merges the
 // elements between split points s and s + 1. Dynamic shared memory: 2t words, plus 4t more
 // when `staged`.
 //  - faithful (!staged): each thread writes its elements straight to their output places, as
 //    the paper describes;
 //  - staged: the block first places them in shared memory, then writes its output range in
 //    order, so the global stores are whole coalesced lines.
-__global__ void merge_tiles_kernel(const std::uint32_t* __restrict__ keys_in, const std::uint32_t* __restrict__ values_in,
+template <int kPer>
+__global__ void __launch_bounds__(256) merge_tiles_kernel(const std::uint32_t* __restrict__ keys_in, const std::uint32_t* __restrict__ values_in,
                                    std::uint32_t* __restrict__ keys_out, std::uint32_t* __restrict__ values_out,
                                    Level lv, const SplitPoint* __restrict__ points, bool staged, bool to_float) {
   extern __shared__ std::uint32_t smem[];
@@ -128,8 +133,23 @@ __global__ void merge_tiles_kernel(const std::uint32_t* __restrict__ keys_in, co
   const std::uint32_t a0 = pr.start + lo.a, b0 = pr.start + lv.w + lo.b;
   std::uint32_t* sa = smem;
   std::uint32_t* sb = smem + na;
-  for (std::uint32_t x = threadIdx.x; x < na; x += blockDim.x) sa[x] = keys_in[a0 + x];
-  for (std::uint32_t x = threadIdx.x; x < nb; x += blockDim.x) sb[x] = keys_in[b0 + x];
+  // Every load of the block is issued before the barrier (keys and values together), so a block
+  // waits for memory once, not once for the keys and again for the values.
+  std::uint32_t ka[kPer], va[kPer], kb[kPer], vb[kPer];
+#pragma unroll
+  for (int j = 0; j < kPer; ++j) {
+    const std::uint32_t x = threadIdx.x + j * blockDim.x;
+    if (x < na) {
+      ka[j] = keys_in[a0 + x];
+      va[j] = values_in[a0 + x];
+      sa[x] = ka[j];
+    }
+    if (x < nb) {
+      kb[j] = keys_in[b0 + x];
+      vb[j] = values_in[b0 + x];
+      sb[x] = kb[j];
+    }
+  }
   __syncthreads();
   auto key_a = [sa](std::uint32_t j) { return sa[j]; };
   auto key_b = [sb](std::uint32_t j) { return sb[j]; };
@@ -145,13 +165,11 @@ __global__ void merge_tiles_kernel(const std::uint32_t* __restrict__ keys_in, co
       values_out[out0 + rank] = value;
     }
   };
-  for (std::uint32_t x = threadIdx.x; x < na; x += blockDim.x) {
-    const std::uint32_t key = sa[x];
-    place(x + rank_in<false>(key_b, 0, nb, key), key, values_in[a0 + x]);
-  }
-  for (std::uint32_t x = threadIdx.x; x < nb; x += blockDim.x) {
-    const std::uint32_t key = sb[x];
-    place(x + rank_in<true>(key_a, 0, na, key), key, values_in[b0 + x]);
+#pragma unroll
+  for (int j = 0; j < kPer; ++j) {
+    const std::uint32_t x = threadIdx.x + j * blockDim.x;
+    if (x < na) place(x + rank_in<false>(key_b, 0, nb, ka[j]), ka[j], va[j]);
+    if (x < nb) place(x + rank_in<true>(key_a, 0, na, kb[j]), kb[j], vb[j]);
   }
   if (!staged) return;
   __syncthreads();

@@ -49,6 +49,8 @@ constexpr LevelNames kLevelNames = make_level_names();
 constexpr std::uint32_t kPaperTile = 256;
 constexpr std::uint32_t kDefaultTile = 1024;
 constexpr std::uint32_t kMaxThreads = 256;
+constexpr std::uint32_t kMaxTile = 2048;  // the option's range
+static_assert(kMaxTile / kMaxThreads <= kMaxPerThread, "a merge block holds at most kMaxPerThread pairs a thread");
 
 class SatishMergeSorter final : public Sorter {
  public:
@@ -60,6 +62,12 @@ class SatishMergeSorter final : public Sorter {
                         std::to_string(t));
     t_ = t != 0 ? static_cast<std::uint32_t>(t) : faithful_ ? kPaperTile : kDefaultTile;
     threads_ = std::min(t_, kMaxThreads);
+    switch (t_ / threads_) {
+      case 1: merge_kernel_ = merge_tiles_kernel<1>; break;
+      case 2: merge_kernel_ = merge_tiles_kernel<2>; break;
+      case 4: merge_kernel_ = merge_tiles_kernel<4>; break;
+      default: merge_kernel_ = merge_tiles_kernel<kMaxPerThread>; break;
+    }
   }
 
   std::size_t workspace_bytes() const override { return keys_.bytes() + values_.bytes() + points_.bytes(); }
@@ -74,7 +82,7 @@ class SatishMergeSorter final : public Sorter {
     values_ = DeviceBuffer<std::uint32_t>(max_n, name());
     // Per level: pairs * (2R + 1) slots, at most tiles + pairs + 1.
     points_ = DeviceBuffer<SplitPoint>(tiles + tiles / 2 + 2, name());
-    DEPTHSORT_CUDA_CHECK(cudaFuncSetAttribute(merge_tiles_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+    DEPTHSORT_CUDA_CHECK(cudaFuncSetAttribute(merge_kernel_, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                               static_cast<int>(merge_smem())));
     DEPTHSORT_CUDA_CHECK(cudaFuncSetAttribute(tile_sort_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                               static_cast<int>(2 * t_ * 4)));
@@ -108,7 +116,7 @@ class SatishMergeSorter final : public Sorter {
       }
       {
         StepScope step(timer, kLevelNames.tiles[level]);
-        merge_tiles_kernel<<<pairs * (2 * lv.tiles_per_run + 1), threads_, merge_smem(), stream>>>(
+        merge_kernel_<<<pairs * (2 * lv.tiles_per_run + 1), threads_, merge_smem(), stream>>>(
             keys_at(left), values_at(left), keys_at(left - 1), values_at(left - 1), lv, points_.data(), !faithful_,
             left - 1 == 0);
         DEPTHSORT_CUDA_CHECK_LAUNCH("satish-merge merge_tiles_kernel");
@@ -122,6 +130,7 @@ class SatishMergeSorter final : public Sorter {
   bool faithful_ = false;
   std::uint32_t t_ = kDefaultTile;
   std::uint32_t threads_ = kMaxThreads;
+  decltype(&merge_tiles_kernel<1>) merge_kernel_ = nullptr;
   DeviceBuffer<std::uint32_t> keys_;
   DeviceBuffer<std::uint32_t> values_;
   DeviceBuffer<SplitPoint> points_;
