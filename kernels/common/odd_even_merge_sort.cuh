@@ -30,6 +30,14 @@ DEPTHSORT_OEMS_HD int partner(int x, int p, int k) {
   return (x ^ y) < 2 * p ? y : -1;  // same block of 2p: equal above bit log2(2p), no division
 }
 
+// The lower end of comparator candidate c (c = 0 .. m/2 - 1) of stage (p, k): the c-th x with
+// (x - k mod p) mod 2k < k, counted from k mod p. Its comparator exists when partner(x, p, k) >= 0,
+// i.e. x + k < m and x, x + k share their block of 2p; so a thread walks m/2 candidates a stage
+// instead of m elements, half of which have nothing to do.
+DEPTHSORT_OEMS_HD int lower_of(int c, int p, int k) {
+  return (k & (p - 1)) + ((c & ~(k - 1)) << 1) + (c & (k - 1));
+}
+
 // Number of stages of the network on m = 2^q keys: q(q+1)/2.
 DEPTHSORT_OEMS_HD int stage_count(int m) {
   int q = 0;

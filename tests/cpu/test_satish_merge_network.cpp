@@ -76,6 +76,23 @@ TEST(SatishMergeNetwork, ComparatorsOfAStageAreDisjoint) {
       }
 }
 
+TEST(SatishMergeNetwork, CandidatesEnumerateExactlyTheComparators) {
+  // The kernel walks candidates lower_of(c); the comparators it finds must be partner()'s.
+  for (int m = 2; m <= 2048; m <<= 1)
+    for (int p = 1; p < m; p <<= 1)
+      for (int k = p; k >= 1; k >>= 1) {
+        std::vector<int> from_partner, from_candidates;
+        for (int x = 0; x < m; ++x)
+          if (partner(x, p, k) >= 0) from_partner.push_back(x);
+        for (int c = 0; c < m / 2; ++c) {
+          const int x = lower_of(c, p, k), y = x + k;
+          if (y < m && (x ^ y) < 2 * p) from_candidates.push_back(x);
+        }
+        std::sort(from_candidates.begin(), from_candidates.end());
+        ASSERT_EQ(from_candidates, from_partner) << m << " " << p << " " << k;
+      }
+}
+
 TEST(SatishMergeNetwork, StageCount) {
   EXPECT_EQ(stage_count(256), 36);
   EXPECT_EQ(stage_count(1024), 55);

@@ -67,9 +67,10 @@ __global__ void __launch_bounds__(256) tile_sort_kernel(const std::uint32_t* __r
   while (m < len) m <<= 1;  // a partial tile needs only the network of the next power of two
   for (int p = 1; p < m; p <<= 1)
     for (int k = p; k >= 1; k >>= 1) {
-      for (int x = threadIdx.x; x < len; x += blockDim.x) {
-        const int y = oems::partner(x, p, k);
-        if (y < 0 || y >= len) continue;
+      for (int c = threadIdx.x; c < m / 2; c += blockDim.x) {
+        const int x = oems::lower_of(c, p, k);
+        const int y = x + k;
+        if (y >= len || (x ^ y) >= 2 * p) continue;  // no comparator, or its upper end is missing
         const std::uint32_t kx = sk[x], ky = sk[y];
         if (ky < kx) {
           sk[x] = ky;
