@@ -8,6 +8,7 @@
 #include "sort/baselines.hpp"
 #include "sort/hybrid/hybrid_sorter.hpp"
 #include "sort/satish_radix/satish_radix_sorter.hpp"
+#include "sort/satish_merge/satish_merge_sorter.hpp"
 
 namespace depthsort {
 namespace {
@@ -33,6 +34,10 @@ const std::array kSorters{
                "LSD radix sort in b-bit digits: per pass local split sort, histogram, scan, coherent scatter",
                Backend::Gpu, true, satish_radix::kSatishRadixOptions, cuda_device_usable,
                satish_radix::make_satish_radix_sorter},
+    SorterInfo{"satish-merge", "Satish, Harris & Garland 2009, merge sort (Section IV)",
+               "tiles sorted by odd-even merge sort, then a merge tree split by every t-th key",
+               Backend::Gpu, false, satish_merge::kSatishMergeOptions, cuda_device_usable,
+               satish_merge::make_satish_merge_sorter},
     SorterInfo{"cpu", "depthsort, host LSD radix sort (11-bit digits)",
                "the CPU path's sorter, host memory, used where no CUDA device exists", Backend::Cpu, true, {},
                always_available, make_cpu_sorter},
