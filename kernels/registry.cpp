@@ -6,6 +6,7 @@
 
 #include "depthsort/errors.hpp"
 #include "sort/baselines.hpp"
+#include "sort/gpu_mms/gpu_mms_sorter.hpp"
 #include "sort/hybrid/hybrid_sorter.hpp"
 
 namespace depthsort {
@@ -28,6 +29,9 @@ const std::array kSorters{
                "log2(L) quicksort partition passes into L sublists, then the same vector-mergesort",
                Backend::Gpu, false, hybrid::kHybridQuickOptions, cuda_device_usable,
                hybrid::make_hybrid_quick_sorter},
+    SorterInfo{"gpu-mms", "Karsin et al. 2018, GPU-MMS multiway mergesort (Section 5)",
+               "w^2 base case, then K-way merge rounds by a minBlockHeap per warp, merges in registers",
+               Backend::Gpu, false, gpu_mms::kGpuMmsOptions, cuda_device_usable, gpu_mms::make_gpu_mms_sorter},
     SorterInfo{"cpu", "depthsort, host LSD radix sort (11-bit digits)",
                "the CPU path's sorter, host memory, used where no CUDA device exists", Backend::Cpu, true, {},
                always_available, make_cpu_sorter},
