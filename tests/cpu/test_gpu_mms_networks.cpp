@@ -24,6 +24,7 @@ namespace {
 // (key << 32 | value) words, as the kernels move the registry's pairs.
 using Word = std::uint64_t;
 struct Less {
+  using total_order = void;  // the kernels' one-predicate path
   bool operator()(Word a, Word b) const { return a < b; }
 };
 // Orders by key only, so equal keys with different values must not be duplicated or lost.
@@ -62,6 +63,16 @@ template <class L>
   return ::testing::AssertionSuccess();
 }
 
+// The base case's network (base_case_kernel): stages k, strides j, index e as the kernel pairs them.
+template <class L>
+void bitonic_sort(std::vector<Word>& v, L less) {
+  const std::uint32_t n = static_cast<std::uint32_t>(v.size());
+  for (std::uint32_t k = 2; k <= n; k *= 2)
+    for (std::uint32_t j = k / 2; j >= 1; j /= 2)
+      for (std::uint32_t e = 0; e < n; ++e)
+        if ((e & j) == 0) compare_exchange(v[e], v[e ^ j], bitonic_ascending(e, k), less);
+}
+
 // Sorted 0/1 list of 32 with `ones` ones, values tagging each position.
 std::array<Word, kW> zero_one(int ones, Word tag) {
   std::array<Word, kW> r{};
@@ -89,21 +100,37 @@ TEST(GpuMmsNetworks, WarpMergeKeepsValuesWithKeysOnRandomTies) {
   }
 }
 
+TEST(GpuMmsNetworks, TotalOrderPathMergesAndSortsZeroOneAndRandomWords) {
+  static_assert(kTotal<Less> && !kTotal<KeyLess>);
+  // 0/1 keys with equal values: equal elements are bitwise equal, as the total path requires.
+  for (int x = 0; x <= kW; ++x)
+    for (int y = 0; y <= kW; ++y) {
+      std::array<Word, kW> a = zero_one(x, 0), b = zero_one(y, 0);
+      for (auto* l : {&a, &b})
+        for (Word& e : *l) e &= ~Word{0xFFFFFFFFu};
+      EXPECT_TRUE(merged(a, b, Less{})) << x << " " << y;
+    }
+  std::mt19937 rng(13);
+  for (int trial = 0; trial < 5000; ++trial) {
+    std::array<Word, kW> a{}, b{};
+    for (int i = 0; i < kW; ++i) {
+      a[i] = (Word(rng() % 6) << 32) | (rng() % 3);
+      b[i] = (Word(rng() % 6) << 32) | (rng() % 3);
+    }
+    std::sort(a.begin(), a.end());
+    std::sort(b.begin(), b.end());
+    ASSERT_TRUE(merged(a, b, Less{})) << "trial " << trial;
+    std::vector<Word> v(a.begin(), a.end());
+    bitonic_sort(v, Less{});
+    ASSERT_TRUE(std::is_sorted(v.begin(), v.end()));
+  }
+}
+
 TEST(GpuMmsNetworks, PlantedErrorMissingLastStepIsCaught) {
   bool caught = false;
   for (int x = 0; x <= kW && !caught; ++x)
     for (int y = 0; y <= kW && !caught; ++y) caught = !merged(zero_one(x, 0), zero_one(y, 100), KeyLess{}, 2);
   EXPECT_TRUE(caught) << "a merge without its distance-1 step passed the 0/1 check";
-}
-
-// The base case's network (base_case_kernel): stages k, strides j, index e as the kernel pairs them.
-template <class L>
-void bitonic_sort(std::vector<Word>& v, L less) {
-  const std::uint32_t n = static_cast<std::uint32_t>(v.size());
-  for (std::uint32_t k = 2; k <= n; k *= 2)
-    for (std::uint32_t j = k / 2; j >= 1; j /= 2)
-      for (std::uint32_t e = 0; e < n; ++e)
-        if ((e & j) == 0) compare_exchange(v[e], v[e ^ j], bitonic_ascending(e, k), less);
 }
 
 TEST(GpuMmsNetworks, BaseCaseNetworkSortsEveryZeroOneInputOf16) {

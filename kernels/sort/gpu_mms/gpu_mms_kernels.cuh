@@ -85,23 +85,14 @@ __device__ __forceinline__ void warp_merge(T a, T b_reversed, T& low, T& high, i
 // ---------------------------------------------------------------------------------------------
 // Base case.
 
-template <class T>
-__device__ __forceinline__ void columns_to_rows(T (&v)[kW], T* tile, int lane) {
+// Exchanges the row and column layouts of a tile through shared memory (XOR-swizzled slots).
+template <bool kColumnsToRows, class T>
+__device__ __forceinline__ void transpose(T (&v)[kW], T* tile, int lane) {
 #pragma unroll
-  for (int r = 0; r < kW; ++r) tile[tile_slot(r, lane)] = v[r];
+  for (int i = 0; i < kW; ++i) tile[kColumnsToRows ? tile_slot(i, lane) : tile_slot(lane, i)] = v[i];
   __syncwarp();
 #pragma unroll
-  for (int c = 0; c < kW; ++c) v[c] = tile[tile_slot(lane, c)];
-  __syncwarp();
-}
-
-template <class T>
-__device__ __forceinline__ void rows_to_columns(T (&v)[kW], T* tile, int lane) {
-#pragma unroll
-  for (int c = 0; c < kW; ++c) tile[tile_slot(lane, c)] = v[c];
-  __syncwarp();
-#pragma unroll
-  for (int r = 0; r < kW; ++r) v[r] = tile[tile_slot(r, lane)];
+  for (int i = 0; i < kW; ++i) v[i] = tile[kColumnsToRows ? tile_slot(lane, i) : tile_slot(i, lane)];
   __syncwarp();
 }
 
@@ -123,11 +114,11 @@ __global__ void __launch_bounds__(kBaseWarps * kW) base_case_kernel(In in, Out o
     const std::uint32_t i = base + r * kW + lane;
     v[r] = i < n ? in(i) : sentinel;
   }
-  columns_to_rows(v, tile, lane);
+  transpose<true>(v, tile, lane);
 #pragma unroll
   for (int k = 2; k <= kBaseCase; k *= 2) {
     if (k > kW) {
-      rows_to_columns(v, tile, lane);
+      transpose<false>(v, tile, lane);
 #pragma unroll
       for (int j = k / 2; j >= kW; j /= 2) {
         const int jr = j / kW;
@@ -135,7 +126,7 @@ __global__ void __launch_bounds__(kBaseWarps * kW) base_case_kernel(In in, Out o
         for (int r = 0; r < kW; ++r)
           if ((r & jr) == 0) compare_exchange(v[r], v[r ^ jr], bitonic_ascending(r * kW, k), less);
       }
-      columns_to_rows(v, tile, lane);
+      transpose<true>(v, tile, lane);
     }
 #pragma unroll
     for (int j = (k / 2 < kW ? k / 2 : kW / 2); j >= 1; j /= 2) {
@@ -144,7 +135,7 @@ __global__ void __launch_bounds__(kBaseWarps * kW) base_case_kernel(In in, Out o
         if ((c & j) == 0) compare_exchange(v[c], v[c ^ j], bitonic_ascending(lane * kW + c, k), less);
     }
   }
-  rows_to_columns(v, tile, lane);
+  transpose<false>(v, tile, lane);
 #pragma unroll
   for (int r = 0; r < kW; ++r) {
     const std::uint32_t i = base + r * kW + lane;

@@ -23,13 +23,23 @@
 
 namespace depthsort::gpu_mms {
 
+// A comparator that declares `using total_order = void;` promises that elements
+// comparing equal are bitwise equal (the packed float pairs): then which of two equal elements a
+// lane keeps cannot matter, and each comparator needs one predicate and no tie care.
+template <class Less>
+inline constexpr bool kTotal = requires { typename Less::total_order; };
+
 inline constexpr int kW = 32;              // w: one warp, one heap node, one leaf block
 inline constexpr int kBaseCase = kW * kW;  // w^2 elements sorted per warp by the base case
 
 // Comparator of a bitonic network: afterwards a <= b when ascending, b <= a otherwise.
 template <class T, class Less>
 DEPTHSORT_HD void compare_exchange(T& a, T& b, bool ascending, Less less) {
-  const bool swap = ascending ? less(b, a) : less(a, b);
+  bool swap;
+  if constexpr (kTotal<Less>)
+    swap = less(b, a) == ascending;
+  else
+    swap = ascending ? less(b, a) : less(a, b);
   const T first = swap ? b : a;
   const T second = swap ? a : b;
   a = first;
@@ -54,6 +64,7 @@ DEPTHSORT_HD void split_low_high(T a, T b_reversed, T& low, T& high, Less less) 
 // same (lower-lane, upper-lane) pair, so the two decisions always agree.
 template <class T, class Less>
 DEPTHSORT_HD T half_cleaner_keep(T own, T partner, bool upper_lane, Less less) {
+  if constexpr (kTotal<Less>) return less(partner, own) != upper_lane ? partner : own;
   const T lower = upper_lane ? partner : own;
   const T higher = upper_lane ? own : partner;
   const bool swap = less(higher, lower);

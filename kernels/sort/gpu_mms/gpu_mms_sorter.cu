@@ -17,8 +17,11 @@ namespace depthsort::gpu_mms {
 namespace {
 
 struct PackedLess {
+  using total_order = void;
   __host__ __device__ bool operator()(std::uint64_t a, std::uint64_t b) const { return a < b; }
 };
+
+static_assert(kTotal<PackedLess>, "packed pairs take the one-predicate networks");
 
 struct PairIn {
   const float* keys;
