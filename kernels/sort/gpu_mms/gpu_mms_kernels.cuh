@@ -359,10 +359,21 @@ struct ArrayOut {
 };
 
 struct Config {
-  int k = 16;                        // K, a power of two in [2, 32]
-  std::uint32_t share = 4096;        // outputs per warp in a merge round (a power of two >= w)
-  bool independent = true;           // independent merging (Section 5.1)
+  int k = 16;                   // K, a power of two in [2, 32]
+  std::uint32_t share = 0;      // outputs per warp in a merge round (a power of two >= w); 0 = auto
+  bool independent = true;      // independent merging (Section 5.1)
+  bool narrow_last = true;      // the last round merges with the fewest leaves that hold its lists
+  std::uint32_t min_warps = 0;  // auto share: halve it (down to 1024) while fewer warps than this
 };
+
+// Auto share: 4096 outputs per warp (enough extractions to pay for the K leaf loads and K-1 fills
+// of building the heap), halved down to 1024 while the round would have fewer than min_warps warps.
+inline std::uint32_t share_for(const Config& c, std::uint32_t n) {
+  if (c.share != 0) return c.share;
+  std::uint32_t share = 4096;
+  while (share > 1024 && n / share < c.min_warps) share /= 2;
+  return share;
+}
 
 inline constexpr const char* kPartitionNames[] = {
     "partition round 1",  "partition round 2",  "partition round 3",  "partition round 4",
@@ -415,6 +426,20 @@ void launch_round(const T* in, Out out, std::uint32_t* splits, const RoundShape&
   DEPTHSORT_CUDA_CHECK_LAUNCH("gpu-mms merge_round_kernel");
 }
 
+// launch_round with the smallest power of two K' in [2, K] that is at least `lists`.
+template <int K, class T, class Less, class Out>
+void launch_round_narrowed(std::uint32_t lists, const T* in, Out out, std::uint32_t* splits, RoundShape s,
+                           T sentinel, Less less, bool independent, int round, cudaStream_t stream, StepTimer* timer) {
+  if constexpr (K > 2) {
+    if (lists <= K / 2) {
+      s.share = std::min<std::uint32_t>(s.share, std::uint32_t(K / 2) * s.run);
+      s.warps = static_cast<std::uint32_t>((std::uint64_t{s.n} + s.share - 1) / s.share);
+      return launch_round_narrowed<K / 2>(lists, in, out, splits, s, sentinel, less, independent, round, stream, timer);
+    }
+  }
+  launch_round<K>(in, out, splits, s, sentinel, less, independent, round, stream, timer);
+}
+
 template <int K, class T, class Less, class In, class FinalOut>
 void sort_with_k(In in, FinalOut final_out, T* a, T* b, std::uint32_t* splits, std::uint32_t n, const Config& c,
                  T sentinel, Less less, cudaStream_t stream, StepTimer* timer) {
@@ -434,9 +459,13 @@ void sort_with_k(In in, FinalOut final_out, T* a, T* b, std::uint32_t* splits, s
   T* dst = b;
   for (int round = 0; run < n; ++round) {
     const std::uint64_t span = std::uint64_t{run} * K;
-    const std::uint32_t share = static_cast<std::uint32_t>(std::min<std::uint64_t>(c.share, span));
+    const std::uint32_t share = static_cast<std::uint32_t>(std::min<std::uint64_t>(share_for(c, n), span));
     const RoundShape s{n, run, share, static_cast<std::uint32_t>((std::uint64_t{n} + share - 1) / share)};
-    if (span >= n)
+    const std::uint32_t lists = (n + run - 1) / run;
+    if (span >= n && c.narrow_last)
+      launch_round_narrowed<K>(lists, static_cast<const T*>(src), final_out, splits, s, sentinel, less, c.independent,
+                               round, stream, timer);
+    else if (span >= n)
       launch_round<K>(static_cast<const T*>(src), final_out, splits, s, sentinel, less, c.independent, round, stream,
                       timer);
     else

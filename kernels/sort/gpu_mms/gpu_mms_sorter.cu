@@ -46,10 +46,12 @@ class GpuMmsSorter final : public Sorter {
     config_.k = option_value(options, "k");
     const int share = option_value(options, "share");
     config_.independent = option_value(options, "independent_merge") != 0;
+    config_.narrow_last = option_value(options, "narrow_last") != 0;
     if (config_.k != 2 && config_.k != 4 && config_.k != 8 && config_.k != 16 && config_.k != 32)
       throw OptionError("gpu-mms: option 'k' must be 2, 4, 8, 16 or 32, got " + std::to_string(config_.k));
-    if ((share & (share - 1)) != 0)
-      throw OptionError("gpu-mms: option 'share' must be a power of two, got " + std::to_string(share));
+    if (share != 0 && (share < 32 || (share & (share - 1)) != 0))
+      throw OptionError("gpu-mms: option 'share' must be 0 (auto) or a power of two >= 32, got " +
+                        std::to_string(share));
     config_.share = static_cast<std::uint32_t>(share);
   }
 
@@ -68,6 +70,10 @@ class GpuMmsSorter final : public Sorter {
     a_ = DeviceBuffer<std::uint64_t>(count, name());
     b_ = DeviceBuffer<std::uint64_t>(count, name());
     splits_ = DeviceBuffer<std::uint32_t>(split_words(count), name());
+    int device = 0, sms = 0;
+    DEPTHSORT_CUDA_CHECK(cudaGetDevice(&device));
+    DEPTHSORT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    config_.min_warps = static_cast<std::uint32_t>(16 * sms);
   }
 
   void do_sort(const SortBuffers& b, cudaStream_t stream, StepTimer& timer) override {
