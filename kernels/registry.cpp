@@ -6,6 +6,7 @@
 
 #include "depthsort/errors.hpp"
 #include "sort/baselines.hpp"
+#include "sort/gpu_mms/gpu_mms_sorter.hpp"
 #include "sort/hybrid/hybrid_sorter.hpp"
 #include "sort/satish_radix/satish_radix_sorter.hpp"
 #include "sort/satish_merge/satish_merge_sorter.hpp"
@@ -38,6 +39,9 @@ const std::array kSorters{
                "tiles sorted by odd-even merge sort, then a merge tree split by every t-th key",
                Backend::Gpu, false, satish_merge::kSatishMergeOptions, cuda_device_usable,
                satish_merge::make_satish_merge_sorter},
+    SorterInfo{"gpu-mms", "Karsin et al. 2018, GPU-MMS multiway mergesort (Section 5)",
+               "w^2 base case, then K-way merge rounds by a minBlockHeap per warp, merges in registers",
+               Backend::Gpu, false, gpu_mms::kGpuMmsOptions, cuda_device_usable, gpu_mms::make_gpu_mms_sorter},
     SorterInfo{"cpu", "depthsort, host LSD radix sort (11-bit digits)",
                "the CPU path's sorter, host memory, used where no CUDA device exists", Backend::Cpu, true, {},
                always_available, make_cpu_sorter},
