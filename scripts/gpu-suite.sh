@@ -18,6 +18,8 @@
 #     dists     every GPU sorter on every distribution at 16M
 #     demo      scripts/demo-gpu.sh
 #     soak      10,000 headless frames switching sorter and options every frame (--cycle-sorters)
+#     multigpu  scripts/multi-gpu.sh: the multi-GPU sort's exactness tests and benchmark on every
+#               GPU of the machine (N = 1 on a one-GPU machine; MULTIGPU_SIZES, MULTIGPU_BUDGET_S)
 #
 # Results land in $OUT: summary.txt (what the reply shows), CSVs, and results.tgz (every log).
 # SUITE_BUDGET_S (default 570) bounds the whole call: a part that would not fit is skipped, and
@@ -193,6 +195,16 @@ if has_part soak && fits soak 120 && [[ -x $bin/depthsort ]]; then
   status soak $?
   tail -15 "$work/soak.log" | tee -a "$summary"
   cp "$work/soak.json" "$OUT/soak.json" 2>/dev/null
+fi
+
+if has_part multigpu && fits multigpu 90 && [[ -x $bin/depthsort-multigpu ]]; then
+  note "== scripts/multi-gpu.sh"
+  left=$((budget - ($(date +%s) - started) - 15))
+  MULTIGPU_BUDGET_S=${MULTIGPU_BUDGET_S:-$left} timeout $((left + 10)) scripts/multi-gpu.sh "$bin" "$work/multigpu" \
+    >"$work/multigpu.log" 2>&1
+  status multigpu $?
+  tail -30 "$work/multigpu/summary.txt" | tee -a "$summary"
+  cp "$work/multigpu/multi-gpu-bench.csv" "$OUT/multi-gpu-bench.csv" 2>/dev/null
 fi
 
 note "== $(( $(date +%s) - started )) s; parts failed: $failures"
