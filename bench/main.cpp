@@ -10,7 +10,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -351,6 +350,7 @@ struct ResultFile {
 
   void save(const RunHeader& header, const std::vector<Row>& rows, bool final) const {
     if (stream && !final) return;
+    std::cout.flush();  // a stream target may be our own stdout: what was printed comes first
     write_file_atomically(path, render(header, rows));
   }
 };
