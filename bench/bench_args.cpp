@@ -2,6 +2,7 @@
 #include "bench_args.hpp"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cctype>
 #include <cstdio>
@@ -98,7 +99,10 @@ ParseResult parse_bench_args(std::span<const std::string_view> args,
     if (eq == std::string_view::npos) continue;
     const std::string flag(arg.substr(0, eq));
     if (flag == "--help" || flag == "--list" || flag == "--check") return fail(flag + " takes no value");
-    if (eq + 1 == arg.size()) return fail(flag + " needs a value (see --help)");
+    constexpr std::array<std::string_view, 10> kValueFlags{
+        "--sorters", "--sizes", "--dist", "--dists", "--reps", "--warmup", "--seed", "--options", "--csv", "--json"};
+    if (eq + 1 == arg.size() && std::find(kValueFlags.begin(), kValueFlags.end(), flag) != kValueFlags.end())
+      return fail(flag + " needs a value (see --help)");
   }
 
   CLI::App app{"depthsort-bench"};

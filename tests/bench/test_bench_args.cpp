@@ -230,7 +230,7 @@ TEST(BenchArgs, HelpAndList) {
 }
 
 TEST(BenchArgs, UnknownFlagListsTheValidOnes) {
-  for (std::string_view flag : {"--bogus", "-x", "sizes", "--size"}) {
+  for (std::string_view flag : {"--bogus", "-x", "sizes", "--size", "--bogus="}) {
     const ParseResult r = parse({flag});
     ASSERT_FALSE(r.ok()) << flag;
     EXPECT_NE(r.error.find(std::string(flag)), std::string::npos) << r.error;
