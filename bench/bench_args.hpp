@@ -11,12 +11,14 @@
 #include <vector>
 
 #include "depthsort/registry.hpp"
+#include "depthsort/sorter.hpp"
 #include "depthsort/workload.hpp"
 
 namespace depthsort::bench {
 
-// Largest n accepted: values are uint32 input positions (workload.hpp), so n must fit 32 bits.
-constexpr std::uint64_t kMaxPairs = std::uint64_t{1} << 32;
+// Largest n accepted: what every sorter can be reserved for (Sorter::kMaxPairs, 2^31 - 1). A size
+// above it is a usage error (exit 2), found before anything is generated.
+constexpr std::uint64_t kMaxPairs = Sorter::kMaxPairs;
 
 // One sorter with one option set: the unit a benchmark row measures.
 struct SorterVariant {
@@ -56,10 +58,10 @@ struct ParseResult {
 ParseResult parse_bench_args(std::span<const std::string_view> args,
                              std::span<const SorterInfo> registry = sorter_registry());
 
-// "1M" (2^20), "16M", "1K" (2^10), "2G" (2^30), "2^24", "1000000"; suffixes are binary and
-// case-insensitive. nullopt for anything else, for 0 and for more than kMaxPairs.
-std::optional<std::size_t> parse_size(std::string_view text);
-// Inverse for display: 16777216 -> "16M", 1536 -> "1536", 3072 -> "3K".
+// A pair count as depthsort/count_text.hpp spells it (binary K/M/G, 2^N, digits), from 1 to
+// kMaxPairs; nullopt otherwise, with the reason in *why when given.
+std::optional<std::size_t> parse_size(std::string_view text, std::string* why = nullptr);
+// Inverse for display (format_count): 16777216 -> "16M", 1536 -> "1536", 3072 -> "3K".
 std::string format_size(std::size_t n);
 
 // The rows to run, in order: cub-radix first (marked baseline if not asked for), then each
@@ -67,6 +69,19 @@ std::string format_size(std::size_t n);
 std::vector<SorterVariant> resolve_variants(const BenchConfig& config,
                                             std::span<const SorterInfo> registry,
                                             bool (*available)(const SorterInfo&));
+
+// What one size needs, estimated before anything is generated (issue 7, item 8): the host input
+// (keys + values), the CPU sorter's copies and workspace, the --check reference and read-back;
+// on the device the benchmark's six buffers (a sorter's own workspace is checked by its reserve()).
+struct MemoryEstimate {
+  std::uint64_t host_bytes = 0;
+  std::uint64_t device_bytes = 0;
+};
+MemoryEstimate estimate_memory(std::size_t n, bool gpu_rows, bool cpu_rows, bool check);
+// "" when `needed` fits in `available` (nullopt: unknown, assumed to fit), else the reason for the
+// skipped rows: "about 48.0 GiB of host memory needed, 12.3 GiB available".
+std::string memory_shortfall(std::uint64_t needed, std::optional<std::uint64_t> available,
+                             std::string_view where, std::string_view adjective);
 
 // The name of the baseline every row is compared with.
 inline constexpr std::string_view kBaselineName = "cub-radix";
