@@ -191,6 +191,14 @@ __device__ inline void build_pivot_table(const std::uint32_t* pivots, int L, con
   }
 }
 
+// The L - 1 pivots of one block, each thread its share: pivot 0 is 1 and pivot L-2 the largest
+// key (the reserved buckets of both splitters), the real ones from interior(j), 0 < j < L - 2.
+template <class Interior>
+__device__ __forceinline__ void write_pivots(int L, std::uint32_t* pivots, const Interior& interior) {
+  for (int j = threadIdx.x; j < L - 1; j += kOneBlock)
+    pivots[j] = j == 0 ? 1u : j == L - 2 ? kSentinelHigh : interior(j);
+}
+
 // Fig. 5: pivot j of L-1 sits at rank j*N/(L-2) of the cumulative counts cum[0, cells] (cells of
 // keys: histogram bins or the buckets of the previous pivots); inside its cell the keys are
 // assumed evenly spread, so the pivot is the cell's first key plus the fraction of the cell taken,
@@ -201,31 +209,23 @@ __device__ inline void interpolate_pivots(const std::uint32_t* cum, int cells, s
                                           const Inside& inside, const Binning& binning, std::uint32_t* pivots,
                                           std::uint32_t* table) {
   const std::uint32_t real_buckets = static_cast<std::uint32_t>(L - 2);
-  for (int j = threadIdx.x; j < L - 1; j += kOneBlock) {
-    std::uint32_t p;
-    if (j == 0) {
-      p = 1;
-    } else if (j == L - 2) {
-      p = kSentinelHigh;
-    } else {
-      const std::uint32_t target = static_cast<std::uint32_t>(
-          static_cast<unsigned long long>(j) * n / real_buckets);  // < n
-      int lo = 0, hi = cells + 1;  // upper_bound(cum, target) - 1: cum[i] <= target < cum[i+1]
-      while (lo < hi) {
-        const int mid = (lo + hi) >> 1;
-        if (cum[mid] <= target)
-          lo = mid + 1;
-        else
-          hi = mid;
-      }
-      const int i = lo - 1;  // Fig. 5: take what is needed from cell i, assumed even inside
-      unsigned long long q = inside(i, target - cum[i], cum[i + 1] - cum[i]);
-      if (q < 1) q = 1;
-      if (q > kSentinelHigh) q = kSentinelHigh;
-      p = static_cast<std::uint32_t>(q);
+  write_pivots(L, pivots, [&](int j) {
+    const std::uint32_t target =
+        static_cast<std::uint32_t>(static_cast<unsigned long long>(j) * n / real_buckets);  // < n
+    int lo = 0, hi = cells + 1;  // upper_bound(cum, target) - 1: cum[i] <= target < cum[i+1]
+    while (lo < hi) {
+      const int mid = (lo + hi) >> 1;
+      if (cum[mid] <= target)
+        lo = mid + 1;
+      else
+        hi = mid;
     }
-    pivots[j] = p;
-  }
+    const int i = lo - 1;  // Fig. 5: take what is needed from cell i, assumed even inside
+    unsigned long long q = inside(i, target - cum[i], cum[i + 1] - cum[i]);
+    if (q < 1) q = 1;
+    if (q > kSentinelHigh) q = kSentinelHigh;
+    return static_cast<std::uint32_t>(q);
+  });
   __syncthreads();
   build_pivot_table(pivots, L, binning, table);
 }

@@ -40,22 +40,13 @@ __global__ void __launch_bounds__(kOneBlock) pivots_from_sample_kernel(const std
                                                                        std::uint32_t* table) {
   const std::uint32_t real_buckets = static_cast<std::uint32_t>(L - 2);
   auto splitter = [&](int j) { return sorted[static_cast<unsigned long long>(j) * s / real_buckets]; };
-  for (int j = threadIdx.x; j < L - 1; j += kOneBlock) {
-    std::uint32_t p;
-    if (j == 0) {
-      p = 1;
-    } else if (j == L - 2) {
-      p = kSentinelHigh;
-    } else {
-      const std::uint32_t v = splitter(j);
-      p = max(v, 1u);
-      // The last of a run of equal splitters becomes v + 1: the run's keys v get bucket [v, v + 1)
-      // (one key value: copied, never merged) instead of a bucket that also takes the keys above.
-      const bool run_end = j > 1 && splitter(j - 1) == v && (j == L - 3 || splitter(j + 1) != v);
-      if (run_end && v < kSentinelHigh) p = v + 1;
-    }
-    pivots[j] = p;
-  }
+  write_pivots(L, pivots, [&](int j) {
+    const std::uint32_t v = splitter(j);
+    // The last of a run of equal splitters becomes v + 1: the run's keys v get bucket [v, v + 1)
+    // (one key value: copied, never merged) instead of a bucket that also takes the keys above.
+    const bool run_end = j > 1 && splitter(j - 1) == v && (j == L - 3 || splitter(j + 1) != v);
+    return run_end && v < kSentinelHigh ? v + 1 : max(v, 1u);
+  });
   Control range{};
   range.omin_c = ~sorted[0];
   range.omax = sorted[s - 1];
