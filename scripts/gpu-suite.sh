@@ -84,8 +84,8 @@ option_variants() {  # SORTER -> lines "SORTER:" (defaults) and "SORTER:flag=V"
 }
 
 if has_part tests && fits tests 240; then
-  note "== ctest -L gpu"
-  (cd "${configured:-$build}" && timeout ${TESTS_S:-400} ctest -L gpu -j 14 --output-on-failure --timeout 380) >"$work/ctest-gpu.log" 2>&1
+  note "== ctest -L ^gpu$ (the label alone: -L is a regular expression, and multigpu has its own part)"
+  (cd "${configured:-$build}" && timeout ${TESTS_S:-400} ctest -L '^gpu$' -j 14 --output-on-failure --timeout 380) >"$work/ctest-gpu.log" 2>&1
   status ctest $?
   grep -E "tests passed|tests failed|Failed|\*\*\*|Total Test time" "$work/ctest-gpu.log" | tail -25 | tee -a "$summary"
 fi
@@ -106,7 +106,6 @@ if has_part sanitize && fits sanitize 150 && command -v compute-sanitizer >/dev/
     local tool=$1 variant=$2 sorter=${2%%:*} options=${2#*:}
     local log="$3/$tool-$(echo "$variant" | tr ':=,' '_-_').log"
     local extra=()
-    [[ $tool == initcheck ]] && extra=(--track-unused-memory no)
     [[ $tool == racecheck ]] && extra=(--racecheck-report hazard)
     local args=(--sorters "$sorter" --sizes 1000,4099,65537 --dist uniform,specials,all-equal --reps 1 --warmup 0 --check)
     [[ -n $options ]] && args+=(--options "$sorter:$options")
@@ -143,6 +142,14 @@ if has_part bench && fits bench 120 && [[ -x $bin/depthsort-bench ]]; then
   cp "$work/bench.csv" "$OUT/bench.csv" 2>/dev/null
 fi
 
+# csv_rows FILE: "sorter [options] median ms" of every row of a bench CSV (options hold commas).
+csv_rows() {
+  python3 - "$1" <<'EOF'
+import csv, sys
+print("  ".join("%s [%s] %s ms" % (r["sorter"], r["options"], r["median_ms"]) for r in csv.DictReader(open(sys.argv[1]))))
+EOF
+}
+
 if has_part before && fits before 60 && [[ -x .carry/before/depthsort-bench ]]; then
   note "== the 16M uniform row before ($(cat .carry/before/COMMIT 2>/dev/null)) and after, same call"
   for run in 1 2; do
@@ -156,7 +163,7 @@ if has_part before && fits before 60 && [[ -x .carry/before/depthsort-bench ]]; 
       fi
       timeout 60 "${b[@]}" --sizes 16M --dist uniform --reps 31 \
         --csv "$work/before-after-$which-$run.csv" >"$work/before-after-$which-$run.log" 2>&1
-      note "$which (round $run): $(awk -F, 'NR > 1 { printf "%s[%s] %s ms  ", $1, $2, $8 }' "$work/before-after-$which-$run.csv")"
+      note "$which (round $run): $(csv_rows "$work/before-after-$which-$run.csv")"
     done
   done
 fi
