@@ -28,6 +28,8 @@
 #include "render/renderer.hpp"
 #include "render/screenshot.hpp"
 #include "scene/scene.hpp"
+#include "memory.hpp"
+#include "text.hpp"
 #include "timings.hpp"
 #include "ui/panel.hpp"
 
@@ -133,7 +135,10 @@ class App {
       }
     }
     device_line_ = cpu_path ? "CPU path (depths and sort on the CPU): " + why_cpu : cuda_device_name();
-    scene_ = build_scene(config_, cpu_path, notes);
+    // The timing record is reserved after the scene is built: its size joins the scene's estimate.
+    MemoryNeed timings_memory;
+    timings_memory.host = Timings::bytes_for(recorded_frames());
+    scene_ = build_scene(config_, cpu_path, notes, timings_memory);
     say("depthsort " DEPTHSORT_VERSION ": " + std::string(config_.headless ? "headless, " : "windowed, ") + gl_line_);
     say((cpu_path ? "path: " : "path: GPU, ") + device_line_);
     if (!notes.empty()) {
@@ -141,6 +146,7 @@ class App {
       say(notes_);
     }
     say("scene: " + scene_.description);
+    say(scene_.memory_line);
     say("sorter: " + std::string(info->name) + (options.empty() ? "" : " (" + format_options(options) + ")") + ": " +
         std::string(info->origin));
 
@@ -163,6 +169,13 @@ class App {
   }
 
  private:
+  // Frames whose timings are kept: every frame headless (medians, --json), up to --frames
+  // (default 3600) in a window with --json.
+  std::size_t recorded_frames() const {
+    if (config_.headless) return config_.frames.value_or(60);
+    return config_.json.empty() ? 0 : config_.frames.value_or(3600);
+  }
+
   void say(const std::string& line) const {
     if (!config_.quiet) std::printf("%s\n", line.c_str());
   }
@@ -250,7 +263,7 @@ class App {
 
   int run_headless() {
     const std::uint64_t frames = config_.frames.value_or(60);
-    Timings timings(frames);  // every sample kept: medians and --json
+    Timings timings(recorded_frames());  // every sample kept: medians and --json
     steps_.reserve(StepTimer::kMaxSteps);
     const float dt = 1.0f / 60.0f;
     const Camera base = camera_;
@@ -428,7 +441,7 @@ class App {
   int run_windowed() {
     imgui_ = std::make_unique<ImGuiLayer>(window_->handle());
     // --json in a window records up to --frames (default 3600) frames, reserved here.
-    Timings timings(config_.json.empty() ? 0 : config_.frames.value_or(3600));
+    Timings timings(recorded_frames());
     steps_.reserve(StepTimer::kMaxSteps);
     const std::uint64_t frames = config_.frames.value_or(0);
     std::uint64_t frames_run = 0;  // frames drawn (minimised ones are skipped), for --json

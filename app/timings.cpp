@@ -43,6 +43,10 @@ Timings::Timings(std::size_t record_frames) : record_capacity_(record_frames * k
   }
 }
 
+std::size_t Timings::bytes_for(std::size_t record_frames) noexcept {
+  return record_frames * kMaxSamplesPerFrame * sizeof(Sample);
+}
+
 int Timings::series(std::string_view group, std::string_view name) {
   for (std::size_t i = 0; i < series_.size(); ++i)
     if (series_[i].group == group && series_[i].name == name) return static_cast<int>(i);

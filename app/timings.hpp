@@ -43,6 +43,8 @@ class Timings {
       static_cast<std::size_t>(kTimersPerFrame * StepTimer::kMaxSteps + 2);
   // `record_frames` > 0 keeps every sample of that many frames for write_json.
   explicit Timings(std::size_t record_frames = 0);
+  // What the constructor reserves for `record_frames` frames (checked before anything is built).
+  static std::size_t bytes_for(std::size_t record_frames) noexcept;
 
   // Index of the series group/name, created on first use (allocation happens then only).
   int series(std::string_view group, std::string_view name);

@@ -106,11 +106,12 @@ TEST(HeadlessRun, UnwritableOutputFailsBeforeAnyFrame) {
 }
 
 TEST(HeadlessRun, TooManyParticlesOrTrianglesNameCountAndLimit) {
+  // A fixed limit of the program is a usage error (exit status 2), found before building anything.
   CommandResult r = run_depthsort({"--headless", "--cpu", "--scene", "none", "--particles", "3G", "--frames", "1"});
-  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_EQ(r.status, 2) << r.output;
   EXPECT_NE(r.output.find("3000000000 particles, above the limit of 2147483647"), std::string::npos) << r.output;
   r = run_depthsort({"--headless", "--cpu", "--triangles", "800M", "--frames", "1"});
-  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_EQ(r.status, 2) << r.output;
   EXPECT_NE(r.output.find("800000000 triangles, above the limit of 715827882"), std::string::npos) << r.output;
 }
 

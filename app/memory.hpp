@@ -1,0 +1,39 @@
+// Memory a run will need, estimated from its sizes before anything is built, and checked against
+// what the machine has: a scene or a --frames count that cannot fit is refused in a second with
+// the estimate, not after minutes of building and gigabytes of swap.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+namespace depthsort::app {
+
+struct MemoryNeed {
+  std::size_t host = 0, device = 0;
+  MemoryNeed& operator+=(const MemoryNeed& o) {
+    host += o.host;
+    device += o.device;
+    return *this;
+  }
+};
+
+// The scene's buffers on either path, counted generously (the mesh as built and while tiled, the
+// GL buffers, which software GL keeps in host memory, the depth keys and sorted orders, the
+// sorters' workspace for `sorters` reserved sorters, particles and their state).
+MemoryNeed scene_memory(std::size_t triangles, std::size_t vertices, std::size_t particles, bool cpu_path,
+                        std::size_t sorters);
+
+// MemAvailable from /proc/meminfo; 0 where unknown (the check is skipped then).
+std::size_t host_memory_available();
+// Free memory of the current CUDA device; 0 where unknown.
+std::size_t device_memory_free();
+
+// "1.4 GiB", "12 MiB": estimates on the console.
+std::string size_text(std::size_t bytes);
+
+// Throws CapacityError (depthsort/errors.hpp) when `need` exceeds what is available, with the
+// estimate, what is available and `advice` (which flags to lower). Returns the console line that
+// reports the estimate.
+std::string check_memory(const MemoryNeed& need, bool cpu_path, const std::string& what, const std::string& advice);
+
+}  // namespace depthsort::app

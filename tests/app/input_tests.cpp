@@ -1,0 +1,262 @@
+// The demo's input hardening (issue 7): OBJ/MTL files read once and bounded, their encoding,
+// non-regular and huge files, linear triangulation, file content escaped in messages, and any
+// finite mesh framed. CPU tests: the real binary runs headless on the CPU path (Mesa EGL).
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <tuple>
+
+#include "scene/obj_loader.hpp"
+#include "scene/scene.hpp"
+#include "support.hpp"
+#include "text.hpp"
+
+namespace depthsort::app::test {
+namespace {
+
+std::string write_file(const std::string& name, const std::string& bytes) {
+  const std::string path = out_path(name);
+  std::ofstream(path, std::ios::binary) << bytes;
+  return path;
+}
+
+const std::string kTriangle = "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n";
+
+std::string error_of(const std::string& path) {
+  try {
+    load_obj(path);
+  } catch (const SceneError& e) {
+    return e.what();
+  }
+  return "(loaded without error)";
+}
+
+bool printable(const std::string& text) {
+  for (const char c : text)
+    if ((static_cast<unsigned char>(c) < 0x20 && c != '\n') || c == 0x7F) return false;
+  return true;
+}
+
+// ------------------------------------------------------------------ encoding (item 2)
+
+TEST(ObjEncoding, Utf8ByteOrderMarkKeepsTheFirstVertex) {
+  const std::string mtl = write_file("bom.mtl", "\xEF\xBB\xBFnewmtl red\nKd 1 0 0\nd 0.5\n");
+  const std::string obj = write_file("bom.obj", "\xEF\xBB\xBFv 5 0 0\nv 6 0 0\nv 5 1 0\nv 9 9 9\nmtllib bom.mtl\n"
+                                                "usemtl red\nf 1 2 3\n");
+  std::string notes;
+  const Mesh mesh = load_obj(obj, &notes);
+  ASSERT_EQ(mesh.triangles(), 1u);
+  EXPECT_EQ(mesh.vertices[0].x, 5.0f) << "the first vertex was dropped (indices shifted)";
+  EXPECT_EQ(mesh.vertices[1].x, 6.0f);
+  EXPECT_EQ(mesh.vertices[0].rgba, pack_rgba({1, 0, 0, 0.5f})) << "the MTL's BOM hid its first line";
+  EXPECT_EQ(notes, "");
+}
+
+TEST(ObjEncoding, Utf16IsRefusedSayingSo) {
+  std::string le = "\xFF\xFE", be = "\xFE\xFF", bare;
+  for (const char c : kTriangle) {
+    le += c, le += '\0';
+    be += '\0', be += c;
+    bare += c, bare += '\0';
+  }
+  for (const auto& [name, bytes] : {std::pair{"utf16le.obj", le}, {"utf16be.obj", be}, {"utf16bare.obj", bare}}) {
+    const std::string error = error_of(write_file(name, bytes));
+    EXPECT_NE(error.find("UTF-16"), std::string::npos) << name << ": " << error;
+  }
+  const std::string error = error_of(write_file("nul.obj", kTriangle + std::string("v 1 2 \0 3\n", 10)));
+  EXPECT_NE(error.find("nul.obj:5: a NUL byte"), std::string::npos) << error;
+}
+
+// ------------------------------------------------------------------ read once, bounded (items 5, 6)
+
+TEST(ObjInput, PipeIsReadOnce) {
+  const CommandResult r = run_depthsort({"--headless", "--cpu", "--mesh", "/dev/stdin", "--frames", "2", "--size", "64x64"},
+                                        "cat '" + data_path("good.obj") + "' |");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("(4 triangles)"), std::string::npos) << r.output;
+}
+
+TEST(ObjInput, FifoIsReadWhenItsWriterComes) {
+  const std::string fifo = out_path("mesh.fifo");
+  std::remove(fifo.c_str());
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  std::thread writer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the reader opens first
+    std::ofstream(fifo) << kTriangle;
+  });
+  std::string error;
+  std::size_t triangles = 0;
+  try {
+    triangles = load_obj(fifo).triangles();
+  } catch (const SceneError& e) {
+    error = e.what();
+  }
+  writer.join();
+  EXPECT_EQ(triangles, 1u) << error;
+  std::remove(fifo.c_str());
+}
+
+TEST(ObjInput, DevicesAndHugeFilesAreRefusedBeforeReading) {
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_NE(error_of("/dev/zero").find("/dev/zero: is a character device"), std::string::npos);
+  const std::string huge = out_path("huge.obj");
+  {
+    std::ofstream(huge, std::ios::binary) << "";
+  }
+  ASSERT_EQ(truncate(huge.c_str(), static_cast<off_t>(kMaxObjBytes) + 1), 0);  // sparse: no disk used
+  EXPECT_NE(error_of(huge).find("above the limit of 1024 MiB"), std::string::npos) << error_of(huge);
+  std::remove(huge.c_str());
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  const CommandResult r = run_depthsort({"--headless", "--cpu", "--mesh", "/dev/zero", "--frames", "1"}, "timeout 60");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("not an OBJ file"), std::string::npos) << r.output;
+}
+
+TEST(ObjInput, UnusableMaterialLibraryIsANote) {
+  for (const auto& [name, library, why] :
+       {std::tuple{"mtl_zero.obj", "/dev/zero", "is a character device"},
+        std::tuple{"mtl_missing.obj", "nowhere.mtl", "no such file"},
+        std::tuple{"mtl_empty.obj", "empty.mtl", "defines no material"}}) {
+    write_file("empty.mtl", "# no newmtl\n");
+    const std::string obj = write_file(name, std::string("mtllib ") + library + "\nusemtl x\n" + kTriangle);
+    std::string notes;
+    const auto start = std::chrono::steady_clock::now();
+    const Mesh mesh = load_obj(obj, &notes);
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+    EXPECT_EQ(mesh.triangles(), 1u);
+    EXPECT_NE(notes.find(std::string("mtllib '") + library + "' not used"), std::string::npos) << notes;
+    EXPECT_NE(notes.find(why), std::string::npos) << notes;
+    EXPECT_EQ(std::count(notes.begin(), notes.end(), '\n'), 1) << "one line: " << notes;
+  }
+}
+
+// ------------------------------------------------------------------ triangulation (item 7)
+
+double area(const Mesh& mesh) {
+  double sum = 0;
+  for (std::size_t t = 0; t < mesh.triangles(); ++t) {
+    const MeshVertex& a = mesh.vertices[mesh.indices[3 * t]];
+    const MeshVertex& b = mesh.vertices[mesh.indices[3 * t + 1]];
+    const MeshVertex& c = mesh.vertices[mesh.indices[3 * t + 2]];
+    sum += 0.5 * std::abs((double{b.x} - a.x) * (double{c.y} - a.y) - (double{b.y} - a.y) * (double{c.x} - a.x));
+  }
+  return sum;
+}
+
+TEST(ObjTriangulation, HugeFaceIsLinear) {
+  constexpr int kCorners = 300'000;
+  std::string text;
+  text.reserve(kCorners * 40);
+  for (int i = 0; i < kCorners; ++i) {
+    const double a = 2.0 * M_PI * i / kCorners;
+    text += "v " + std::to_string(std::cos(a)) + " " + std::to_string(std::sin(a)) + " 0\n";
+  }
+  text += "f";
+  for (int i = 1; i <= kCorners; ++i) text += " " + std::to_string(i);
+  text += "\n";
+  const std::string path = write_file("huge_face.obj", text);
+  const auto start = std::chrono::steady_clock::now();
+  const Mesh mesh = load_obj(path);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(mesh.triangles(), static_cast<std::size_t>(kCorners - 2));
+  EXPECT_LT(seconds, 3.0) << "a 300K-corner face took " << seconds << " s";
+  EXPECT_NEAR(area(mesh), M_PI, 1e-3);
+}
+
+TEST(ObjTriangulation, ConcavePolygonsStayInside) {
+  // An L (area 3) and a notched square (area 10) with reflex corners: a fan from the notched
+  // square's first corner would cover area 14, outside it.
+  const std::string path = write_file("concave.obj",
+                                      "v 0 0 0\nv 2 0 0\nv 2 1 0\nv 1 1 0\nv 1 2 0\nv 0 2 0\nf 4 5 6 1 2 3\n"
+                                      "v 0 0 1\nv 4 0 1\nv 4 4 1\nv 2 1 1\nv 0 4 1\nf 7 8 9 10 11\n");
+  const Mesh mesh = load_obj(path);
+  EXPECT_EQ(mesh.triangles(), 4u + 3u);
+  EXPECT_NEAR(area(mesh), 3.0 + 10.0, 1e-6);
+}
+
+// ------------------------------------------------------------------ messages (item 10)
+
+TEST(ObjMessages, FileContentIsEscapedAndCut) {
+  const std::string hostile = "\x1b]0;owned\x07\x1b[2J" + std::string(10'000'000, 'x');
+  const std::string path = write_file("hostile.obj", "v 0 0 " + hostile + "\n");
+  const std::string error = error_of(path);
+  EXPECT_TRUE(printable(error)) << error.substr(0, 200);
+  EXPECT_LT(error.size(), 300u) << error.substr(0, 300);
+  EXPECT_NE(error.find("hostile.obj:1: vertex coordinate '\\x1B]0;owned\\x07\\x1B[2Jxxx"), std::string::npos) << error;
+  EXPECT_NE(error.find("... (" + std::to_string(hostile.size()) + " bytes)"), std::string::npos) << error;
+  const CommandResult r = run_depthsort({"--headless", "--cpu", "--mesh", path});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_TRUE(printable(r.output)) << r.output.substr(0, 300);
+  EXPECT_LT(r.output.size(), 400u);
+}
+
+TEST(TextEscaping, ControlsAndInvalidUtf8AreEscaped) {
+  EXPECT_EQ(escape_text("a\tb\\c"), "a\\x09b\\\\c");
+  EXPECT_EQ(escape_text("caf\xC3\xA9"), "caf\xC3\xA9");         // valid UTF-8 kept
+  EXPECT_EQ(escape_text("\xFF\xC3(\xE2\x82"), "\\xFF\\xC3(\\xE2\\x82");  // invalid bytes, cut sequence
+  EXPECT_EQ(escape_text("\xC2\x9B" "2J"), "\\xC2\\x9B2J");           // C1 CSI
+  EXPECT_EQ(escape_text("\xED\xA0\x80"), "\\xED\\xA0\\x80");          // a UTF-16 surrogate
+  EXPECT_EQ(quote_content("abcdef", 3), "'abc'... (6 bytes)");
+  EXPECT_EQ(quote_content("abc", 3), "'abc'");
+}
+
+// ------------------------------------------------------------------ framing (item 3)
+
+int non_background_pixels(const Image& image) {
+  const auto bg = image.at(0, 0);
+  int count = 0;
+  for (int y = 0; y < image.height; ++y)
+    for (int x = 0; x < image.width; ++x) count += image.at(x, y) != bg;
+  return count;
+}
+
+std::string tetrahedron(double scale, double offset) {
+  std::string text;
+  char line[160];
+  for (const auto& v : {std::array{0, 0, 0}, std::array{1, 0, 0}, std::array{0, 1, 0}, std::array{0, 0, 1}}) {
+    std::snprintf(line, sizeof line, "v %.9g %.9g %.9g\n", v[0] * scale + offset, v[1] * scale + offset,
+                  v[2] * scale + offset);
+    text += line;
+  }
+  return text + "f 1 2 3\nf 1 2 4\nf 1 3 4\nf 2 3 4\n";
+}
+
+TEST(Framing, AnyFiniteMeshIsDrawn) {
+  const struct { const char* name; double scale, offset; } cases[] = {
+      {"unit", 1, 0},         {"large", 1e7, 0},  {"huge", 1e37, -1e37}, {"tiny", 1e-6, 0},
+      {"small_far", 1e-3, 1e3}, {"unit_far", 1, 1e7}, {"tinier", 1e-30, 0}};
+  for (const auto& c : cases) {
+    const std::string obj = write_file(std::string("frame_") + c.name + ".obj", tetrahedron(c.scale, c.offset));
+    const std::string png = out_path(std::string("frame_") + c.name + ".png");
+    std::remove(png.c_str());
+    const CommandResult r = run_depthsort(
+        {"--headless", "--cpu", "--mesh", obj, "--size", "96x96", "--frames", "2", "--screenshot", png});
+    ASSERT_EQ(r.status, 0) << c.name << ": " << r.output;
+    const Image image = read_png(png);
+    EXPECT_GT(non_background_pixels(image), 96 * 96 / 20) << c.name << ": blank or nearly blank frame\n" << r.output;
+  }
+}
+
+TEST(Framing, FitLeavesOrdinaryMeshesAlone) {
+  Mesh mesh = make_test_triangles();
+  const Mesh before = mesh;
+  EXPECT_EQ(fit_to_float_range(mesh), "");
+  EXPECT_EQ(mesh.vertices[4].x, before.vertices[4].x);
+  Mesh far = make_test_triangles();
+  for (MeshVertex& v : far.vertices) v.x += 3e7f;
+  EXPECT_NE(fit_to_float_range(far), "");
+  EXPECT_LT(std::abs(far.bounds_min().x + far.bounds_max().x), 1e-3f);  // recentred
+}
+
+}  // namespace
+}  // namespace depthsort::app::test
