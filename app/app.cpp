@@ -136,9 +136,10 @@ class App {
     }
     device_line_ = cpu_path ? "CPU path (depths and sort on the CPU): " + why_cpu : cuda_device_name();
     // The timing record is reserved after the scene is built: its size joins the scene's estimate.
-    MemoryNeed timings_memory;
-    timings_memory.host = Timings::bytes_for(recorded_frames());
-    scene_ = build_scene(config_, cpu_path, notes, timings_memory);
+    MemoryBudget budget;
+    budget.extra.host = Timings::bytes_for(recorded_frames());
+    if (recorded_frames() > 0) budget.extra_what = "the timings of " + std::to_string(recorded_frames()) + " frames";
+    scene_ = build_scene(config_, cpu_path, notes, budget);
     say("depthsort " DEPTHSORT_VERSION ": " + std::string(config_.headless ? "headless, " : "windowed, ") + gl_line_);
     say((cpu_path ? "path: " : "path: GPU, ") + device_line_);
     if (!notes.empty()) {

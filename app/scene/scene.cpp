@@ -59,19 +59,20 @@ std::string fit_to_float_range(Mesh& mesh) {
   return buf;
 }
 
-Scene build_scene(const Config& config, bool cpu_path, std::string& notes, const MemoryNeed& extra,
-                  std::size_t sorters) {
+Scene build_scene(const Config& config, bool cpu_path, std::string& notes, const MemoryBudget& budget) {
   Scene scene;
   std::string what;
   scene.particles = config.particles.value_or(0);
   check_count(scene.particles, kMaxParticles, "particles", "--particles");
   // Every size is checked against the limits and the memory estimate before anything is built.
-  const auto check = [&](std::size_t triangles, std::size_t vertices) {
-    MemoryNeed need = scene_memory(triangles, vertices, scene.particles, cpu_path, sorters);
-    need += extra;
-    scene.memory_line = check_memory(need, cpu_path, "the scene (" + std::to_string(triangles) + " triangles, " +
-                                                         std::to_string(scene.particles) + " particles)",
-                                     kAdvice);
+  // `triangles` as asked; the knot builds a few more (`vertices` and `built` count what is built).
+  const auto check = [&](std::size_t triangles, std::size_t vertices, std::size_t built) {
+    MemoryNeed need = scene_memory(built, vertices, scene.particles, cpu_path, budget.sorters);
+    need += budget.extra;
+    std::string what = "the scene (" + std::to_string(triangles) + " triangles, " + std::to_string(scene.particles) +
+                       " particles" + (budget.sorters > 1 ? ", " + std::to_string(budget.sorters) + " sorters" : "") + ")";
+    if (!budget.extra_what.empty()) what += " with " + budget.extra_what;
+    scene.memory_line = check_memory(need, cpu_path, what, kAdvice);
   };
   if (!config.meshes.empty()) {
     // Each file read once and checked; its triangles counted before any mesh is built.
@@ -87,7 +88,7 @@ Scene build_scene(const Config& config, bool cpu_path, std::string& notes, const
     if (config.triangles) copies = std::max<std::size_t>(1, (*config.triangles + triangles - 1) / triangles);
     // copies <= 4G from the command line and triangles <= 2^30 per file: the product fits 64 bits.
     check_count(triangles * copies, kMaxTriangles, "triangles", kTriangleFlags);
-    check(triangles * copies, 3 * triangles * copies);
+    check(triangles * copies, 3 * triangles * copies, triangles * copies);
     for (ObjText& file : files) {
       append(scene.mesh, parse_obj(file, &notes));
       file.text = std::string();  // parsed: its memory goes back now
@@ -111,7 +112,7 @@ Scene build_scene(const Config& config, bool cpu_path, std::string& notes, const
       check_count(std::max<std::size_t>(target, 64) * copies, kMaxTriangles, "triangles", kTriangleFlags);
     }
     // The knot has about one vertex per two triangles (and a little more than asked, rounded).
-    check(target * copies + target / 8, target * copies / 2 + target / 8);
+    check(target * copies, target * copies / 2 + target / 8, target * copies + target / 8);
     scene.mesh = make_knot(target);
     what = "torus knot";
     if (copies > 1) {
@@ -129,7 +130,7 @@ Scene build_scene(const Config& config, bool cpu_path, std::string& notes, const
   } else {
     what = "no mesh";
   }
-  if (scene.memory_line.empty()) check(scene.mesh.triangles(), scene.mesh.vertices.size());
+  if (scene.memory_line.empty()) check(scene.mesh.triangles(), scene.mesh.vertices.size(), scene.mesh.triangles());
 
   check_count(scene.mesh.triangles(), kMaxTriangles, "triangles", kTriangleFlags);  // as built (knot rounding, tiling)
   if (scene.particles > 0) what += " + " + count_text(scene.particles) + " particles";

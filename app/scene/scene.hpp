@@ -38,14 +38,19 @@ constexpr std::size_t kKnotTrianglesCpu = 20'000;
 constexpr std::size_t kMaxTriangles = INT32_MAX / 3;
 constexpr std::size_t kMaxParticles = INT32_MAX;
 
+// What else a run holds beside the scene, for the memory check.
+struct MemoryBudget {
+  MemoryNeed extra;        // such as the timing record
+  std::string extra_what;  // "the timings of 60 frames"
+  std::size_t sorters = 1; // sorters reserved at once (--cycle-sorters reserves every variant)
+};
+
 // Builds the scene, checking its size before building anything: counts above kMaxTriangles /
-// kMaxParticles throw UsageError (a fixed limit: exit status 2), a scene whose memory estimate
-// (plus `extra`, such as the timing record, and the workspace of `sorters` reserved sorters)
-// exceeds the host's available or the device's free memory throws CapacityError. Bad OBJ files
-// throw SceneError (scene/input_file.hpp). `notes` receives lines to print (such as the CPU
-// path's scaling down, an unusable material library, a mesh recentred to be framed).
-Scene build_scene(const Config& config, bool cpu_path, std::string& notes, const MemoryNeed& extra = {},
-                  std::size_t sorters = 1);
+// kMaxParticles throw UsageError (a fixed limit: exit status 2); a scene whose memory estimate,
+// with `budget`, exceeds the host's available or the device's free memory throws CapacityError.
+// Bad OBJ files throw SceneError (scene/input_file.hpp). `notes` receives lines to print (such as
+// the CPU path's scaling down, an unusable material library, a mesh recentred to be framed).
+Scene build_scene(const Config& config, bool cpu_path, std::string& notes, const MemoryBudget& budget = {});
 
 // Recentres and rescales (in double) a mesh whose coordinates float precision cannot frame: a
 // radius below 1e-2 or above 1e4, or a centre more than 1e4 radii from the origin. Returns a

@@ -16,6 +16,7 @@
 #include <thread>
 #include <tuple>
 
+#include "memory.hpp"
 #include "scene/obj_loader.hpp"
 #include "scene/scene.hpp"
 #include "support.hpp"
@@ -256,6 +257,41 @@ TEST(Framing, FitLeavesOrdinaryMeshesAlone) {
   for (MeshVertex& v : far.vertices) v.x += 3e7f;
   EXPECT_NE(fit_to_float_range(far), "");
   EXPECT_LT(std::abs(far.bounds_min().x + far.bounds_max().x), 1e-3f);  // recentred
+}
+
+}  // namespace
+}  // namespace depthsort::app::test
+
+// ------------------------------------------------------------------ sizes checked first (item 8)
+
+namespace depthsort::app::test {
+namespace {
+
+TEST(Limits, MemoryIsEstimatedBeforeBuilding) {
+  if (host_memory_available() > (std::size_t{400} << 30)) GTEST_SKIP() << "this machine holds the estimates below";
+  const auto timed = [](std::vector<std::string> args) {
+    const auto start = std::chrono::steady_clock::now();
+    const CommandResult r = run_depthsort(args, "timeout 120");
+    return std::pair{r, std::chrono::steady_clock::now() - start};
+  };
+  // Near the triangle limit with the most particles: hundreds of GiB, refused before building.
+  auto [r, took] = timed({"--headless", "--cpu", "--triangles", "700000000", "--particles", "2000000000", "--frames", "1"});
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("the scene (700000000 triangles, 2000000000 particles) with the timings of 1 frames needs about"),
+            std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("of host memory (estimate), but"), std::string::npos) << r.output;
+  EXPECT_LT(took, std::chrono::seconds(10));
+  // Every frame's timings are kept for the medians: 10^8 frames is about 217 GiB.
+  std::tie(r, took) = timed({"--headless", "--cpu", "--scene", "test", "--frames", "100000000"});
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("with the timings of 100000000 frames needs about"), std::string::npos) << r.output;
+  EXPECT_LT(took, std::chrono::seconds(10));
+}
+
+TEST(Limits, EstimateIsReported) {
+  const CommandResult r = run_depthsort({"--headless", "--cpu", "--scene", "test", "--frames", "1", "--size", "32x32"});
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("memory (estimate): "), std::string::npos) << r.output;
 }
 
 }  // namespace
