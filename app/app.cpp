@@ -7,6 +7,7 @@
 
 #include <GLFW/glfw3.h>
 #include <imgui.h>
+#include <nlohmann/json.hpp>
 
 #include <cerrno>
 #include <chrono>
@@ -14,6 +15,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -135,10 +137,17 @@ class App {
       }
     }
     device_line_ = cpu_path ? "CPU path (depths and sort on the CPU): " + why_cpu : cuda_device_name();
+    if (config_.cycle_sorters) {
+      cycle_ = cycle_choices(info->backend);
+      if (cpu_path)
+        notes += "--cycle-sorters: the CPU path has only the CPU sorter; cycling its " + std::to_string(cycle_.size()) +
+                 " option variant" + (cycle_.size() == 1 ? "" : "s") + " (the GPU sorters need a CUDA device)\n";
+    }
     // The timing record is reserved after the scene is built: its size joins the scene's estimate.
     MemoryBudget budget;
     budget.extra.host = Timings::bytes_for(recorded_frames());
     if (recorded_frames() > 0) budget.extra_what = "the timings of " + std::to_string(recorded_frames()) + " frames";
+    budget.sorters = std::max<std::size_t>(1, cycle_.size());
     scene_ = build_scene(config_, cpu_path, notes, budget);
     say("depthsort " DEPTHSORT_VERSION ": " + std::string(config_.headless ? "headless, " : "windowed, ") + gl_line_);
     say((cpu_path ? "path: " : "path: GPU, ") + device_line_);
@@ -148,8 +157,12 @@ class App {
     }
     say("scene: " + scene_.description);
     say(scene_.memory_line);
-    say("sorter: " + std::string(info->name) + (options.empty() ? "" : " (" + format_options(options) + ")") + ": " +
-        std::string(info->origin));
+    if (cycle_.empty())
+      say("sorter: " + std::string(info->name) + (options.empty() ? "" : " (" + format_options(options) + ")") + ": " +
+          std::string(info->origin));
+    else
+      say("sorters: every frame the next of " + std::to_string(cycle_.size()) + " (" + cycle_names() +
+          "), the order checked every frame");
 
     ui_.sorter = registry_index(*info);
     ui_.options = options;
@@ -199,6 +212,48 @@ class App {
     }
   }
 
+  // Memory samples of a --cycle-sorters run: every kMemoryEvery frames and at the last, reserved
+  // before the frame loop.
+  static constexpr std::uint64_t kMemoryEvery = 1000;
+  void reserve_memory_samples(std::uint64_t frames) {
+    if (!cycle_.empty()) memory_samples_.reserve(static_cast<std::size_t>(frames / kMemoryEvery + 2));
+  }
+
+  // --cycle-sorters, before frame f: its sorter (allocation-free).
+  void cycle_select(std::uint64_t f) {
+    if (!cycle_.empty()) pipeline_->select(static_cast<std::size_t>(f % cycle_.size()));
+  }
+  // --cycle-sorters, after frame f: its order checked now (the next frame sorts with another
+  // sorter), memory sampled on schedule (after the frame, so frame 0 counts what it set up).
+  void cycle_finish(std::uint64_t f, std::uint64_t frames) {
+    if (cycle_.empty()) return;
+    pipeline_->finish_checks();
+    if ((f % kMemoryEvery == 0 || f + 1 == frames) && memory_samples_.size() < memory_samples_.capacity())
+      memory_samples_.push_back(sample_memory(f, pipeline_->on_gpu()));
+  }
+
+  // One line: the first, last and largest samples (a flat run has last close to first).
+  std::string memory_summary() const {
+    if (memory_samples_.empty()) return "";
+    const MemorySample& first = memory_samples_.front();
+    const MemorySample& last = memory_samples_.back();
+    std::size_t device_max = 0, host_max = 0;
+    for (const MemorySample& m : memory_samples_) {
+      device_max = std::max(device_max, m.device_used);
+      host_max = std::max(host_max, m.host_resident);
+    }
+    const std::string samples = std::to_string(memory_samples_.size()) + " samples, every " +
+                                std::to_string(kMemoryEvery) + " frames and the last";
+    std::string line = "memory over the run (" + samples + "): ";
+    if (pipeline_->on_gpu())
+      line += "device used " + mib(first.device_used) + " at frame " + std::to_string(first.frame) + ", " +
+              mib(last.device_used) + " at frame " + std::to_string(last.frame) + ", max " + mib(device_max) + "; ";
+    else
+      line += "device: none on the CPU path; ";
+    line += "host resident " + mib(first.host_resident) + " -> " + mib(last.host_resident) + ", max " + mib(host_max);
+    return line;
+  }
+
   void report_dropped(const Timings& timings) const {
     if (timings.dropped() > 0)
       std::fprintf(stderr,
@@ -207,12 +262,27 @@ class App {
                    static_cast<unsigned long long>(timings.dropped()), Timings::kMaxSeries);
   }
 
+  // "cpu, hybrid (shuffle=1), ...": the --cycle-sorters list.
+  std::string cycle_names() const {
+    std::string names;
+    for (const SorterChoice& c : cycle_) {
+      if (!names.empty()) names += ", ";
+      names += std::string(c.info->name);
+      if (!c.options.empty()) names += " (" + format_options(c.options) + ")";
+    }
+    return names;
+  }
+
+  // With --cycle-sorters every sorter of cycle_ is created and reserved here, once.
   void build(const SorterInfo& info, const OptionValues& options) {
     pipeline_.reset();
     renderer_.reset();
     renderer_.emplace(scene_, config_.headless, config_.width, config_.height);
-    pipeline_ = info.backend == Backend::Gpu ? make_gpu_pipeline(renderer_->buffers(), scene_, info, options)
-                                             : make_cpu_pipeline(renderer_->buffers(), scene_, info, options);
+    const SorterChoice single{&info, options};
+    const std::span<const SorterChoice> choices =
+        cycle_.empty() ? std::span<const SorterChoice>(&single, 1) : std::span<const SorterChoice>(cycle_);
+    pipeline_ = info.backend == Backend::Gpu ? make_gpu_pipeline(renderer_->buffers(), scene_, choices)
+                                             : make_cpu_pipeline(renderer_->buffers(), scene_, choices);
     // Software GL (the CPU path's llvmpipe) is timed on the host clock; its timer queries do not
     // cover the deferred rasterisation.
     gl_timer_.emplace(!pipeline_->on_gpu());
@@ -223,7 +293,7 @@ class App {
     c.sort = ui_.sort;
     c.freeze = ui_.freeze;
     c.simulate = ui_.simulate;
-    c.check_every = ui_.check_every;
+    c.check_every = cycle_.empty() ? ui_.check_every : 1;  // cycling: every frame's sorter checked
     c.emitter = scene_.emitter;
     c.emitter.time = time;
     c.emitter.dt = dt;
@@ -269,9 +339,11 @@ class App {
     const float dt = 1.0f / 60.0f;
     const Camera base = camera_;
     const bool draw = config_.draw;
+    reserve_memory_samples(frames);
     for (std::uint64_t f = 0; f < frames; ++f) {
       NvtxRange frame_range("frame");
       const auto start = std::chrono::steady_clock::now();
+      cycle_select(f);
       if (config_.orbit_path) {
         camera_ = base;
         camera_.yaw = base.yaw + 2.0f * kPi * static_cast<float>(f) / static_cast<float>(frames);
@@ -288,6 +360,7 @@ class App {
       }
       gl_timer_->end_frame();
       pipeline_->poll_check();
+      cycle_finish(f, frames);
       const float host_ms =
           std::chrono::duration<float, std::milli>(std::chrono::steady_clock::now() - start).count();
       collect(timings, true, sorted, static_cast<double>(time), f, host_ms);
@@ -310,7 +383,7 @@ class App {
     report_dropped(timings);
     if (!config_.json.empty()) {
       outputs_ok &= write_output([&] {
-        timings.write_json(config_.json, meta_json(frames));
+        write_text(config_.json, timings.json_text(meta_json(frames)));
         say("json: " + config_.json);
       });
     }
@@ -338,27 +411,55 @@ class App {
     const CheckState& c = pipeline_->check();
     if (ui_.sort)
       say("order checks: " + std::to_string(c.checks - c.failures) + "/" + std::to_string(c.checks) + " passed");
+    if (!cycle_.empty()) say(memory_summary());
   }
 
-  std::string meta_json(std::uint64_t frames) const {
-    const SorterInfo& info = pipeline_->sorter_info();
+  nlohmann::ordered_json meta_json(std::uint64_t frames) const {
     const CheckState& c = pipeline_->check();
-    std::string m;
-    m += "\"program\": \"depthsort " DEPTHSORT_VERSION "\"";
-    m += ", \"device\": \"" + json_escape(device_line_) + "\"";
-    m += ", \"gl\": \"" + json_escape(gl_line_) + "\"";
-    m += ", \"path\": \"" + std::string(pipeline_->on_gpu() ? "gpu" : "cpu") + "\"";
-    m += ", \"sorter\": \"" + std::string(info.name) + "\"";
-    m += ", \"options\": \"" + format_options(ui_.options) + "\"";
-    m += ", \"scene\": \"" + json_escape(scene_.description) + "\"";
-    m += ", \"triangles\": " + std::to_string(scene_.mesh.triangles());
-    m += ", \"particles\": " + std::to_string(scene_.particles);
-    m += ", \"width\": " + std::to_string(config_.width) + ", \"height\": " + std::to_string(config_.height);
-    m += ", \"frames\": " + std::to_string(frames);
-    m += ", \"draw\": " + std::string(config_.draw ? "true" : "false");
-    m += ", \"sort\": " + std::string(ui_.sort ? "true" : "false");
-    m += ", \"order_checks\": " + std::to_string(c.checks) + ", \"order_check_failures\": " + std::to_string(c.failures);
+    nlohmann::ordered_json m;
+    m["program"] = "depthsort " DEPTHSORT_VERSION;
+    m["device"] = device_line_;
+    m["gl"] = gl_line_;
+    m["path"] = pipeline_->on_gpu() ? "gpu" : "cpu";
+    if (cycle_.empty()) {
+      m["sorter"] = pipeline_->sorter_info().name;
+      m["options"] = format_options(pipeline_->sorter_options());
+    } else {
+      m["sorter"] = "cycle";
+      nlohmann::ordered_json& sorters = m["cycle_sorters"] = nlohmann::ordered_json::array();
+      for (const SorterChoice& choice : cycle_)
+        sorters.push_back({{"sorter", choice.info->name}, {"options", format_options(choice.options)}});
+    }
+    m["scene"] = scene_.description;
+    m["meshes"] = config_.meshes;  // any bytes: invalid UTF-8 is replaced when written
+    m["triangles"] = scene_.mesh.triangles();
+    m["particles"] = scene_.particles;
+    m["width"] = config_.width;
+    m["height"] = config_.height;
+    m["frames"] = frames;
+    m["draw"] = config_.draw;
+    m["sort"] = ui_.sort;
+    m["order_checks"] = c.checks;
+    m["order_check_failures"] = c.failures;
+    if (!cycle_.empty()) {
+      nlohmann::ordered_json& samples = m["memory_samples"] = nlohmann::ordered_json::array();
+      for (const MemorySample& sample : memory_samples_) {
+        nlohmann::ordered_json row;
+        row["frame"] = sample.frame;
+        if (pipeline_->on_gpu()) row["device_used_bytes"] = sample.device_used;
+        row["host_resident_bytes"] = sample.host_resident;
+        samples.push_back(std::move(row));
+      }
+    }
     return m;
+  }
+
+  // Writes `text` to `path` (a --json or --screenshot output).
+  static void write_text(const std::string& path, const std::string& text) {
+    std::ofstream out(path, std::ios::binary);
+    out << text;
+    out.close();
+    if (!out) throw std::runtime_error("writing --json file " + path + " failed");
   }
 
   void handle_input(float dt) {
@@ -401,6 +502,10 @@ class App {
       camera_ = views_.saved[static_cast<std::size_t>(ui_.load_view)];
     ui_.camera_mode = camera_.mode;
     const bool new_sorter = ui_.sorter != before.sorter || ui_.options != before.options;
+    if (new_sorter && !cycle_.empty()) {
+      cycle_.clear();  // a sorter chosen in the panel ends --cycle-sorters
+      say("--cycle-sorters ended: a sorter was chosen in the panel");
+    }
     if (ui_.rebuild || new_sorter) {
       // Rebuilding is a user action, outside the steady frame loop: allocation is fine here. A
       // request that cannot be met (GPU memory, a sorter's options) is reported and undone.
@@ -446,6 +551,7 @@ class App {
     steps_.reserve(StepTimer::kMaxSteps);
     const std::uint64_t frames = config_.frames.value_or(0);
     std::uint64_t frames_run = 0;  // frames drawn (minimised ones are skipped), for --json
+    reserve_memory_samples(frames != 0 ? frames : 1000000);  // a window closed by hand: the first million frames
     double last = glfwGetTime();
     double memory_polled = -10.0;
     bool outputs_ok = true;
@@ -470,6 +576,7 @@ class App {
       const auto start = std::chrono::steady_clock::now();
       handle_input(dt);
       const bool sorted = ui_.sort && !ui_.freeze;
+      cycle_select(f);
       pipeline_->compute(camera_, controls(static_cast<float>(now), dt), f);
       gl_timer_->begin_frame();
       {
@@ -521,6 +628,7 @@ class App {
         const float host_ms =
             std::chrono::duration<float, std::milli>(std::chrono::steady_clock::now() - start).count();
         pipeline_->poll_check();
+        cycle_finish(f, frames);
         collect(timings, false, sorted, now, f, host_ms);
         if (!(ui_ == before_)) apply_ui(before_);
       }
@@ -528,7 +636,7 @@ class App {
     if (!config_.json.empty()) {
       report_dropped(timings);
       outputs_ok &= write_output([&] {
-        timings.write_json(config_.json, meta_json(frames_run));
+        write_text(config_.json, timings.json_text(meta_json(frames_run)));
         say("json: " + config_.json);
       });
     }
@@ -550,6 +658,8 @@ class App {
   std::unique_ptr<FramePipeline> pipeline_;
   std::optional<GlTimerRing> gl_timer_;
   std::vector<StepTime> steps_;
+  std::vector<SorterChoice> cycle_;           // --cycle-sorters: the sorters gone through, in order
+  std::vector<MemorySample> memory_samples_;  // --cycle-sorters: reserved before the frame loop
   bool was_dragging_ = false;
   double last_x_ = 0, last_y_ = 0;
 };

@@ -128,6 +128,8 @@ CliResult parse_command_line(int argc, const char* const* argv) {
         throw UsageError("--sorter: unknown sorter '" + c.sorter + "'; valid sorters: " + sorter_names());
     } else if (arg == "--sorter-options") {
       c.sorter_options = value();
+    } else if (arg == "--cycle-sorters") {
+      c.cycle_sorters = true;
     } else if (arg == "--cpu") {
       c.force_cpu = true;
     } else if (arg == "--no-sort") {
@@ -163,6 +165,9 @@ CliResult parse_command_line(int argc, const char* const* argv) {
       throw UsageError("unknown option '" + arg + "'");
     }
   }
+  if (c.cycle_sorters && !c.sorter.empty())
+    throw UsageError("--cycle-sorters and --sorter exclude each other (cycling goes through every sorter)");
+  if (c.cycle_sorters && !c.sort) throw UsageError("--cycle-sorters needs sorting on (drop --no-sort)");
   // Options belong to one sorter: they are checked against the one asked for, not against the one
   // a machine without a GPU falls back to (the app drops them then, with a note).
   if (c.sorter.empty() && !c.sorter_options.empty())

@@ -32,6 +32,7 @@ struct Config {
   bool force_cpu = false;                      // --cpu
   bool sort = true;                            // --no-sort
   int check_every = 30;                        // --check-every N (frames between correctness checks)
+  bool cycle_sorters = false;                  // --cycle-sorters (every frame the next sorter/options)
   // Running
   bool headless = false;                       // --headless
   std::optional<std::uint64_t> frames;         // --frames N (headless default 60; windowed: until closed)

@@ -1,6 +1,8 @@
 #include "memory.hpp"
 
 #include <cuda_runtime_api.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
@@ -53,6 +55,27 @@ std::size_t device_memory_free() {
     return 0;
   }
   return free_bytes;
+}
+
+MemorySample sample_memory(std::uint64_t frame, bool gpu) {
+  MemorySample sample;
+  sample.frame = frame;
+  if (gpu) {
+    std::size_t free_bytes = 0, total = 0;
+    if (cudaMemGetInfo(&free_bytes, &total) == cudaSuccess) sample.device_used = total - free_bytes;
+    else cudaGetLastError();
+  }
+  // POSIX calls and a stack buffer: nothing allocated inside the frame loop.
+  const int fd = ::open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) {
+    char buf[128] = {};
+    const ssize_t got = ::read(fd, buf, sizeof buf - 1);
+    ::close(fd);
+    unsigned long long pages = 0, resident = 0;
+    if (got > 0 && std::sscanf(buf, "%llu %llu", &pages, &resident) == 2)
+      sample.host_resident = static_cast<std::size_t>(resident) * static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  }
+  return sample;
 }
 
 std::string size_text(std::size_t bytes) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace depthsort::app {
@@ -27,6 +28,14 @@ MemoryNeed scene_memory(std::size_t triangles, std::size_t vertices, std::size_t
 std::size_t host_memory_available();
 // Free memory of the current CUDA device; 0 where unknown.
 std::size_t device_memory_free();
+
+// One sample of a long run's memory (--cycle-sorters, every 1000 frames): taken without allocating.
+struct MemorySample {
+  std::uint64_t frame = 0;
+  std::size_t device_used = 0;  // cudaMemGetInfo's total - free (0 on the CPU path)
+  std::size_t host_resident = 0;  // this process's resident set (/proc/self/statm)
+};
+MemorySample sample_memory(std::uint64_t frame, bool gpu);
 
 // "1.4 GiB", "12 MiB": estimates on the console.
 std::string size_text(std::size_t bytes);

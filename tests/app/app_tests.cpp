@@ -2,6 +2,7 @@
 // the CPU path, checked by the pixels of a known scene; the command line; the OBJ loader; and the
 // per-element functions the GPU kernels share with the CPU path.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <cstdlib>
@@ -319,17 +320,13 @@ TEST(TimingsRecord, RepeatedStepIsSummedUnderOneName) {
   const int refine = timings.series("sort", "refine");
   EXPECT_FLOAT_EQ(timings.median(refine), 3.5f);  // frames 0 (1 + 2) and 1 (4)
   EXPECT_EQ(timings.all()[static_cast<std::size_t>(refine)].count, 2);
-  const std::string path = out_path("summed.json");
-  timings.write_json(path, "\"test\": true");
-  FILE* f = std::fopen(path.c_str(), "r");
-  ASSERT_NE(f, nullptr);
-  std::string text(1 << 16, '\0');
-  text.resize(std::fread(text.data(), 1, text.size(), f));
-  std::fclose(f);
-  const std::size_t frame0 = text.find("{\"frame\": 0,");
+  // The text as written (nlohmann::json, indented): one object per frame, "frame" first.
+  const std::string text = timings.json_text({{"test", true}});
+  EXPECT_EQ(nlohmann::json::parse(text)["frames"][0]["sort/refine"], 3.0) << text;
+  const std::size_t frame0 = text.find("\"frame\": 0,");
   ASSERT_NE(frame0, std::string::npos) << text;
   const std::string line = text.substr(frame0, text.find('}', frame0) - frame0);
-  EXPECT_NE(line.find("\"sort/refine\": 3.00000"), std::string::npos) << line;
+  EXPECT_NE(line.find("\"sort/refine\": 3.0"), std::string::npos) << line;
   EXPECT_EQ(line.find("\"sort/refine\"", line.find("\"sort/refine\"") + 1), std::string::npos) << "duplicate key: " << line;
   EXPECT_NE(text.find("\"dropped_samples\": 0"), std::string::npos) << text;
 }

@@ -16,6 +16,9 @@
 #include <thread>
 #include <tuple>
 
+#include <nlohmann/json.hpp>
+
+#include "frame.hpp"
 #include "memory.hpp"
 #include "scene/obj_loader.hpp"
 #include "scene/scene.hpp"
@@ -292,6 +295,48 @@ TEST(Limits, EstimateIsReported) {
   const CommandResult r = run_depthsort({"--headless", "--cpu", "--scene", "test", "--frames", "1", "--size", "32x32"});
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("memory (estimate): "), std::string::npos) << r.output;
+}
+
+}  // namespace
+}  // namespace depthsort::app::test
+
+// ------------------------------------------------------------------ --cycle-sorters (item 14)
+
+namespace depthsort::app::test {
+namespace {
+
+TEST(CycleSorters, EveryFrameCheckedAndMemorySampled) {
+  const std::string json = out_path("cycle.json");
+  std::remove(json.c_str());
+  const CommandResult r = run_depthsort({"--headless", "--cpu", "--cycle-sorters", "--frames", "7", "--triangles",
+                                         "3000", "--particles", "500", "--size", "64x64", "--json", json});
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("--cycle-sorters: the CPU path has only the CPU sorter"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("order checks: 7/7 passed"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("memory over the run (2 samples"), std::string::npos) << r.output;
+  std::ifstream in(json);
+  const nlohmann::json j = nlohmann::json::parse(in);
+  EXPECT_EQ(j["meta"]["sorter"], "cycle");
+  EXPECT_EQ(j["meta"]["order_checks"], 7);
+  EXPECT_EQ(j["meta"]["cycle_sorters"][0]["sorter"], "cpu");
+  ASSERT_EQ(j["meta"]["memory_samples"].size(), 2u);
+  EXPECT_EQ(j["meta"]["memory_samples"][1]["frame"], 6);
+  EXPECT_GT(j["meta"]["memory_samples"][1]["host_resident_bytes"].get<std::size_t>(), 0u);
+}
+
+TEST(CycleSorters, ConflictsAreUsageErrors) {
+  EXPECT_EQ(run_depthsort({"--cycle-sorters", "--sorter", "cpu"}).status, 2);
+  EXPECT_EQ(run_depthsort({"--cycle-sorters", "--no-sort"}).status, 2);
+}
+
+TEST(CycleSorters, ChoicesCoverEveryVariant) {
+  const std::vector<SorterChoice> cpu = cycle_choices(Backend::Cpu);
+  ASSERT_FALSE(cpu.empty());
+  for (const SorterChoice& c : cpu) EXPECT_EQ(c.info->backend, Backend::Cpu);
+  std::size_t variants = 0;
+  for (const SorterInfo& info : sorter_registry())
+    if (info.backend == Backend::Cpu) variants += option_variants(info).size();
+  EXPECT_EQ(cpu.size(), variants);
 }
 
 }  // namespace
