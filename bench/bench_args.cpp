@@ -7,6 +7,7 @@
 #include <exception>
 #include <string>
 
+#include "depthsort/count_text.hpp"
 #include "depthsort/errors.hpp"
 
 namespace depthsort::bench {
@@ -60,52 +61,18 @@ std::string names_of(std::span<const SorterInfo> registry) {
   return out;
 }
 
-constexpr std::string_view kValidSizes =
-    "valid sizes: a positive count up to 2^32 written as 1000000, 2^24, or with a binary suffix "
-    "K (2^10), M (2^20), G (2^30): 1K, 16M, 1G";
+const std::string kValidSizes =
+    "valid sizes: a positive count up to 2^32 written as " + std::string(kCountSpellings);
 
 }  // namespace
 
-std::optional<std::size_t> parse_size(std::string_view text) {
-  text = trim(text);
-  std::optional<std::uint64_t> value;
-  if (const std::size_t caret = text.find('^'); caret != std::string_view::npos) {
-    const auto base = parse_u64(text.substr(0, caret));
-    const auto exponent = parse_u64(text.substr(caret + 1));
-    if (!base || !exponent || *base < 2 || *exponent > 63) return std::nullopt;
-    std::uint64_t result = 1;
-    for (std::uint64_t i = 0; i < *exponent; ++i) {
-      if (result > kMaxPairs / *base) return std::nullopt;  // beyond the limit anyway
-      result *= *base;
-    }
-    value = result;
-  } else {
-    int shift = 0;
-    if (!text.empty()) {
-      switch (std::toupper(static_cast<unsigned char>(text.back()))) {
-        case 'K': shift = 10; break;
-        case 'M': shift = 20; break;
-        case 'G': shift = 30; break;
-        default: break;
-      }
-      if (shift != 0) text.remove_suffix(1);
-    }
-    const auto mantissa = parse_u64(text);
-    if (!mantissa || *mantissa > (kMaxPairs >> shift)) return std::nullopt;
-    value = *mantissa << shift;
-  }
-  if (!value || *value == 0 || *value > kMaxPairs) return std::nullopt;
-  return static_cast<std::size_t>(*value);
+std::optional<std::size_t> parse_size(std::string_view text, std::string* why) {
+  const auto n = parse_count(text, 1, kMaxPairs, why);
+  if (!n) return std::nullopt;
+  return static_cast<std::size_t>(*n);
 }
 
-std::string format_size(std::size_t n) {
-  constexpr std::pair<int, char> units[] = {{30, 'G'}, {20, 'M'}, {10, 'K'}};
-  for (const auto& [shift, suffix] : units) {
-    const std::size_t unit = std::size_t{1} << shift;
-    if (n >= unit && n % unit == 0) return std::to_string(n / unit) + suffix;
-  }
-  return std::to_string(n);
-}
+std::string format_size(std::size_t n) { return format_count(n); }
 
 ParseResult parse_bench_args(std::span<const std::string_view> args,
                              std::span<const SorterInfo> registry) {
@@ -174,8 +141,9 @@ ParseResult parse_bench_args(std::span<const std::string_view> args,
       if (!sizes_given) config.sizes.clear();
       sizes_given = true;
       for (std::string_view item : split(text, ',')) {
-        const auto n = parse_size(item);
-        if (!n) return fail("bad size '" + std::string(trim(item)) + "'; " + std::string(kValidSizes));
+        std::string why;
+        const auto n = parse_size(item, &why);
+        if (!n) return fail("bad size '" + std::string(trim(item)) + "' (" + why + "); " + kValidSizes);
         if (std::find(config.sizes.begin(), config.sizes.end(), *n) == config.sizes.end())
           config.sizes.push_back(*n);
       }

@@ -56,10 +56,10 @@ struct ParseResult {
 ParseResult parse_bench_args(std::span<const std::string_view> args,
                              std::span<const SorterInfo> registry = sorter_registry());
 
-// "1M" (2^20), "16M", "1K" (2^10), "2G" (2^30), "2^24", "1000000"; suffixes are binary and
-// case-insensitive. nullopt for anything else, for 0 and for more than kMaxPairs.
-std::optional<std::size_t> parse_size(std::string_view text);
-// Inverse for display: 16777216 -> "16M", 1536 -> "1536", 3072 -> "3K".
+// A pair count as depthsort/count_text.hpp spells it (binary K/M/G, 2^N, digits), from 1 to
+// kMaxPairs; nullopt otherwise, with the reason in *why when given.
+std::optional<std::size_t> parse_size(std::string_view text, std::string* why = nullptr);
+// Inverse for display (format_count): 16777216 -> "16M", 1536 -> "1536", 3072 -> "3K".
 std::string format_size(std::size_t n);
 
 // The rows to run, in order: cub-radix first (marked baseline if not asked for), then each

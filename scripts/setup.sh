@@ -3,13 +3,13 @@
 # The CUDA toolkit 13 (nvcc, CUB, Thrust, NVTX) is expected under /usr/local/cuda.
 set -euo pipefail
 
-packages=(
-  cmake ninja-build g++ pkg-config
-  libgtest-dev xvfb xauth                        # tests (xvfb-run: the windowed panel test)
-  libglfw3-dev libglm-dev libimgui-dev libtinyobjloader-dev libstb-dev python3-glad  # demo
-  libegl-dev libgl-dev libegl-mesa0 libgl1-mesa-dri  # headless EGL; Mesa's llvmpipe where no GPU is
-  python3-matplotlib                             # bench/plot.py
-)
+# The package list lives in third_party/packages.txt (also read by its README), so this script,
+# the README and CMake's "not found" messages never disagree.
+packages=()
+while read -r line; do
+  line=${line%%#*}
+  for package in $line; do packages+=("$package"); done
+done < "$(dirname "$0")/../third_party/packages.txt"
 
 missing=()
 for package in "${packages[@]}"; do

@@ -1,0 +1,183 @@
+#include "depthsort/output_file.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <system_error>
+#include <utility>
+
+#include "depthsort/count_text.hpp"
+#include "depthsort/errors.hpp"
+
+namespace fs = std::filesystem;
+
+namespace depthsort {
+namespace {
+
+// Paths that name a stream rather than a file (/dev/stdout, /proc/self/fd/1): even when they
+// resolve to a regular file, that file is the shell's redirection, to be written in place.
+bool names_a_stream(const fs::path& path) {
+  const std::string text = path.lexically_normal().string();
+  return text.starts_with("/dev/") || text.starts_with("/proc/");
+}
+
+mode_t new_file_mode() {
+  // umask can only be read by setting it; both programs set it nowhere else.
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  return 0666 & ~mask;
+}
+
+}  // namespace
+
+OutputFile::OutputFile(fs::path target) : target_(std::move(target)) {
+  if (target_.empty()) throw OutputError("output file: the path is empty");
+  std::error_code ec;
+  const fs::file_status status = fs::status(target_, ec);  // follows symbolic links
+  if (fs::is_directory(status))
+    throw OutputError("cannot write " + quote_path(target_.string()) + ": it is a folder");
+  direct_ = fs::exists(status) ? !fs::is_regular_file(status) || names_a_stream(target_)
+                               : names_a_stream(target_);
+  if (direct_) {
+    temporary_ = target_;
+    file_ = std::fopen(target_.c_str(), "wb");
+    if (file_ == nullptr) fail("cannot open", errno);
+    return;
+  }
+
+  // A symbolic link is followed, so the file it points to is replaced, not the link.
+  fs::path real = fs::is_symlink(fs::symlink_status(target_, ec)) ? fs::canonical(target_, ec) : target_;
+  if (ec || real.empty()) real = target_;
+  const fs::path folder = real.has_parent_path() ? real.parent_path() : fs::path(".");
+  std::string pattern = (folder / ("." + real.filename().string() + ".tmp-XXXXXX")).string();
+  const int fd = ::mkstemp(pattern.data());
+  if (fd < 0) fail("cannot create a temporary file in " + quote_path(folder.string()) + " for", errno);
+  temporary_ = pattern;
+  struct stat existing {};
+  const mode_t mode = ::stat(real.c_str(), &existing) == 0 ? (existing.st_mode & 07777) : new_file_mode();
+  if (::fchmod(fd, mode) != 0) {
+    const int error_number = errno;
+    ::close(fd);
+    ::unlink(temporary_.c_str());
+    fail("cannot set the permissions of", error_number);
+  }
+  file_ = ::fdopen(fd, "wb");
+  if (file_ == nullptr) {
+    const int error_number = errno;
+    ::close(fd);
+    ::unlink(temporary_.c_str());
+    fail("cannot open", error_number);
+  }
+  target_real_ = std::move(real);
+}
+
+OutputFile::~OutputFile() { discard(); }
+
+OutputFile::OutputFile(OutputFile&& other) noexcept
+    : target_(std::move(other.target_)),
+      target_real_(std::move(other.target_real_)),
+      temporary_(std::move(other.temporary_)),
+      file_(std::exchange(other.file_, nullptr)),
+      direct_(other.direct_) {}
+
+OutputFile& OutputFile::operator=(OutputFile&& other) noexcept {
+  if (this != &other) {
+    discard();
+    target_ = std::move(other.target_);
+    target_real_ = std::move(other.target_real_);
+    temporary_ = std::move(other.temporary_);
+    file_ = std::exchange(other.file_, nullptr);
+    direct_ = other.direct_;
+  }
+  return *this;
+}
+
+void OutputFile::discard() noexcept {
+  if (file_ == nullptr) return;
+  std::fclose(file_);
+  file_ = nullptr;
+  if (!direct_) ::unlink(temporary_.c_str());
+}
+
+void OutputFile::fail(std::string_view what, int error_number) {
+  discard();
+  throw OutputError(std::string(what) + " " + quote_path(target_.string()) + ": " +
+                    std::strerror(error_number));
+}
+
+void OutputFile::write(const void* data, std::size_t size) {
+  if (file_ == nullptr) throw OutputError("cannot write " + quote_path(target_.string()) + ": already committed");
+  if (size == 0) return;
+  errno = 0;
+  if (std::fwrite(data, 1, size, file_) != size) fail("cannot write", errno != 0 ? errno : EIO);
+}
+
+void OutputFile::commit() {
+  if (file_ == nullptr) throw OutputError("cannot commit " + quote_path(target_.string()) + ": already committed");
+  errno = 0;
+  if (std::ferror(file_)) fail("cannot write", errno != 0 ? errno : EIO);
+  if (std::fflush(file_) != 0) fail("cannot write", errno);
+  // fsync makes the data durable before the rename publishes it; pipes and terminals refuse it
+  // (EINVAL/ENOTSUP), which is no failure for a stream.
+  if (::fsync(::fileno(file_)) != 0 && !(direct_ && (errno == EINVAL || errno == ENOTSUP || errno == EROFS)))
+    fail("cannot write", errno);
+  std::FILE* file = std::exchange(file_, nullptr);
+  if (std::fclose(file) != 0) {
+    const int error_number = errno;
+    if (!direct_) ::unlink(temporary_.c_str());
+    throw OutputError("cannot write " + quote_path(target_.string()) + ": " + std::strerror(error_number));
+  }
+  if (direct_) return;
+  if (std::rename(temporary_.c_str(), target_real_.c_str()) != 0) {
+    const int error_number = errno;
+    ::unlink(temporary_.c_str());
+    throw OutputError("cannot replace " + quote_path(target_.string()) + ": " + std::strerror(error_number));
+  }
+}
+
+void write_file_atomically(const fs::path& target, std::string_view content) {
+  OutputFile file(target);
+  file.write(content);
+  file.commit();
+}
+
+namespace {
+
+// Two names of one file: the same inode when both exist, else the same canonical spelling.
+bool same_file(const fs::path& a, const fs::path& b) {
+  std::error_code ec;
+  const bool a_exists = fs::exists(a, ec);
+  const bool b_exists = fs::exists(b, ec);
+  if (a_exists && b_exists) {
+    if (fs::is_character_file(a, ec)) return false;  // /dev/null twice is fine
+    return fs::equivalent(a, b, ec) && !ec;
+  }
+  if (a_exists != b_exists) return false;
+  const fs::path ca = fs::weakly_canonical(fs::absolute(a, ec), ec);
+  const fs::path cb = fs::weakly_canonical(fs::absolute(b, ec), ec);
+  return !ca.empty() && ca == cb;
+}
+
+}  // namespace
+
+std::string find_path_clash(std::span<const NamedPath> inputs, std::span<const NamedPath> outputs) {
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    const NamedPath& out = outputs[i];
+    if (out.path.empty()) continue;
+    auto clash = [&](const NamedPath& other) {
+      return std::string(out.flag) + " " + quote_path(out.path.string()) + " is the same file as " +
+             std::string(other.flag) + " " + quote_path(other.path.string()) +
+             ": give each output its own path";
+    };
+    for (const NamedPath& in : inputs)
+      if (!in.path.empty() && same_file(out.path, in.path)) return clash(in);
+    for (std::size_t j = 0; j < i; ++j)
+      if (!outputs[j].path.empty() && same_file(out.path, outputs[j].path)) return clash(outputs[j]);
+  }
+  return {};
+}
+
+}  // namespace depthsort

@@ -1,0 +1,225 @@
+// Output files are complete or absent (issue 7, item 1), and no output replaces an input or
+// another output (item 4).
+#include <gtest/gtest.h>
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "depthsort/output_file.hpp"
+
+namespace fs = std::filesystem;
+
+namespace depthsort {
+namespace {
+
+// A fresh, empty folder per test, removed afterwards.
+class OutputFileTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() /
+           ("depthsort-output-" + std::to_string(::getpid()) + "-" + info->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::vector<std::string> entries() const {
+    std::vector<std::string> names;
+    for (const auto& entry : fs::directory_iterator(dir_)) names.push_back(entry.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+  static std::string read(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(OutputFileTest, NothingAppearsBeforeCommitThenAllOfIt) {
+  const fs::path target = dir_ / "out.json";
+  OutputFile file(target);
+  file.write("{\"a\": ");
+  std::fputs("1}", file.stream());
+  EXPECT_FALSE(fs::exists(target));
+  ASSERT_EQ(entries().size(), 1u);  // the temporary file, in the target's folder
+  EXPECT_EQ(file.temporary().parent_path(), dir_);
+  file.commit();
+  EXPECT_EQ(read(target), "{\"a\": 1}");
+  EXPECT_EQ(entries(), std::vector<std::string>{"out.json"});
+  EXPECT_THROW(file.commit(), OutputError);
+}
+
+TEST_F(OutputFileTest, ReplacesAnOldFileInOneStepAndKeepsItsMode) {
+  const fs::path target = dir_ / "out.csv";
+  write_file_atomically(target, "old");
+  fs::permissions(target, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+  {
+    OutputFile file(target);
+    file.write("new, longer");
+    EXPECT_EQ(read(target), "old");  // unchanged until commit
+    file.commit();
+  }
+  EXPECT_EQ(read(target), "new, longer");
+  EXPECT_EQ(fs::status(target).permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+}
+
+TEST_F(OutputFileTest, DestructionWithoutCommitLeavesNothing) {
+  const fs::path target = dir_ / "out.png";
+  write_file_atomically(target, "previous result");
+  {
+    OutputFile file(target);
+    file.write("half a PNG");
+  }  // e.g. an exception while encoding
+  EXPECT_EQ(entries(), std::vector<std::string>{"out.png"});
+  EXPECT_EQ(read(target), "previous result");
+}
+
+TEST_F(OutputFileTest, WritingToDevFullThrowsNamingTheFileAndReason) {
+  if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full here";
+  OutputFile file("/dev/full");
+  EXPECT_TRUE(file.direct());  // a device is written in place, never renamed over
+  file.write("a little");      // buffered: the failure comes at commit
+  try {
+    file.commit();
+    FAIL() << "commit to /dev/full succeeded";
+  } catch (const OutputError& e) {
+    EXPECT_NE(std::string(e.what()).find("'/dev/full'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("No space left on device"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(fs::is_character_file("/dev/full"));
+}
+
+TEST_F(OutputFileTest, LargeWriteToDevFullThrowsAtTheWrite) {
+  if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full here";
+  OutputFile file("/dev/full");
+  const std::string big(1 << 20, 'x');
+  EXPECT_THROW(file.write(big), OutputError);
+}
+
+// A writer that uses stream() and ignores a failed write (as a PNG encoder's callback may) still
+// gets the error at commit, though nothing is left in the buffer to fail the flush.
+TEST_F(OutputFileTest, AFailedWriteThroughTheStreamIsCaughtAtCommit) {
+  if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full here";
+  OutputFile file("/dev/full");
+  const std::string big(1 << 20, 'x');
+  [[maybe_unused]] const std::size_t written = std::fwrite(big.data(), 1, big.size(), file.stream());
+  EXPECT_THROW(file.commit(), OutputError);
+}
+
+// A full disk for a regular file, made with the file-size limit (works as root too).
+TEST_F(OutputFileTest, AFullDiskLeavesNoFileAndNoTemporary) {
+  const fs::path target = dir_ / "big.csv";
+  rlimit old{};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &old), 0);
+  const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+  rlimit small = old;
+  small.rlim_cur = 4096;
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
+  std::string message;
+  try {
+    OutputFile file(target);
+    file.write(std::string(3000, 'a'));
+    file.write(std::string(3000, 'b'));
+    file.commit();
+  } catch (const OutputError& e) {
+    message = e.what();
+  }
+  ::setrlimit(RLIMIT_FSIZE, &old);
+  std::signal(SIGXFSZ, old_handler);
+  EXPECT_NE(message.find("big.csv'"), std::string::npos) << message;
+  EXPECT_NE(message.find("File too large"), std::string::npos) << message;
+  EXPECT_TRUE(entries().empty()) << entries().front();
+}
+
+TEST_F(OutputFileTest, AFailingRenameLeavesNothing) {
+  const fs::path target = dir_ / "out.json";
+  OutputFile file(target);
+  file.write("{}");
+  fs::create_directories(target / "occupied");  // appears after the check: rename(2) must fail
+  try {
+    file.commit();
+    FAIL() << "renamed over a folder";
+  } catch (const OutputError& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot replace"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(entries(), std::vector<std::string>{"out.json"});
+  EXPECT_TRUE(fs::is_directory(target));
+}
+
+TEST_F(OutputFileTest, RefusesAFolderAnEmptyPathAndAMissingFolder) {
+  EXPECT_THROW(OutputFile{dir_}, OutputError);
+  EXPECT_THROW(OutputFile{""}, OutputError);
+  try {
+    OutputFile file(dir_ / "no-such-folder" / "out.csv");
+    FAIL() << "created a file in a missing folder";
+  } catch (const OutputError& e) {
+    EXPECT_NE(std::string(e.what()).find("No such file or directory"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("out.csv'"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(entries().empty());
+}
+
+TEST_F(OutputFileTest, ASymbolicLinkIsFollowedNotReplaced) {
+  write_file_atomically(dir_ / "real.csv", "old");
+  fs::create_symlink("real.csv", dir_ / "link.csv");
+  write_file_atomically(dir_ / "link.csv", "new");
+  EXPECT_TRUE(fs::is_symlink(dir_ / "link.csv"));
+  EXPECT_EQ(read(dir_ / "real.csv"), "new");
+}
+
+TEST_F(OutputFileTest, MovedFromObjectOwnsNothing) {
+  const fs::path target = dir_ / "moved.txt";
+  OutputFile first(target);
+  first.write("abc");
+  OutputFile second(std::move(first));
+  second.commit();
+  EXPECT_EQ(read(target), "abc");
+}
+
+// ---------------------------------------------------------------------------------------------
+// find_path_clash
+
+TEST_F(OutputFileTest, OutputEqualToAnInputIsRefused) {
+  write_file_atomically(dir_ / "scene.obj", "v 0 0 0\n");
+  const NamedPath inputs[] = {{"--mesh", dir_ / "scene.obj"}};
+  const NamedPath same[] = {{"--json", dir_ / "." / "scene.obj"}};
+  const std::string message = find_path_clash(inputs, same);
+  EXPECT_NE(message.find("--json"), std::string::npos) << message;
+  EXPECT_NE(message.find("--mesh"), std::string::npos) << message;
+  fs::create_hard_link(dir_ / "scene.obj", dir_ / "hard.obj");
+  const NamedPath hard[] = {{"--json", dir_ / "hard.obj"}};
+  EXPECT_FALSE(find_path_clash(inputs, hard).empty());
+  const NamedPath other[] = {{"--json", dir_ / "timings.json"}};
+  EXPECT_EQ(find_path_clash(inputs, other), "");
+}
+
+TEST_F(OutputFileTest, TwoOutputsToOnePathAreRefusedEvenBeforeTheyExist) {
+  const NamedPath outputs[] = {{"--csv", dir_ / "r.txt"}, {"--json", dir_ / "sub" / ".." / "r.txt"}};
+  fs::create_directories(dir_ / "sub");
+  const std::string message = find_path_clash({}, outputs);
+  EXPECT_EQ(message.rfind("--json", 0), 0u) << message;
+  EXPECT_NE(message.find("same file as --csv"), std::string::npos) << message;
+  const NamedPath distinct[] = {{"--csv", dir_ / "r.csv"}, {"--json", dir_ / "r.json"}, {"--png", ""}};
+  EXPECT_EQ(find_path_clash({}, distinct), "");
+}
+
+TEST_F(OutputFileTest, DevNullMayTakeSeveralOutputs) {
+  const NamedPath outputs[] = {{"--csv", "/dev/null"}, {"--json", "/dev/null"}};
+  EXPECT_EQ(find_path_clash({}, outputs), "");
+}
+
+}  // namespace
+}  // namespace depthsort
