@@ -1,23 +1,20 @@
-// Text from outside the program (file content, paths, arguments) made safe to print: a hostile
-// OBJ must not reach the terminal with escape sequences, and a 10 MB token must not become a
-// 10 MB message.
+// Text from outside the program in messages: file content through depthsort::quote_for_message
+// (escaped, cut at 60 characters), paths through shown_path.
 #pragma once
 
-#include <cstddef>
 #include <string>
 #include <string_view>
 
+#include "depthsort/count_text.hpp"
+
 namespace depthsort::app {
 
-// Control bytes, DEL and bytes that are not part of valid UTF-8 as \xNN (backslash as \\); valid
-// UTF-8 sequences kept. The result is valid UTF-8 without control characters.
-std::string escape_text(std::string_view text);
-
-// File content for a message: escaped, at most `max_chars` characters of the input, in single
-// quotes, with "... (N bytes)" when cut.
-std::string quote_content(std::string_view text, std::size_t max_chars = 60);
-
-// A path for a message or a JSON string: escaped (a path may hold any byte but '\0'), never cut.
-inline std::string printable_path(std::string_view path) { return escape_text(path); }
+// A path as the user typed it where it is plain printable text, else quote_path's escaped and
+// quoted form: no control bytes or invalid UTF-8 reach the terminal or a JSON string.
+inline std::string shown_path(std::string_view path) {
+  std::string quoted = quote_path(path);
+  if (quoted.size() == path.size() + 2 && quoted.compare(1, path.size(), path) == 0) return std::string(path);
+  return quoted;
+}
 
 }  // namespace depthsort::app

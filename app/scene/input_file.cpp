@@ -45,7 +45,7 @@ class Fd {
 }  // namespace
 
 std::string read_input_file(const std::string& path, std::size_t limit, const char* what) {
-  const std::string shown = printable_path(path);
+  const std::string shown = shown_path(path);
   const auto fail = [&](const std::string& why) -> SceneError { return SceneError(shown + ": " + why); };
   // O_NONBLOCK: opening a FIFO without a writer must not block; reads below wait with poll().
   Fd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
@@ -97,7 +97,7 @@ void check_text_encoding(std::string& text, const std::string& path) {
   const bool utf16_mark = starts("\xFF\xFE", 2) || starts("\xFE\xFF", 2);
   const std::size_t nul = text.find('\0');
   if (!utf16_mark && nul == std::string::npos) return;
-  const std::string shown = printable_path(path);
+  const std::string shown = shown_path(path);
   // UTF-16 stores ASCII text as one NUL byte beside each character.
   std::size_t nuls = 0;
   const std::size_t sample = std::min<std::size_t>(text.size(), 4096);

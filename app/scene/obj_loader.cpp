@@ -40,7 +40,7 @@ void split_words(std::string_view line, std::vector<std::string_view>& words) {
 // records need three finite numbers, face records at least three references to vertices already
 // defined. Linear in the text; counts what the parse will build.
 void prevalidate(ObjText& obj) {
-  const std::string shown = printable_path(obj.path);
+  const std::string shown = shown_path(obj.path);
   std::vector<std::string_view> words;
   std::string token;
   std::size_t line_number = 0, begin = 0;
@@ -63,7 +63,7 @@ void prevalidate(ObjText& obj) {
         char* stop = nullptr;
         const float x = std::strtof(token.c_str(), &stop);
         if (stop == token.c_str() || *stop != '\0' || !std::isfinite(x))
-          fail("vertex coordinate " + quote_content(words[c]) + " is not a finite number");
+          fail("vertex coordinate " + quote_for_message(words[c]) + " is not a finite number");
       }
       ++obj.vertices;
     } else if (words[0] == "f") {
@@ -76,7 +76,7 @@ void prevalidate(ObjText& obj) {
         errno = 0;
         const long long index = std::strtoll(token.c_str(), &stop, 10);
         if (token.empty() || *stop != '\0' || errno == ERANGE)
-          fail("face reference " + quote_content(ref) + " is not an index");
+          fail("face reference " + quote_for_message(ref) + " is not an index");
         const long long vertices = static_cast<long long>(obj.vertices);
         const long long resolved = index < 0 ? vertices + index + 1 : index;
         if (index == 0 || resolved < 1 || resolved > vertices)
@@ -176,11 +176,11 @@ class MaterialReader final : public tinyobj::MaterialReader {
       std::istringstream in(text);
       std::string warnings, errors;
       tinyobj::LoadMtl(names, materials, &in, &warnings, &errors);
-      if (named() == before) throw SceneError(printable_path(path) + ": defines no material");
+      if (named() == before) throw SceneError(shown_path(path) + ": defines no material");
       return true;
     } catch (const SceneError& e) {
       failed_ = true;
-      note(std::string("mtllib ") + quote_content(name) + " not used (" + e.what() + ")");
+      note(std::string("mtllib ") + quote_for_message(name) + " not used (" + e.what() + ")");
       return false;
     }
   }
@@ -188,7 +188,7 @@ class MaterialReader final : public tinyobj::MaterialReader {
   bool failed() const noexcept { return failed_; }
 
   void note(const std::string& what) const {
-    if (notes_) *notes_ += "note: " + printable_path(obj_path_) + ": " + what + "; faces without a material get a colour per object\n";
+    if (notes_) *notes_ += "note: " + shown_path(obj_path_) + ": " + what + "; faces without a material get a colour per object\n";
   }
 
  private:
@@ -222,7 +222,7 @@ struct Builder {
       const long long raw = refs[c].vertex_index;
       const long long resolved = raw < 0 ? static_cast<long long>(positions.size()) + raw : raw - 1;
       if (raw == 0 || resolved < 0 || resolved >= static_cast<long long>(positions.size()))
-        throw SceneError(printable_path(obj->path) + ": face " + std::to_string(faces_in_object + 1) +
+        throw SceneError(shown_path(obj->path) + ": face " + std::to_string(faces_in_object + 1) +
                          " refers to a missing vertex");
       corners.push_back(positions[static_cast<std::size_t>(resolved)]);
     }
@@ -251,7 +251,7 @@ ObjText read_obj(const std::string& path) {
   check_text_encoding(obj.text, path);
   prevalidate(obj);
   if (obj.faces == 0)
-    throw SceneError(printable_path(path) + ": contains no faces (empty or not an OBJ file)");
+    throw SceneError(shown_path(path) + ": contains no faces (empty or not an OBJ file)");
   return obj;
 }
 
@@ -285,12 +285,12 @@ Mesh parse_obj(const ObjText& obj, std::string* notes) {
   std::string warnings, errors;
   if (!tinyobj::LoadObjWithCallback(in, callbacks, &b, &materials, &warnings, &errors)) {
     while (!errors.empty() && (errors.back() == '\n' || errors.back() == '\r')) errors.pop_back();
-    throw SceneError(printable_path(obj.path) + ": " +
-                     (errors.empty() ? "tinyobjloader could not parse it" : quote_content(errors, 120)));
+    throw SceneError(shown_path(obj.path) + ": " +
+                     (errors.empty() ? "tinyobjloader could not parse it" : quote_for_message(errors, 120)));
   }
-  if (b.mesh.indices.empty()) throw SceneError(printable_path(obj.path) + ": contains no triangles");
+  if (b.mesh.indices.empty()) throw SceneError(shown_path(obj.path) + ": contains no triangles");
   if (!b.unknown_material.empty() && !materials.failed())  // a failed library was noted already
-    materials.note("usemtl " + quote_content(b.unknown_material) + " names no loaded material");
+    materials.note("usemtl " + quote_for_message(b.unknown_material) + " names no loaded material");
   return std::move(b.mesh);
 }
 

@@ -82,7 +82,7 @@ Scene build_scene(const Config& config, bool cpu_path, std::string& notes, const
       files.push_back(read_obj(path));
       triangles += files.back().triangles;
     }
-    what = config.meshes.size() == 1 ? printable_path(config.meshes.front())
+    what = config.meshes.size() == 1 ? shown_path(config.meshes.front())
                                      : std::to_string(config.meshes.size()) + " OBJ files";
     std::size_t copies = config.copies.value_or(1);
     if (config.triangles) copies = std::max<std::size_t>(1, (*config.triangles + triangles - 1) / triangles);

@@ -110,10 +110,17 @@ TEST(HeadlessRun, TooManyParticlesOrTrianglesNameCountAndLimit) {
   // A fixed limit of the program is a usage error (exit status 2), found before building anything.
   CommandResult r = run_depthsort({"--headless", "--cpu", "--scene", "none", "--particles", "3G", "--frames", "1"});
   EXPECT_EQ(r.status, 2) << r.output;
-  EXPECT_NE(r.output.find("3000000000 particles, above the limit of 2147483647"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("--particles '3G' is 3221225472, above the limit of 2147483647 particles"), std::string::npos)
+      << r.output;
   r = run_depthsort({"--headless", "--cpu", "--triangles", "800M", "--frames", "1"});
   EXPECT_EQ(r.status, 2) << r.output;
-  EXPECT_NE(r.output.find("800000000 triangles, above the limit of 715827882"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("--triangles '800M' is 838860800, above the limit of 715827882 triangles"), std::string::npos)
+      << r.output;
+  // A product known once the OBJ is read (4 triangles x 200M copies): still a usage error, before tiling.
+  r = run_depthsort({"--headless", "--cpu", "--mesh", data_path("good.obj"), "--copies", "200M", "--frames", "1"});
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("the scene would have 838860800 triangles, above the limit of 715827882"), std::string::npos)
+      << r.output;
 }
 
 TEST(Windowed, NoDisplaySuggestsHeadless) {
@@ -202,13 +209,23 @@ TEST(CommandLine, EmptyObjExitsOne) {
   EXPECT_NE(r.output.find("empty.obj: contains no faces"), std::string::npos) << r.output;
 }
 
+Config parse(std::vector<const char*> args) {
+  args.insert(args.begin(), "depthsort");
+  return parse_command_line(static_cast<int>(args.size()), args.data()).config;
+}
+
 TEST(CommandLine, ParseCounts) {
-  EXPECT_EQ(parse_count("5M", "--triangles"), 5'000'000u);
-  EXPECT_EQ(parse_count("250K", "--triangles"), 250'000u);
-  EXPECT_EQ(parse_count("1.5M", "--triangles"), 1'500'000u);
-  EXPECT_EQ(parse_count("42", "--triangles"), 42u);
-  EXPECT_THROW(parse_count("-3", "--triangles"), UsageError);
-  EXPECT_THROW(parse_count("3Q", "--triangles"), UsageError);
+  // The shared spelling (depthsort/count_text.hpp), as in depthsort-bench: K, M, G are binary.
+  EXPECT_EQ(parse({"--triangles", "5M"}).triangles, std::size_t{5} << 20);
+  EXPECT_EQ(parse({"--triangles", "250K"}).triangles, 250u * 1024u);
+  EXPECT_EQ(parse({"--particles", "2^20"}).particles, std::size_t{1} << 20);
+  EXPECT_EQ(parse({"--triangles", "42"}).triangles, 42u);
+  EXPECT_EQ(parse({"--frames", "3", "--frames", "5"}).frames, 5u);  // the last one wins
+  EXPECT_THROW(parse({"--triangles", "1.5M"}), UsageError);
+  EXPECT_THROW(parse({"--triangles", "-3"}), UsageError);
+  EXPECT_THROW(parse({"--triangles", "3Q"}), UsageError);
+  EXPECT_THROW(parse({"--copies", "1.5"}), UsageError);
+  EXPECT_THROW(parse({"--copies", "0"}), UsageError);
 }
 
 // ------------------------------------------------------------------ OBJ loading

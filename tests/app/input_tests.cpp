@@ -196,22 +196,18 @@ TEST(ObjMessages, FileContentIsEscapedAndCut) {
   const std::string error = error_of(path);
   EXPECT_TRUE(printable(error)) << error.substr(0, 200);
   EXPECT_LT(error.size(), 300u) << error.substr(0, 300);
-  EXPECT_NE(error.find("hostile.obj:1: vertex coordinate '\\x1B]0;owned\\x07\\x1B[2Jxxx"), std::string::npos) << error;
-  EXPECT_NE(error.find("... (" + std::to_string(hostile.size()) + " bytes)"), std::string::npos) << error;
+  EXPECT_NE(error.find("hostile.obj:1: vertex coordinate '\\x1b]0;owned\\x07\\x1b[2Jxxx"), std::string::npos) << error;
+  EXPECT_NE(error.find("...(" + std::to_string(hostile.size()) + " bytes)"), std::string::npos) << error;
   const CommandResult r = run_depthsort({"--headless", "--cpu", "--mesh", path});
   EXPECT_EQ(r.status, 1);
   EXPECT_TRUE(printable(r.output)) << r.output.substr(0, 300);
   EXPECT_LT(r.output.size(), 400u);
 }
 
-TEST(TextEscaping, ControlsAndInvalidUtf8AreEscaped) {
-  EXPECT_EQ(escape_text("a\tb\\c"), "a\\x09b\\\\c");
-  EXPECT_EQ(escape_text("caf\xC3\xA9"), "caf\xC3\xA9");         // valid UTF-8 kept
-  EXPECT_EQ(escape_text("\xFF\xC3(\xE2\x82"), "\\xFF\\xC3(\\xE2\\x82");  // invalid bytes, cut sequence
-  EXPECT_EQ(escape_text("\xC2\x9B" "2J"), "\\xC2\\x9B2J");           // C1 CSI
-  EXPECT_EQ(escape_text("\xED\xA0\x80"), "\\xED\\xA0\\x80");          // a UTF-16 surrogate
-  EXPECT_EQ(quote_content("abcdef", 3), "'abc'... (6 bytes)");
-  EXPECT_EQ(quote_content("abc", 3), "'abc'");
+TEST(TextEscaping, PathsArePlainUnlessTheyNeedEscaping) {
+  EXPECT_EQ(shown_path("meshes/a b.obj"), "meshes/a b.obj");
+  EXPECT_EQ(shown_path("caf\xC3\xA9.obj"), "caf\xC3\xA9.obj");  // valid UTF-8 kept
+  EXPECT_EQ(shown_path("bad\xFF\x1b[2J.obj"), "'bad\\xff\\x1b[2J.obj'");
 }
 
 // ------------------------------------------------------------------ framing (item 3)
@@ -337,6 +333,46 @@ TEST(CycleSorters, ChoicesCoverEveryVariant) {
   for (const SorterInfo& info : sorter_registry())
     if (info.backend == Backend::Cpu) variants += option_variants(info).size();
   EXPECT_EQ(cpu.size(), variants);
+}
+
+}  // namespace
+}  // namespace depthsort::app::test
+
+// ------------------------------------------------------------------ the command line (items 9, 11)
+
+namespace depthsort::app::test {
+namespace {
+
+void expect_usage_error(std::vector<std::string> args, const std::string& text) {
+  const CommandResult r = run_depthsort(args);
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find(text), std::string::npos) << r.output;
+}
+
+TEST(CommandLineStrict, NothingIsSilentlyIgnored) {
+  expect_usage_error({"--screenshot", ""}, "--screenshot needs a file name, got ''");
+  expect_usage_error({"--json", ""}, "--json needs a file name, got ''");
+  expect_usage_error({"--scene", "test", "--copies", "4"}, "--copies sizes a mesh, but --scene test has none to tile");
+  expect_usage_error({"--scene", "none", "--triangles", "4K"}, "--triangles sizes a mesh, but --scene none");
+  expect_usage_error({"--copies", "1.5"}, "--copies needs a count such as 1000, 250K or 2^20, got '1.5'");
+  expect_usage_error({"--mesh", data_path("good.obj"), "--copies", "2", "--triangles", "100"},
+                     "--copies and --triangles both size the tiling");
+  for (const char* list : {"shuffle=1,", ",shuffle=1", "shuffle=1,,buckets=1024", ""})
+    expect_usage_error({"--sorter", "hybrid", "--sorter-options", list}, "has an empty entry");
+  expect_usage_error({"stray"}, "unexpected argument 'stray'");
+  expect_usage_error({"--frames", "1000000000"}, "--frames '1000000000' is 1000000000, above the limit of 100000000");
+}
+
+TEST(CommandLineStrict, CountsAreBinaryAndDocumented) {
+  const CommandResult help = run_depthsort({"--help"});
+  EXPECT_NE(help.output.find("1K = 1024, 16M = 2^24"), std::string::npos) << help.output;
+  EXPECT_NE(help.output.find("Exit status: 0 success"), std::string::npos) << help.output;
+  for (const auto& line : {std::string("--cycle-sorters"), std::string("--screenshot FILE")})
+    EXPECT_NE(help.output.find(line), std::string::npos) << line;
+  const CommandResult r = run_depthsort({"--headless", "--cpu", "--scene", "none", "--particles", "1K", "--frames", "1",
+                                         "--size", "32x32"});
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("(0 triangles, 1024 particles)"), std::string::npos) << r.output;
 }
 
 }  // namespace
