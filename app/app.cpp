@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "depthsort/errors.hpp"
+#include "depthsort/output_file.hpp"
 #include "depthsort/registry.hpp"
 #include "frame.hpp"
 #include "platform/egl_headless.hpp"
@@ -67,21 +68,26 @@ bool gl_context_on_cuda_device(std::string& why_not) {
 }
 
 // Throws, before any frame runs, if `path` (given with `flag`) cannot be written, so that a bad
-// --screenshot path does not cost the --json results of a long run (or the other way round). An
-// existing file is left as it is; a file created by the test is removed again.
+// --screenshot path does not cost the --json results of a long run (or the other way round): an
+// OutputFile is opened in the target's folder, as the final write will, and dropped (which
+// removes its temporary file; the target is not touched).
 void check_writable(const std::string& path, const char* flag) {
   if (path.empty()) return;
-  std::error_code error;
-  const bool existed = std::filesystem::exists(path, error);
-  if (std::filesystem::is_directory(path, error))
-    throw std::runtime_error(std::string(flag) + " " + path + ": is a directory; give a file name");
-  FILE* file = std::fopen(path.c_str(), "ab");  // appends nothing, truncates nothing
-  if (!file) {
-    const int code = errno;
-    throw std::runtime_error(std::string(flag) + " " + path + ": cannot write there (" + std::strerror(code) + ")");
+  try {
+    OutputFile probe(path);
+  } catch (const OutputError& e) {
+    throw OutputError(std::string(flag) + ": " + e.what());
   }
-  std::fclose(file);
-  if (!existed) std::remove(path.c_str());
+}
+
+// No output may replace an input or another output (item 4 of issue 7).
+void check_paths(const Config& config, const std::vector<std::string>& material_files) {
+  std::vector<NamedPath> inputs, outputs;
+  for (const std::string& mesh : config.meshes) inputs.push_back({"--mesh", mesh});
+  for (const std::string& mtl : material_files) inputs.push_back({"mtllib", mtl});
+  outputs.push_back({"--screenshot", config.screenshot});
+  outputs.push_back({"--json", config.json});
+  if (const std::string clash = find_path_clash(inputs, outputs); !clash.empty()) throw UsageError(clash);
 }
 
 int registry_index(const SorterInfo& info) {
@@ -99,6 +105,7 @@ class App {
 
   int run() {
     // Both outputs are checked before anything runs (exit status 1, as for other runtime errors).
+    check_paths(config_, {});
     check_writable(config_.screenshot, "--screenshot");
     check_writable(config_.json, "--json");
     std::string why_cpu, notes;
@@ -149,6 +156,7 @@ class App {
     if (recorded_frames() > 0) budget.extra_what = "the timings of " + std::to_string(recorded_frames()) + " frames";
     budget.sorters = std::max<std::size_t>(1, cycle_.size());
     scene_ = build_scene(config_, cpu_path, notes, budget);
+    check_paths(config_, scene_.material_files);  // the MTL files are known now
     say("depthsort " DEPTHSORT_VERSION ": " + std::string(config_.headless ? "headless, " : "windowed, ") + gl_line_);
     say((cpu_path ? "path: " : "path: GPU, ") + device_line_);
     if (!notes.empty()) {
@@ -202,12 +210,12 @@ class App {
   // Runs `write` (one output file); a failure is reported and returns false, so that the other
   // output is still written.
   template <class Write>
-  static bool write_output(Write&& write) {
+  static bool write_output(const char* flag, Write&& write) {
     try {
       write();
       return true;
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "depthsort: error: %s\n", e.what());
+      std::fprintf(stderr, "depthsort: error: %s: %s\n", flag, e.what());
       return false;
     }
   }
@@ -371,7 +379,7 @@ class App {
     // Each output on its own: one that fails is reported and does not cost the other.
     bool outputs_ok = true;
     if (!config_.screenshot.empty()) {
-      outputs_ok &= write_output([&] {
+      outputs_ok &= write_output("--screenshot", [&] {
         if (!draw) renderer_->clear(scene_);
         std::vector<std::uint8_t> pixels;
         renderer_->read_pixels(pixels);
@@ -382,8 +390,8 @@ class App {
     summarize(timings, frames);
     report_dropped(timings);
     if (!config_.json.empty()) {
-      outputs_ok &= write_output([&] {
-        write_text(config_.json, timings.json_text(meta_json(frames)));
+      outputs_ok &= write_output("--json", [&] {
+        write_file_atomically(config_.json, timings.json_text(meta_json(frames)));
         say("json: " + config_.json);
       });
     }
@@ -452,14 +460,6 @@ class App {
       }
     }
     return m;
-  }
-
-  // Writes `text` to `path` (a --json or --screenshot output).
-  static void write_text(const std::string& path, const std::string& text) {
-    std::ofstream out(path, std::ios::binary);
-    out << text;
-    out.close();
-    if (!out) throw std::runtime_error("writing --json file " + path + " failed");
   }
 
   void handle_input(float dt) {
@@ -617,7 +617,7 @@ class App {
         gl_timer_->end_step();
         gl_timer_->end_frame();
         if (!config_.screenshot.empty() && frames != 0 && f + 1 == frames) {  // the last frame, panel included
-          outputs_ok &= write_output([&] {
+          outputs_ok &= write_output("--screenshot", [&] {
             std::vector<std::uint8_t> pixels;
             renderer_->read_pixels(pixels);
             write_png(config_.screenshot, renderer_->width(), renderer_->height(), pixels);
@@ -635,8 +635,8 @@ class App {
     }
     if (!config_.json.empty()) {
       report_dropped(timings);
-      outputs_ok &= write_output([&] {
-        write_text(config_.json, timings.json_text(meta_json(frames_run)));
+      outputs_ok &= write_output("--json", [&] {
+        write_file_atomically(config_.json, timings.json_text(meta_json(frames_run)));
         say("json: " + config_.json);
       });
     }

@@ -162,12 +162,13 @@ void triangulate(const std::vector<glm::vec3>& p, std::vector<std::uint32_t>& ou
 // once, bounded, and one that cannot be used is a note, not silence and not an endless read.
 class MaterialReader final : public tinyobj::MaterialReader {
  public:
-  MaterialReader(std::filesystem::path folder, std::string obj_path, std::string* notes)
-      : folder_(std::move(folder)), obj_path_(std::move(obj_path)), notes_(notes) {}
+  MaterialReader(std::filesystem::path folder, std::string obj_path, std::string* notes, std::vector<std::string>* read)
+      : folder_(std::move(folder)), obj_path_(std::move(obj_path)), notes_(notes), read_(read) {}
 
   bool operator()(const std::string& name, std::vector<tinyobj::material_t>* materials,
                   std::map<std::string, int>* names, std::string*, std::string*) override {
     const std::string path = (folder_ / name).string();
+    if (read_) read_->push_back(path);
     try {
       std::string text = read_input_file(path, kMaxMtlBytes, "MTL file");
       check_text_encoding(text, path);
@@ -195,6 +196,7 @@ class MaterialReader final : public tinyobj::MaterialReader {
   std::filesystem::path folder_;
   std::string obj_path_;
   std::string* notes_;
+  std::vector<std::string>* read_;
   bool failed_ = false;
 };
 
@@ -255,7 +257,7 @@ ObjText read_obj(const std::string& path) {
   return obj;
 }
 
-Mesh parse_obj(const ObjText& obj, std::string* notes) {
+Mesh parse_obj(const ObjText& obj, std::string* notes, std::vector<std::string>* materials_read) {
   Builder b;
   b.obj = &obj;
   b.next_object();
@@ -280,7 +282,7 @@ Mesh parse_obj(const ObjText& obj, std::string* notes) {
   callbacks.group_cb = [](void* user, const char**, int) { static_cast<Builder*>(user)->next_object(); };
   callbacks.object_cb = [](void* user, const char*) { static_cast<Builder*>(user)->next_object(); };
 
-  MaterialReader materials(std::filesystem::path(obj.path).parent_path(), obj.path, notes);
+  MaterialReader materials(std::filesystem::path(obj.path).parent_path(), obj.path, notes, materials_read);
   std::istringstream in(obj.text);
   std::string warnings, errors;
   if (!tinyobj::LoadObjWithCallback(in, callbacks, &b, &materials, &warnings, &errors)) {

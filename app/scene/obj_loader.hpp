@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "scene/input_file.hpp"
 #include "scene/mesh.hpp"
@@ -31,7 +32,8 @@ ObjText read_obj(const std::string& path);
 // below 1), else a colour per object/group. Vertices are expanded per face corner. A material
 // library that cannot be used (missing, unreadable, not a regular file, too large, empty) adds one
 // line to `notes` (if given) and its faces get the per-object colours.
-Mesh parse_obj(const ObjText& obj, std::string* notes = nullptr);
+// `materials_read` (if given) receives the path of every material library it read.
+Mesh parse_obj(const ObjText& obj, std::string* notes = nullptr, std::vector<std::string>* materials_read = nullptr);
 inline Mesh load_obj(const std::string& path, std::string* notes = nullptr) { return parse_obj(read_obj(path), notes); }
 
 }  // namespace depthsort::app

@@ -90,7 +90,7 @@ Scene build_scene(const Config& config, bool cpu_path, std::string& notes, const
     check_count(triangles * copies, kMaxTriangles, "triangles", kTriangleFlags);
     check(triangles * copies, 3 * triangles * copies, triangles * copies);
     for (ObjText& file : files) {
-      append(scene.mesh, parse_obj(file, &notes));
+      append(scene.mesh, parse_obj(file, &notes, &scene.material_files));
       file.text = std::string();  // parsed: its memory goes back now
     }
     notes += fit_to_float_range(scene.mesh);

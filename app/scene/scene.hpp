@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <glm/vec3.hpp>
 
@@ -26,6 +27,7 @@ struct Scene {
   glm::vec3 background{0.06f, 0.065f, 0.08f};
   std::string description;  // one line for the console and the panel
   std::string memory_line;  // the memory estimate it was checked against (memory.hpp)
+  std::vector<std::string> material_files;  // the MTL files its OBJ files named (read or tried)
 };
 
 // The knot's default size on each path: the GPU path draws millions; the CPU path (software GL,

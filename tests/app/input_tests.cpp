@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <filesystem>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -373,6 +374,67 @@ TEST(CommandLineStrict, CountsAreBinaryAndDocumented) {
                                          "--size", "32x32"});
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("(0 triangles, 1024 particles)"), std::string::npos) << r.output;
+}
+
+}  // namespace
+}  // namespace depthsort::app::test
+
+// ------------------------------------------------------------------ outputs (items 1, 4)
+
+namespace depthsort::app::test {
+namespace {
+
+bool exists(const std::string& path) {
+  struct stat info {};
+  return ::stat(path.c_str(), &info) == 0;
+}
+
+TEST(Outputs, WriteFailuresExitOneNamingFileAndReason) {
+  CommandResult r = run_depthsort({"--headless", "--cpu", "--scene", "test", "--frames", "2", "--size", "64x64",
+                                   "--screenshot", "/dev/full", "--json", "/dev/full"});
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("--screenshot: cannot write '/dev/full': No space left on device"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("--json: cannot write '/dev/full': No space left on device"), std::string::npos) << r.output;
+
+  // A disk that fills up part way: a file size limit of 8 KiB (SIGXFSZ ignored, so writes fail
+  // with EFBIG). Neither output may be left behind, whole or partial, nor any temporary file.
+  const std::string dir = out_path("full_disk");
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string png = dir + "/frame.png", json = dir + "/frame.json";
+  r = run_depthsort({"--headless", "--cpu", "--frames", "60", "--size", "256x256", "--screenshot", png, "--json", json},
+                    "sh -c 'trap \"\" XFSZ; ulimit -f 8; exec \"$@\"' sh");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("--screenshot: cannot write '" + png + "': File too large"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("--json: cannot write '" + json + "': File too large"), std::string::npos) << r.output;
+  EXPECT_TRUE(std::filesystem::is_empty(dir)) << "a partial or temporary file was left in " << dir;
+}
+
+TEST(Outputs, AnOutputNeverReplacesAnInputOrAnotherOutput) {
+  const std::string dir = out_path("clash");
+  std::filesystem::create_directories(dir);
+  std::filesystem::copy_file(data_path("good.obj"), dir + "/good.obj", std::filesystem::copy_options::overwrite_existing);
+  std::filesystem::copy_file(data_path("good.mtl"), dir + "/good.mtl", std::filesystem::copy_options::overwrite_existing);
+  const std::string obj = dir + "/good.obj", mtl = dir + "/good.mtl";
+  const auto before = std::filesystem::file_size(mtl);
+  const std::vector<std::string> base = {"--headless", "--cpu", "--frames", "2", "--size", "64x64"};
+  const auto run = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = base;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run_depthsort(args);
+  };
+  CommandResult r = run({"--mesh", obj, "--json", dir + "/./good.obj"});
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("is the same file as --mesh"), std::string::npos) << r.output;
+  r = run({"--mesh", obj, "--screenshot", mtl});
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("is the same file as mtllib"), std::string::npos) << r.output;
+  EXPECT_EQ(std::filesystem::file_size(mtl), before);
+  r = run({"--scene", "test", "--screenshot", dir + "/out", "--json", dir + "/../clash/out"});
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("is the same file as --screenshot"), std::string::npos) << r.output;
+  EXPECT_FALSE(exists(dir + "/out"));
 }
 
 }  // namespace
