@@ -384,7 +384,7 @@ class App {
         std::vector<std::uint8_t> pixels;
         renderer_->read_pixels(pixels);
         write_png(config_.screenshot, renderer_->width(), renderer_->height(), pixels);
-        say("screenshot: " + config_.screenshot + (draw ? "" : " (--no-draw: background only)"));
+        say("screenshot: " + shown_path(config_.screenshot) + (draw ? "" : " (--no-draw: background only)"));
       });
     }
     summarize(timings, frames);
@@ -392,7 +392,7 @@ class App {
     if (!config_.json.empty()) {
       outputs_ok &= write_output("--json", [&] {
         write_file_atomically(config_.json, timings.json_text(meta_json(frames)));
-        say("json: " + config_.json);
+        say("json: " + shown_path(config_.json));
       });
     }
     const CheckState& check = pipeline_->check();
@@ -621,7 +621,7 @@ class App {
             std::vector<std::uint8_t> pixels;
             renderer_->read_pixels(pixels);
             write_png(config_.screenshot, renderer_->width(), renderer_->height(), pixels);
-            say("screenshot: " + config_.screenshot);
+            say("screenshot: " + shown_path(config_.screenshot));
           });
         }
         window_->swap();
@@ -637,7 +637,7 @@ class App {
       report_dropped(timings);
       outputs_ok &= write_output("--json", [&] {
         write_file_atomically(config_.json, timings.json_text(meta_json(frames_run)));
-        say("json: " + config_.json);
+        say("json: " + shown_path(config_.json));
       });
     }
     return outputs_ok ? 0 : 1;

@@ -439,3 +439,28 @@ TEST(Outputs, AnOutputNeverReplacesAnInputOrAnotherOutput) {
 
 }  // namespace
 }  // namespace depthsort::app::test
+
+// ------------------------------------------------------------------ paths in output (item 10)
+
+namespace depthsort::app::test {
+namespace {
+
+TEST(PathsInOutput, InvalidUtf8AndControlBytesStayOutOfTheTerminalAndTheJson) {
+  const std::string dir = out_path("odd_names");
+  std::filesystem::create_directories(dir);
+  const std::string obj = dir + "/bad\xFF\x1b[2J.obj", json = dir + "/timings\xFE.json";
+  std::filesystem::copy_file(data_path("good.obj"), obj, std::filesystem::copy_options::overwrite_existing);
+  const CommandResult r = run_depthsort({"--headless", "--cpu", "--mesh", obj, "--frames", "2", "--size", "32x32", "--json", json});
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(r.output.find('\x1b'), std::string::npos) << "a raw escape byte reached the terminal";
+  EXPECT_EQ(r.output.find('\xFF'), std::string::npos);
+  EXPECT_NE(r.output.find("bad\\xff\\x1b[2J.obj"), std::string::npos) << r.output;
+  std::ifstream in(json);
+  const nlohmann::json j = nlohmann::json::parse(in);  // strict: throws on invalid UTF-8
+  EXPECT_EQ(j["meta"]["triangles"], 4);
+  EXPECT_NE(j["meta"]["meshes"][0].get<std::string>().find("bad\xEF\xBF\xBD"), std::string::npos)  // U+FFFD
+      << j["meta"]["meshes"].dump();
+}
+
+}  // namespace
+}  // namespace depthsort::app::test
