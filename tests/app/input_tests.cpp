@@ -111,6 +111,17 @@ TEST(ObjInput, FifoIsReadWhenItsWriterComes) {
   std::remove(fifo.c_str());
 }
 
+TEST(ObjInput, FifoWithoutWriterIsRefusedNotWaitedOnForever) {
+  const std::string fifo = out_path("silent.fifo");
+  std::remove(fifo.c_str());
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  const auto start = std::chrono::steady_clock::now();
+  const std::string error = error_of(fifo);
+  EXPECT_NE(error.find("no data from the pipe for 10 s"), std::string::npos) << error;
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(kPipeTimeoutSeconds + 5));
+  std::remove(fifo.c_str());
+}
+
 TEST(ObjInput, DevicesAndHugeFilesAreRefusedBeforeReading) {
   const auto start = std::chrono::steady_clock::now();
   EXPECT_NE(error_of("/dev/zero").find("/dev/zero: is a character device"), std::string::npos);
@@ -413,6 +424,7 @@ TEST(Outputs, WriteFailuresExitOneNamingFileAndReason) {
 
 TEST(Outputs, AnOutputNeverReplacesAnInputOrAnotherOutput) {
   const std::string dir = out_path("clash");
+  std::filesystem::remove_all(dir);  // nothing left from an earlier run
   std::filesystem::create_directories(dir);
   std::filesystem::copy_file(data_path("good.obj"), dir + "/good.obj", std::filesystem::copy_options::overwrite_existing);
   std::filesystem::copy_file(data_path("good.mtl"), dir + "/good.mtl", std::filesystem::copy_options::overwrite_existing);
