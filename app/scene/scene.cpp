@@ -8,21 +8,13 @@
 
 #include <glm/geometric.hpp>
 
+#include "depthsort/count_text.hpp"
 #include "scene/obj_loader.hpp"
 #include "text.hpp"
 
 namespace depthsort::app {
 
 namespace {
-std::string count_text(std::size_t n) {
-  if (n >= 1'000'000 && n % 10'000 == 0) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.2fM", static_cast<double>(n) / 1e6);
-    return buf;
-  }
-  return std::to_string(n);
-}
-
 // A fixed limit of the program: a usage error (exit status 2) naming the count and the limit.
 void check_count(std::size_t count, std::size_t limit, const char* what, const char* flags) {
   if (count > limit)
@@ -102,8 +94,8 @@ Scene build_scene(const Config& config, bool cpu_path, std::string& notes, const
   } else if (config.scene == SceneKind::Knot) {
     std::size_t target = config.triangles.value_or(cpu_path ? kKnotTrianglesCpu : kKnotTrianglesGpu);
     if (cpu_path && !config.triangles)
-      notes += "CPU path: the default knot is scaled down to " + count_text(kKnotTrianglesCpu) +
-               " triangles (from " + count_text(kKnotTrianglesGpu) + " on the GPU path) to stay interactive; "
+      notes += "CPU path: the default knot is scaled down to " + format_count(kKnotTrianglesCpu) +
+               " triangles (from " + format_count(kKnotTrianglesGpu) + " on the GPU path) to stay interactive; "
                "--triangles N overrides\n";
     check_count(target, kMaxTriangles, "triangles", kTriangleFlags);
     const std::size_t copies = config.copies.value_or(1);
@@ -133,7 +125,7 @@ Scene build_scene(const Config& config, bool cpu_path, std::string& notes, const
   if (scene.memory_line.empty()) check(scene.mesh.triangles(), scene.mesh.vertices.size(), scene.mesh.triangles());
 
   check_count(scene.mesh.triangles(), kMaxTriangles, "triangles", kTriangleFlags);  // as built (knot rounding, tiling)
-  if (scene.particles > 0) what += " + " + count_text(scene.particles) + " particles";
+  if (scene.particles > 0) what += " + " + format_count(scene.particles) + " particles";
 
   // Camera: the test scene's is fixed (its pixels are known); others frame what is there.
   if (config.scene == SceneKind::Test && config.meshes.empty()) {
@@ -162,8 +154,8 @@ Scene build_scene(const Config& config, bool cpu_path, std::string& notes, const
     scene.camera = Camera::framing(lo, hi);
   }
   if (config.opacity) scene.opacity = *config.opacity;
-  scene.description = what + " (" + count_text(scene.mesh.triangles()) + " triangles" +
-                      (scene.particles ? ", " + count_text(scene.particles) + " particles" : std::string()) + ")";
+  scene.description = what + " (" + format_count(scene.mesh.triangles()) + " triangles" +
+                      (scene.particles ? ", " + format_count(scene.particles) + " particles" : std::string()) + ")";
   return scene;
 }
 

@@ -259,6 +259,16 @@ TEST(Framing, AnyFiniteMeshIsDrawn) {
   }
 }
 
+TEST(Framing, OnlyNonFiniteCoordinatesAreRefused) {
+  // Beyond a float's range (3.4e38) a coordinate is infinite once read: that cannot be framed.
+  for (const char* number : {"1e39", "-1e40", "inf", "nan"}) {
+    const std::string error = error_of(write_file("nonfinite.obj", std::string("v 0 0 ") + number + "\n" + kTriangle));
+    EXPECT_NE(error.find(std::string("nonfinite.obj:1: vertex coordinate '") + number + "' is not a finite number"),
+              std::string::npos)
+        << error;
+  }
+}
+
 TEST(Framing, FitLeavesOrdinaryMeshesAlone) {
   Mesh mesh = make_test_triangles();
   const Mesh before = mesh;
@@ -381,10 +391,12 @@ TEST(CommandLineStrict, CountsAreBinaryAndDocumented) {
   EXPECT_NE(help.output.find("Exit status: 0 success"), std::string::npos) << help.output;
   for (const auto& line : {std::string("--cycle-sorters"), std::string("--screenshot FILE")})
     EXPECT_NE(help.output.find(line), std::string::npos) << line;
+  const std::string json = out_path("binary_count.json");
   const CommandResult r = run_depthsort({"--headless", "--cpu", "--scene", "none", "--particles", "1K", "--frames", "1",
-                                         "--size", "32x32"});
+                                         "--size", "32x32", "--json", json});
   EXPECT_EQ(r.status, 0) << r.output;
-  EXPECT_NE(r.output.find("(0 triangles, 1024 particles)"), std::string::npos) << r.output;
+  std::ifstream in(json);
+  EXPECT_EQ(nlohmann::json::parse(in)["meta"]["particles"], 1024);
 }
 
 }  // namespace
