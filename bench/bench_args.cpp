@@ -4,8 +4,11 @@
 #include <algorithm>
 #include <charconv>
 #include <cctype>
+#include <cstdio>
 #include <exception>
 #include <string>
+
+#include <CLI/CLI.hpp>
 
 #include "depthsort/count_text.hpp"
 #include "depthsort/errors.hpp"
@@ -62,7 +65,8 @@ std::string names_of(std::span<const SorterInfo> registry) {
 }
 
 const std::string kValidSizes =
-    "valid sizes: a positive count up to 2^32 written as " + std::string(kCountSpellings);
+    "valid sizes: a count from 1 to 2^31 - 1 (the sorters index pairs with 32-bit integers) written as " +
+    std::string(kCountSpellings);
 
 }  // namespace
 
@@ -76,158 +80,208 @@ std::string format_size(std::size_t n) { return format_count(n); }
 
 ParseResult parse_bench_args(std::span<const std::string_view> args,
                              std::span<const SorterInfo> registry) {
-  BenchConfig config;
-  bool sorters_given = false;
-  bool sizes_given = false;
-  bool dists_given = false;
   auto fail = [](std::string message) {
     ParseResult result;
     result.error = std::move(message);
     return result;
   };
+  constexpr std::string_view kFlags =
+      "valid flags: --sorters --sizes --dist --reps --warmup --seed --options --csv --json --check "
+      "--list --help";
 
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    std::string_view arg = args[i];
-    std::string_view flag = arg;
-    std::optional<std::string_view> inline_value;
-    if (arg.starts_with("--")) {
-      if (const std::size_t eq = arg.find('='); eq != std::string_view::npos) {
-        flag = arg.substr(0, eq);
-        inline_value = arg.substr(eq + 1);
-      }
-    }
-    // The value of a flag that takes one: "--flag=value" or "--flag value".
-    auto value = [&](std::string_view& out) -> bool {
-      if (inline_value) {
-        out = *inline_value;
-        return true;
-      }
-      if (i + 1 >= args.size()) return false;
-      out = args[++i];
-      return true;
-    };
-    auto missing = [&] { return fail(std::string(flag) + " needs a value (see --help)"); };
-    auto no_value_expected = [&]() -> bool { return !inline_value.has_value(); };
-
-    if (flag == "--help" || flag == "-h") {
-      if (!no_value_expected()) return fail(std::string(flag) + " takes no value");
-      config.help = true;
-    } else if (flag == "--list") {
-      if (!no_value_expected()) return fail("--list takes no value");
-      config.list = true;
-    } else if (flag == "--check") {
-      if (!no_value_expected()) return fail("--check takes no value");
-      config.check = true;
-    } else if (flag == "--sorters") {
-      std::string_view text;
-      if (!value(text)) return missing();
-      sorters_given = true;
-      for (std::string_view name : split(text, ',')) {
-        name = trim(name);
-        if (name == "all") {
-          config.sorters_all = true;
-          continue;
-        }
-        const SorterInfo* info = lookup(registry, name);
-        if (info == nullptr)
-          return fail("unknown sorter '" + std::string(name) +
-                      "'; valid sorters: " + names_of(registry) + " (or 'all')");
-        if (std::find(config.sorters.begin(), config.sorters.end(), info) == config.sorters.end())
-          config.sorters.push_back(info);
-      }
-    } else if (flag == "--sizes") {
-      std::string_view text;
-      if (!value(text)) return missing();
-      if (!sizes_given) config.sizes.clear();
-      sizes_given = true;
-      for (std::string_view item : split(text, ',')) {
-        std::string why;
-        const auto n = parse_size(item, &why);
-        if (!n) return fail("bad size '" + std::string(trim(item)) + "' (" + why + "); " + kValidSizes);
-        if (std::find(config.sizes.begin(), config.sizes.end(), *n) == config.sizes.end())
-          config.sizes.push_back(*n);
-      }
-    } else if (flag == "--dist" || flag == "--dists") {
-      std::string_view text;
-      if (!value(text)) return missing();
-      dists_given = true;
-      for (std::string_view name : split(text, ',')) {
-        name = trim(name);
-        std::vector<Distribution> these;
-        if (name == "all") {
-          const auto all = all_distributions();
-          these.assign(all.begin(), all.end());
-        } else if (const auto d = parse_distribution(name)) {
-          these.push_back(*d);
-        } else {
-          return fail("unknown distribution '" + std::string(name) +
-                      "'; valid distributions: " + distribution_names() + " (or 'all')");
-        }
-        for (Distribution d : these)
-          if (std::find(config.distributions.begin(), config.distributions.end(), d) ==
-              config.distributions.end())
-            config.distributions.push_back(d);
-      }
-    } else if (flag == "--reps") {
-      std::string_view text;
-      if (!value(text)) return missing();
-      const auto reps = parse_int_in(trim(text), 1, 100000);
-      if (!reps) return fail("bad --reps '" + std::string(text) + "'; valid: an integer from 1 to 100000");
-      config.reps = *reps;
-    } else if (flag == "--warmup") {
-      std::string_view text;
-      if (!value(text)) return missing();
-      const auto warmup = parse_int_in(trim(text), 0, 100000);
-      if (!warmup)
-        return fail("bad --warmup '" + std::string(text) + "'; valid: an integer from 0 to 100000");
-      config.warmup = *warmup;
-    } else if (flag == "--seed") {
-      std::string_view text;
-      if (!value(text)) return missing();
-      const auto seed = parse_u64(trim(text));
-      if (!seed) return fail("bad --seed '" + std::string(text) + "'; valid: an unsigned integer");
-      config.seed = *seed;
-    } else if (flag == "--options") {
-      std::string_view text;
-      if (!value(text)) return missing();
-      const std::size_t colon = text.find(':');
-      const std::string_view name = trim(text.substr(0, colon));
-      const SorterInfo* info = lookup(registry, name);
-      if (info == nullptr)
-        return fail("--options '" + std::string(text) + "': unknown sorter '" + std::string(name) +
-                    "'; expected NAME:opt=value,... with NAME one of: " + names_of(registry));
-      const std::string_view option_text =
-          colon == std::string_view::npos ? std::string_view{} : trim(text.substr(colon + 1));
-      try {
-        config.options.emplace_back(info, parse_options(*info, option_text));
-      } catch (const std::exception& e) {
-        return fail("--options '" + std::string(text) + "': " + e.what());
-      }
-    } else if (flag == "--csv" || flag == "--json") {
-      std::string_view text;
-      if (!value(text) || text.empty()) return missing();
-      (flag == "--csv" ? config.csv_path : config.json_path) = std::string(text);
-    } else {
-      return fail("unknown argument '" + std::string(arg) +
-                  "'; valid flags: --sorters --sizes --dist --reps --warmup --seed --options "
-                  "--csv --json --check --list --help");
-    }
+  // Two spellings CLI11 reads differently from our documented grammar, refused before it sees
+  // them: "--flag=" (CLI11 would take the next argument as the value) and "--check=1" (CLI11
+  // accepts a value for a flag).
+  for (const std::string_view arg : args) {
+    if (!arg.starts_with("--")) continue;
+    const std::size_t eq = arg.find('=');
+    if (eq == std::string_view::npos) continue;
+    const std::string flag(arg.substr(0, eq));
+    if (flag == "--help" || flag == "--list" || flag == "--check") return fail(flag + " takes no value");
+    if (eq + 1 == arg.size()) return fail(flag + " needs a value (see --help)");
   }
 
-  if (sorters_given && !config.sorters_all) {
+  CLI::App app{"depthsort-bench"};
+  app.set_help_flag();  // our own --help text (usage_text), not CLI11's
+  app.allow_extras();   // unknown arguments are reported below, with the valid flags
+  BenchConfig config;
+  // Every flag that takes a value is read as text, one value per occurrence, and interpreted
+  // below, so messages name the exact item that is wrong.
+  std::vector<std::string> sorters, sizes, dists, options;
+  std::string reps, warmup, seed;
+  bool help = false;
+  auto list_option = [&](const std::string& names, std::vector<std::string>& out) {
+    app.add_option(names, out)->expected(1)->allow_extra_args(false)->multi_option_policy(
+        CLI::MultiOptionPolicy::TakeAll);
+  };
+  auto value_option = [&](const std::string& names, std::string& out) {
+    app.add_option(names, out)->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  };
+  app.add_flag("--help,-h", help);
+  app.add_flag("--list", config.list);
+  app.add_flag("--check", config.check);
+  list_option("--sorters", sorters);
+  list_option("--sizes", sizes);
+  list_option("--dist,--dists", dists);
+  list_option("--options", options);
+  value_option("--reps", reps);
+  value_option("--warmup", warmup);
+  value_option("--seed", seed);
+  value_option("--csv", config.csv_path);
+  value_option("--json", config.json_path);
+
+  std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 pops from the back
+  try {
+    app.parse(reversed);
+  } catch (const CLI::ArgumentMismatch& e) {
+    // Only a missing value gets here (every option takes one, any number of times); CLI11's
+    // message starts with the option's name.
+    const std::string what = e.what();
+    return fail(what.substr(0, what.find(':')) + " needs a value (see --help)");
+  } catch (const CLI::ParseError& e) {
+    return fail(std::string(e.what()) + " (see --help)");
+  }
+  if (!app.remaining().empty())
+    return fail("unknown argument " + quote_for_message(app.remaining().front()) + "; " +
+                std::string(kFlags));
+  config.help = help;
+
+  // "a,b,,c": an empty entry is an error, not silently dropped.
+  auto items_of = [](std::string_view flag, std::string_view text,
+                     std::vector<std::string_view>& out) -> std::string {
+    out.clear();
+    for (std::string_view item : split(text, ',')) {
+      item = trim(item);
+      if (item.empty())
+        return std::string(flag) + " " + quote_for_message(text) +
+               ": empty entry (a comma too many, or no value); entries are separated by single commas";
+      out.push_back(item);
+    }
+    return {};
+  };
+  std::vector<std::string_view> items;
+
+  for (const std::string& text : sorters) {
+    if (std::string error = items_of("--sorters", text, items); !error.empty()) return fail(error);
+    for (std::string_view name : items) {
+      if (name == "all") {
+        config.sorters_all = true;
+        continue;
+      }
+      const SorterInfo* info = lookup(registry, name);
+      if (info == nullptr)
+        return fail("unknown sorter " + quote_for_message(name) + "; valid sorters: " + names_of(registry) +
+                    " (or 'all')");
+      if (std::find(config.sorters.begin(), config.sorters.end(), info) == config.sorters.end())
+        config.sorters.push_back(info);
+    }
+  }
+  for (const std::string& text : sizes) {
+    if (std::string error = items_of("--sizes", text, items); !error.empty()) return fail(error);
+    for (std::string_view item : items) {
+      std::string why;
+      const auto n = parse_size(item, &why);
+      if (!n) return fail("bad size " + quote_for_message(item) + " (" + why + "); " + kValidSizes);
+      if (std::find(config.sizes.begin(), config.sizes.end(), *n) == config.sizes.end())
+        config.sizes.push_back(*n);
+    }
+  }
+  for (const std::string& text : dists) {
+    if (std::string error = items_of("--dist", text, items); !error.empty()) return fail(error);
+    for (std::string_view name : items) {
+      std::vector<Distribution> these;
+      if (name == "all") {
+        const auto all = all_distributions();
+        these.assign(all.begin(), all.end());
+      } else if (const auto d = parse_distribution(name)) {
+        these.push_back(*d);
+      } else {
+        return fail("unknown distribution " + quote_for_message(name) +
+                    "; valid distributions: " + distribution_names() + " (or 'all')");
+      }
+      for (Distribution d : these)
+        if (std::find(config.distributions.begin(), config.distributions.end(), d) ==
+            config.distributions.end())
+          config.distributions.push_back(d);
+    }
+  }
+  if (app.count("--reps") > 0) {
+    const auto value = parse_int_in(trim(reps), 1, 100000);
+    if (!value) return fail("bad --reps " + quote_for_message(reps) + "; valid: an integer from 1 to 100000");
+    config.reps = *value;
+  }
+  if (app.count("--warmup") > 0) {
+    const auto value = parse_int_in(trim(warmup), 0, 100000);
+    if (!value)
+      return fail("bad --warmup " + quote_for_message(warmup) + "; valid: an integer from 0 to 100000");
+    config.warmup = *value;
+  }
+  if (app.count("--seed") > 0) {
+    const auto value = parse_u64(trim(seed));
+    if (!value) return fail("bad --seed " + quote_for_message(seed) + "; valid: an unsigned integer");
+    config.seed = *value;
+  }
+  for (const std::string& text : options) {
+    const std::size_t colon = text.find(':');
+    const std::string_view name = trim(std::string_view(text).substr(0, colon));
+    const SorterInfo* info = lookup(registry, name);
+    if (info == nullptr)
+      return fail("--options " + quote_for_message(text) + ": unknown sorter " + quote_for_message(name) +
+                  "; expected NAME:opt=value,... with NAME one of: " + names_of(registry));
+    const std::string_view option_text =
+        colon == std::string_view::npos ? std::string_view{} : trim(std::string_view(text).substr(colon + 1));
+    if (colon != std::string_view::npos) {
+      if (!items_of("--options", option_text, items).empty())
+        return fail("--options " + quote_for_message(text) +
+                    ": empty entry (a comma too many, or nothing after ':'); write NAME:opt=value,opt=value");
+    }
+    try {
+      config.options.emplace_back(info, parse_options(*info, option_text));
+    } catch (const std::exception& e) {
+      return fail("--options " + quote_for_message(text) + ": " + e.what());
+    }
+  }
+  for (const auto& [flag, path] : {std::pair{"--csv", &config.csv_path}, std::pair{"--json", &config.json_path}})
+    if (app.count(flag) > 0 && path->empty()) return fail(std::string(flag) + " needs a file name, got ''");
+
+  if (!sorters.empty() && !config.sorters_all) {
     for (const auto& [info, values] : config.options) {
       if (std::find(config.sorters.begin(), config.sorters.end(), info) == config.sorters.end())
         return fail("--options names sorter '" + std::string(info->name) +
                     "', which is not in --sorters");
     }
   }
-  if (!sizes_given) config.sizes = {std::size_t{1} << 20, std::size_t{1} << 22,
-                                    std::size_t{1} << 24, std::size_t{1} << 26};
-  if (!dists_given) config.distributions = {Distribution::Uniform};
+  if (sizes.empty()) config.sizes = {std::size_t{1} << 20, std::size_t{1} << 22,
+                                     std::size_t{1} << 24, std::size_t{1} << 26};
+  if (dists.empty()) config.distributions = {Distribution::Uniform};
 
   ParseResult result;
   result.config = std::move(config);
   return result;
+}
+
+MemoryEstimate estimate_memory(std::size_t n, bool gpu_rows, bool cpu_rows, bool check) {
+  const std::uint64_t pair = sizeof(float) + sizeof(std::uint32_t);
+  MemoryEstimate e;
+  e.host_bytes = n * pair;                      // the input, made once per distribution
+  if (cpu_rows) e.host_bytes += n * pair * 2    // run_cpu's input and output copies
+                                + n * 12;       // the CPU sorter's workspace (two key arrays, values)
+  if (check) e.host_bytes += n * 8              // the reference order and the checker's marks
+                             + (gpu_rows ? n * pair : 0);  // the GPU output read back
+  if (gpu_rows) e.device_bytes = n * pair * 3;  // pristine, input and output pairs
+  return e;
+}
+
+std::string memory_shortfall(std::uint64_t needed, std::optional<std::uint64_t> available,
+                             std::string_view where, std::string_view adjective) {
+  if (!available || needed <= *available) return {};
+  auto gib = [](std::uint64_t bytes) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f GiB", static_cast<double>(bytes) / double(1ull << 30));
+    return std::string(text);
+  };
+  return "about " + gib(needed) + " of " + std::string(where) + " memory needed, " + gib(*available) +
+         " " + std::string(adjective);
 }
 
 std::vector<SorterVariant> resolve_variants(const BenchConfig& config,
@@ -290,7 +344,10 @@ Usage: depthsort-bench [flags]
                       CPU sorter; `all` = every available sorter). cub-radix is always run
                       first as the baseline, marked `*`, even when not listed.
   --sizes N,N,...     pair counts (default 1M,4M,16M,64M). Spellings: 1000000, 2^24, or a binary
-                      suffix K/M/G: 1K = 1024, 16M = 2^24, 1G = 2^30. At most 2^32.
+                      suffix K/M/G: 1K = 1024, 16M = 2^24, 1G = 2^30 (binary in both programs,
+                      depthsort --triangles too). At most 2^31 - 1, what the sorters index.
+                      Each size is checked against host and device memory before anything is
+                      generated; one that does not fit is skipped, with the estimate.
   --dist D,D,...      key distributions (default uniform; `all` = every one), of:
                       @DISTS@
   --reps R            timed repetitions per row (default 21)
@@ -300,8 +357,11 @@ Usage: depthsort-bench [flags]
                       options of one sorter (validated against its declared options; a bare
                       flag name means 1). Repeat it, also for the same sorter: each option set
                       becomes its own row, e.g. --options hybrid:shuffle=0 --options hybrid:shuffle=1
-  --csv FILE          write the rows as CSV (columns below), each row as it completes
-  --json FILE         write the header and rows as JSON, steps included
+  --csv FILE          write the rows as CSV (columns below), rewritten after each row
+  --json FILE         write the header and rows as JSON, steps included, rewritten after each row
+                      Both go to a temporary file next to FILE, renamed over it when complete:
+                      a reader never sees half a file and a run cut short keeps its finished
+                      rows. /dev/stdout or a pipe is written once, at the end.
   --check             verify every row once more, untimed, with poisoned outputs, against the
                       CPU reference (check_sorted_pairs); a failure makes the exit status 1
   --list              print the registry (sorters, availability, options) and exit
@@ -321,8 +381,10 @@ CSV columns, one row per sorter x option set x size x distribution:
   steps ("name=ms;name=ms" medians per step, empty for single-step sorters), device
 bench/plot.py turns it into PNGs: /usr/bin/python3 bench/plot.py results.csv OUTDIR
 
-Exit status: 0 done (rows that did not fit in device memory are reported and skipped),
-1 a check failed or a sort raised an error, 2 bad command line.
+Exit status: 0 done (rows that did not fit in host or device memory are reported and skipped),
+1 a check failed, a sort raised an error or an output file could not be written (the message
+names the file and the reason; no partial file is left), 2 bad command line (a size above the
+limit, two outputs to one path, an empty entry in a list included).
 Without a CUDA device only the CPU sorter can run (name it: --sorters cpu); GPU sorters are
 reported as skipped and the exit status is 0.
 )";

@@ -11,12 +11,14 @@
 #include <vector>
 
 #include "depthsort/registry.hpp"
+#include "depthsort/sorter.hpp"
 #include "depthsort/workload.hpp"
 
 namespace depthsort::bench {
 
-// Largest n accepted: values are uint32 input positions (workload.hpp), so n must fit 32 bits.
-constexpr std::uint64_t kMaxPairs = std::uint64_t{1} << 32;
+// Largest n accepted: what every sorter can be reserved for (Sorter::kMaxPairs, 2^31 - 1). A size
+// above it is a usage error (exit 2), found before anything is generated.
+constexpr std::uint64_t kMaxPairs = Sorter::kMaxPairs;
 
 // One sorter with one option set: the unit a benchmark row measures.
 struct SorterVariant {
@@ -67,6 +69,19 @@ std::string format_size(std::size_t n);
 std::vector<SorterVariant> resolve_variants(const BenchConfig& config,
                                             std::span<const SorterInfo> registry,
                                             bool (*available)(const SorterInfo&));
+
+// What one size needs, estimated before anything is generated (issue 7, item 8): the host input
+// (keys + values), the CPU sorter's copies and workspace, the --check reference and read-back;
+// on the device the benchmark's six buffers (a sorter's own workspace is checked by its reserve()).
+struct MemoryEstimate {
+  std::uint64_t host_bytes = 0;
+  std::uint64_t device_bytes = 0;
+};
+MemoryEstimate estimate_memory(std::size_t n, bool gpu_rows, bool cpu_rows, bool check);
+// "" when `needed` fits in `available` (nullopt: unknown, assumed to fit), else the reason for the
+// skipped rows: "about 48.0 GiB of host memory needed, 12.3 GiB available".
+std::string memory_shortfall(std::uint64_t needed, std::optional<std::uint64_t> available,
+                             std::string_view where, std::string_view adjective);
 
 // The name of the baseline every row is compared with.
 inline constexpr std::string_view kBaselineName = "cub-radix";

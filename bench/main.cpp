@@ -6,16 +6,15 @@
 // and p90s over the repetitions; cub-radix runs first at every size and distribution so each row
 // carries its ratio to it. See usage_text() in bench_args.cpp for the flags and the CSV columns.
 #include <cuda_runtime_api.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <exception>
-#include <fstream>
 #include <iostream>
 #include <limits>
 #include <memory>
@@ -29,7 +28,9 @@
 #include "bench_args.hpp"
 #include "depthsort/cuda_handles.hpp"
 #include "depthsort/device_buffer.hpp"
+#include "depthsort/count_text.hpp"
 #include "depthsort/errors.hpp"
+#include "depthsort/output_file.hpp"
 #include "depthsort/registry.hpp"
 #include "depthsort/sorter.hpp"
 #include "depthsort/workload.hpp"
@@ -304,6 +305,56 @@ bool available_here(const SorterInfo& info) {
 
 std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
 
+// Host memory this process may still take: MemAvailable, bounded by an address-space limit
+// (ulimit -v) less what is mapped already. nullopt where neither can be read.
+std::optional<std::uint64_t> host_memory_available() {
+  auto read_kib = [](const char* file, std::string_view key) -> std::optional<std::uint64_t> {
+    std::FILE* f = std::fopen(file, "r");
+    if (f == nullptr) return std::nullopt;
+    char line[256];
+    std::optional<std::uint64_t> value;
+    while (std::fgets(line, sizeof line, f) != nullptr) {
+      const std::string_view text(line);
+      if (text.starts_with(key)) value = std::strtoull(line + key.size(), nullptr, 10) * 1024;
+    }
+    std::fclose(f);
+    return value;
+  };
+  std::optional<std::uint64_t> available = read_kib("/proc/meminfo", "MemAvailable:");
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
+    const std::uint64_t mapped = read_kib("/proc/self/status", "VmSize:").value_or(0);
+    const std::uint64_t left = limit.rlim_cur > mapped ? limit.rlim_cur - mapped : 0;
+    available = available ? std::min(*available, left) : left;
+  }
+  return available;
+}
+
+std::optional<std::uint64_t> device_memory_free() {
+  std::size_t free_bytes = 0;
+  std::size_t total_bytes = 0;
+  if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) {
+    cudaGetLastError();
+    return std::nullopt;
+  }
+  return free_bytes;
+}
+
+// A result file the run keeps up to date: rewritten (to a temporary file, then renamed) after
+// every row, so a crash loses no finished row and no reader ever sees half a file. A stream
+// target (/dev/stdout, a pipe) cannot be replaced, so it is written once, at the end.
+struct ResultFile {
+  std::string path;
+  std::string (*render)(const RunHeader&, const std::vector<Row>&);
+  bool stream = false;
+
+  void save(const RunHeader& header, const std::vector<Row>& rows, bool final) const {
+    if (stream && !final) return;
+    std::cout.flush();  // a stream target may be our own stdout: what was printed comes first
+    write_file_atomically(path, render(header, rows));
+  }
+};
+
 int run(int argc, char** argv) {
   std::vector<std::string_view> args(argv + 1, argv + argc);
   const ParseResult parsed = parse_bench_args(args);
@@ -321,17 +372,16 @@ int run(int argc, char** argv) {
     return 0;
   }
 
-  // Output files are opened before the run, so a bad path fails at once, not after it.
-  std::ofstream csv_file;
-  std::ofstream json_file;
-  for (auto [path, file] : {std::pair{&config.csv_path, &csv_file}, std::pair{&config.json_path, &json_file}}) {
-    if (path->empty()) continue;
-    file->open(*path);
-    if (!*file) {
-      std::cerr << "depthsort-bench: cannot write " << *path << ": " << std::strerror(errno) << '\n';
-      return kExitUsage;
-    }
+  // Two outputs to one path would overwrite each other: refused (issue 7, item 4).
+  const NamedPath outputs[] = {{"--csv", config.csv_path}, {"--json", config.json_path}};
+  if (const std::string clash = find_path_clash({}, outputs); !clash.empty()) {
+    std::cerr << "depthsort-bench: " << clash << '\n';
+    return kExitUsage;
   }
+  std::vector<ResultFile> files;
+  if (!config.csv_path.empty()) files.push_back({config.csv_path, csv_text});
+  if (!config.json_path.empty()) files.push_back({config.json_path, json_text});
+  for (ResultFile& file : files) file.stream = OutputFile(file.path).direct();  // a bad path fails here
 
   std::string why_no_gpu;
   const bool gpu = cuda_device_usable(&why_no_gpu);
@@ -365,10 +415,9 @@ int run(int argc, char** argv) {
   for (const std::string& note : notes) std::cout << "note: " << note << '\n';
   if (variants.empty()) {
     std::cout << "note: nothing to run here" << (gpu ? "" : " (try --sorters cpu)") << '\n';
+    for (const ResultFile& file : files) file.save(header, {}, true);  // the header, no rows
     return 0;
   }
-  std::cout << '\n' << std::flush;
-
   bool any_gpu_variant = false;
   bool any_cpu_variant = false;
   for (const SorterVariant& v : variants) {
@@ -384,18 +433,37 @@ int run(int argc, char** argv) {
   }
   const cudaStream_t stream = owned_stream ? owned_stream->get() : nullptr;
 
-  // The CSV grows row by row, so a run cut short still leaves what it measured.
-  if (csv_file.is_open()) write_csv_header(csv_file);
+  // Every size is checked against the memory it needs before anything is generated; sizes that
+  // cannot fit are reported now, with the estimate, and their rows skipped.
+  const std::optional<std::uint64_t> host_available = host_memory_available();
+  const std::optional<std::uint64_t> device_available = any_gpu_variant ? device_memory_free() : std::nullopt;
+  std::vector<std::string> host_short(config.sizes.size()), device_short(config.sizes.size());
+  for (std::size_t i = 0; i < config.sizes.size(); ++i) {
+    const std::size_t n = config.sizes[i];
+    const MemoryEstimate need = estimate_memory(n, any_gpu_variant, any_cpu_variant, config.check);
+    host_short[i] = memory_shortfall(need.host_bytes, host_available, "host", "available");
+    device_short[i] = memory_shortfall(need.device_bytes, device_available, "device", "free");
+    if (!host_short[i].empty())
+      std::cout << "note: n=" << format_size(n) << " skipped: " << host_short[i] << '\n';
+    else if (!device_short[i].empty())
+      std::cout << "note: n=" << format_size(n) << ": GPU rows skipped: the benchmark's own buffers (6 x "
+                << n << " x 4 bytes): " << device_short[i] << '\n';
+  }
+  std::cout << '\n' << std::flush;
 
   std::vector<Row> rows;
   const std::size_t total = config.sizes.size() * config.distributions.size() * variants.size();
   bool failed = false;
   std::size_t skipped = 0;
 
-  for (const std::size_t n : config.sizes) {
+  for (std::size_t size_index = 0; size_index < config.sizes.size(); ++size_index) {
+    const std::size_t n = config.sizes[size_index];
     std::unique_ptr<DeviceSet> device_set;
     std::string device_set_error;
-    if (any_gpu_variant) {
+    const bool host_fits = host_short[size_index].empty();
+    if (!device_short[size_index].empty()) {
+      device_set_error = "skipped: input buffers: " + device_short[size_index];
+    } else if (any_gpu_variant && host_fits) {
       try {
         device_set = std::make_unique<DeviceSet>(n);
       } catch (const CapacityError& e) {
@@ -408,7 +476,9 @@ int run(int argc, char** argv) {
     for (const Distribution dist : config.distributions) {
       Input input;
       std::string input_error;
-      if (device_set || any_cpu_variant) {
+      if (!host_fits) {
+        input_error = "skipped: " + host_short[size_index];
+      } else if (device_set || any_cpu_variant) {
         try {
           input.keys = make_keys(dist, n, config.seed);
           input.values = make_values(n);
@@ -463,10 +533,7 @@ int run(int argc, char** argv) {
         if (row.check.starts_with("skipped")) ++skipped;
         rows.push_back(row);
         std::cout << progress_line(row, rows.size(), total) << '\n' << std::flush;
-        if (csv_file.is_open()) {
-          write_csv_row(csv_file, header, row);
-          csv_file.flush();
-        }
+        for (const ResultFile& file : files) file.save(header, rows, false);
       }
     }
   }
@@ -477,24 +544,9 @@ int run(int argc, char** argv) {
     std::cout << skipped << " row(s) skipped: they did not fit in memory (see the check column)\n";
   if (!gpu) std::cout << "note: ran without a CUDA device: CPU sorter only\n";
 
-  if (!config.csv_path.empty()) {
-    csv_file.close();
-    if (!csv_file) {
-      std::cerr << "depthsort-bench: could not write " << config.csv_path << '\n';
-      failed = true;
-    } else {
-      std::cout << "wrote " << config.csv_path << '\n';
-    }
-  }
-  if (!config.json_path.empty()) {
-    write_json(json_file, header, rows);
-    json_file.close();
-    if (!json_file) {
-      std::cerr << "depthsort-bench: could not write " << config.json_path << '\n';
-      failed = true;
-    } else {
-      std::cout << "wrote " << config.json_path << '\n';
-    }
+  for (const ResultFile& file : files) {
+    file.save(header, rows, true);
+    std::cout << "wrote " << quote_path(file.path) << '\n';
   }
   return failed ? 1 : 0;
 }

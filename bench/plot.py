@@ -13,6 +13,9 @@ The CSV is the one `depthsort-bench --csv FILE` writes (columns documented in it
   sorter, options, baseline, backend, dist, n, reps, median_ms, min_ms, p90_ms, gpairs_per_s,
   vs_cub, check, steps ("name=ms;name=ms"), device
 Rows with reps == 0 (skipped: out of memory, errors) are left out of the plots.
+
+Each PNG is written to a temporary file in OUTDIR and renamed into place, so a plot is complete or
+absent; a file that cannot be read or written exits 1 with its name and the system's reason.
 """
 
 import argparse
@@ -21,6 +24,7 @@ import csv
 import math
 import os
 import sys
+import tempfile
 
 import matplotlib
 
@@ -70,6 +74,50 @@ def option_labels(records):
         for text, options in parsed.items():
             labels[(sorter, text)] = ",".join(f"{name}={options.get(name, '-')}" for name in varying)
     return labels
+
+
+class OutputFailure(Exception):
+    """A PNG or the output folder could not be written; the message names the file and reason."""
+
+
+def save_atomically(fig, path):
+    """Saves fig as a PNG at path: all of it or nothing (a temporary file, fsync, os.replace)."""
+    folder = os.path.dirname(path) or "."
+    fd, temporary = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as file:
+            fig.savefig(file, format="png", dpi=120)
+            file.flush()
+            os.fsync(file.fileno())
+        os.chmod(temporary, 0o666 & ~current_umask())
+        os.replace(temporary, path)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise
+
+
+def save_png(fig, path):
+    """save_atomically, its failure as OutputFailure naming the file; the figure closed either way."""
+    try:
+        save_atomically(fig, path)
+    except OSError as error:
+        raise OutputFailure(f"cannot write {path!r}: {describe(error)}") from error
+    finally:
+        plt.close(fig)
+    return path
+
+
+def current_umask():
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def describe(error):
+    return error.strerror or str(error) if isinstance(error, OSError) else str(error)
 
 
 def read_rows(path):
@@ -154,9 +202,7 @@ def plot_lines(rows, dist, title, out_dir, what):
               title_fontsize="small")
     fig.tight_layout()
     path = os.path.join(out_dir, f"{what}_{dist}.png")
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return save_png(fig, path)
 
 
 def plot_steps(rows, dist, title, out_dir):
@@ -204,9 +250,7 @@ def plot_steps(rows, dist, title, out_dir):
     fig.suptitle(f"{title}\nper-step medians, {dist} keys")
     fig.tight_layout(rect=(0, 0, 1 - legend_width / width, 1))
     path = os.path.join(out_dir, f"steps_{dist}.png")
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return save_png(fig, path)
 
 
 def main(argv):
@@ -216,12 +260,26 @@ def main(argv):
     parser.add_argument("--title", help="title line (default: the device from the CSV)")
     args = parser.parse_args(argv)
 
-    rows = read_rows(args.csv)
+    try:
+        return plot_all(args)
+    except OutputFailure as error:
+        print(f"plot.py: {error}", file=sys.stderr)
+        return 1
+
+
+def plot_all(args):
+    try:
+        rows = read_rows(args.csv)
+    except OSError as error:
+        raise OutputFailure(f"cannot read {args.csv!r}: {describe(error)}") from error
     if not rows:
         print(f"plot.py: no measured rows in {args.csv}", file=sys.stderr)
         return 1
     out_dir = args.out_dir or os.path.dirname(os.path.abspath(args.csv))
-    os.makedirs(out_dir, exist_ok=True)
+    try:
+        os.makedirs(out_dir, exist_ok=True)
+    except OSError as error:
+        raise OutputFailure(f"cannot create the folder {out_dir!r}: {describe(error)}") from error
     device = rows[0]["device"] or "unknown device"
     if device.startswith("none"):
         device = "the CPU only (no CUDA device)"

@@ -7,6 +7,8 @@
 #include <ostream>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "bench_args.hpp"
 
 namespace depthsort::bench {
@@ -25,11 +27,6 @@ std::string number(double value) {
   char buffer[64];
   std::snprintf(buffer, sizeof buffer, "%.6g", value);
   return buffer;
-}
-
-std::string json_number(double value) {
-  const std::string text = number(value);
-  return text.empty() ? "null" : text;
 }
 
 std::string ratio_text(double ratio) { return std::isnan(ratio) ? "-" : fixed(ratio, 2) + "x"; }
@@ -64,26 +61,10 @@ std::string csv_field(const std::string& text) {
   return out + '"';
 }
 
+// Invalid UTF-8 (a path given on the command line, say) becomes U+FFFD rather than making the
+// whole file unreadable: nlohmann's default would throw, a hand-written escaper would write it raw.
 std::string json_string(const std::string& text) {
-  std::string out = "\"";
-  for (unsigned char c : text) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (c < 0x20) {
-          char buffer[8];
-          std::snprintf(buffer, sizeof buffer, "\\u%04x", c);
-          out += buffer;
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  return out + '"';
+  return nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 std::vector<std::string> header_lines(const RunHeader& h) {
@@ -188,39 +169,52 @@ void write_csv_row(std::ostream& out, const RunHeader& header, const Row& row) {
       << csv_field(header.device) << '\n';
 }
 
-void write_json(std::ostream& out, const RunHeader& h, const std::vector<Row>& rows) {
-  out << "{\n  \"header\": {\n"
-      << "    \"device\": " << json_string(h.device) << ",\n"
-      << "    \"sm_count\": " << h.sm_count << ",\n"
-      << "    \"compute_capability\": " << json_string(h.compute_capability) << ",\n"
-      << "    \"memory_gib\": " << json_number(h.memory_gib) << ",\n"
-      << "    \"l2_mib\": " << json_number(h.l2_mib) << ",\n"
-      << "    \"cuda_driver\": " << json_string(h.driver) << ",\n"
-      << "    \"cuda_runtime\": " << json_string(h.runtime) << ",\n"
-      << "    \"date\": " << json_string(h.date) << ",\n"
-      << "    \"command\": " << json_string(h.command) << ",\n"
-      << "    \"reps\": " << h.reps << ",\n"
-      << "    \"warmup\": " << h.warmup << ",\n"
-      << "    \"seed\": " << h.seed << "\n  },\n  \"rows\": [";
-  for (std::size_t r = 0; r < rows.size(); ++r) {
-    const Row& row = rows[r];
-    out << (r ? ",\n" : "\n") << "    {\"sorter\": " << json_string(row.sorter)
-        << ", \"options\": " << json_string(row.options)
-        << ", \"baseline\": " << (row.baseline ? "true" : "false")
-        << ", \"backend\": " << (row.gpu ? "\"gpu\"" : "\"cpu\"")
-        << ", \"dist\": " << json_string(row.dist) << ", \"n\": " << row.n
-        << ", \"reps\": " << row.reps << ", \"median_ms\": " << json_number(row.median_ms)
-        << ", \"min_ms\": " << json_number(row.min_ms)
-        << ", \"p90_ms\": " << json_number(row.p90_ms)
-        << ", \"gpairs_per_s\": " << json_number(row.gpairs_per_s)
-        << ", \"vs_cub\": " << json_number(row.vs_cub) << ", \"check\": " << json_string(row.check)
-        << ", \"steps\": [";
-    for (std::size_t s = 0; s < row.steps.size(); ++s)
-      out << (s ? ", " : "") << "{\"name\": " << json_string(row.steps[s].name)
-          << ", \"median_ms\": " << json_number(row.steps[s].ms) << '}';
-    out << "]}";
+std::string json_text(const RunHeader& h, const std::vector<Row>& rows) {
+  using Json = nlohmann::ordered_json;  // keys in the documented order
+  // NaN (a row that did not run) is written as null; nlohmann does that for non-finite numbers.
+  Json header = {{"device", h.device},
+                 {"sm_count", h.sm_count},
+                 {"compute_capability", h.compute_capability},
+                 {"memory_gib", h.memory_gib},
+                 {"l2_mib", h.l2_mib},
+                 {"cuda_driver", h.driver},
+                 {"cuda_runtime", h.runtime},
+                 {"date", h.date},
+                 {"command", h.command},
+                 {"reps", h.reps},
+                 {"warmup", h.warmup},
+                 {"seed", h.seed}};
+  Json json_rows = Json::array();
+  for (const Row& row : rows) {
+    Json steps = Json::array();
+    for (const StepMedian& step : row.steps) steps.push_back({{"name", step.name}, {"median_ms", step.ms}});
+    json_rows.push_back({{"sorter", row.sorter},
+                         {"options", row.options},
+                         {"baseline", row.baseline},
+                         {"backend", row.gpu ? "gpu" : "cpu"},
+                         {"dist", row.dist},
+                         {"n", row.n},
+                         {"reps", row.reps},
+                         {"median_ms", row.median_ms},
+                         {"min_ms", row.min_ms},
+                         {"p90_ms", row.p90_ms},
+                         {"gpairs_per_s", row.gpairs_per_s},
+                         {"vs_cub", row.vs_cub},
+                         {"check", row.check},
+                         {"steps", std::move(steps)}});
   }
-  out << "\n  ]\n}\n";
+  const Json document = {{"header", std::move(header)}, {"rows", std::move(json_rows)}};
+  return document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + '\n';
+}
+
+void write_json(std::ostream& out, const RunHeader& header, const std::vector<Row>& rows) {
+  out << json_text(header, rows);
+}
+
+std::string csv_text(const RunHeader& header, const std::vector<Row>& rows) {
+  std::ostringstream out;
+  write_csv(out, header, rows);
+  return out.str();
 }
 
 }  // namespace depthsort::bench

@@ -62,8 +62,12 @@ void write_csv(std::ostream& out, const RunHeader& header, const std::vector<Row
 void write_csv_header(std::ostream& out);
 void write_csv_row(std::ostream& out, const RunHeader& header, const Row& row);
 void write_json(std::ostream& out, const RunHeader& header, const std::vector<Row>& rows);
+// The whole files as text, for writing through an OutputFile.
+std::string csv_text(const RunHeader& header, const std::vector<Row>& rows);
+std::string json_text(const RunHeader& header, const std::vector<Row>& rows);
 
 std::string csv_field(const std::string& text);
+// One JSON string (invalid UTF-8 replaced by U+FFFD).
 std::string json_string(const std::string& text);
 // "0.559" style: 3 significant decimals below 10, fewer above; "-" for NaN.
 std::string format_ms(double ms);

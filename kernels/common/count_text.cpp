@@ -29,7 +29,11 @@ std::optional<std::uint64_t> parse_count(std::string_view text, std::uint64_t mi
     if (why != nullptr) *why = std::move(reason);
     return std::nullopt;
   };
-  auto too_large = [&] { return fail("above the limit " + format_count(max) + " (" + std::to_string(max) + ")"); };
+  auto too_large = [&] {
+    const std::string digits = std::to_string(max);
+    const std::string short_form = format_count(max);
+    return fail("above the limit " + (short_form == digits ? digits : short_form + " (" + digits + ")"));
+  };
   text = trim(text);
   if (text.empty()) return fail("empty");
 

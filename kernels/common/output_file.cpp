@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <system_error>
 #include <utility>
@@ -17,11 +18,30 @@ namespace fs = std::filesystem;
 namespace depthsort {
 namespace {
 
-// Paths that name a stream rather than a file (/dev/stdout, /proc/self/fd/1): even when they
-// resolve to a regular file, that file is the shell's redirection, to be written in place.
+// Paths that name an open stream rather than a file (/dev/stdout, /dev/fd/3, /proc/self/fd/1):
+// even when they resolve to a regular file, that file is the shell's redirection, to be appended
+// to in place, not replaced.
 bool names_a_stream(const fs::path& path) {
   const std::string text = path.lexically_normal().string();
-  return text.starts_with("/dev/") || text.starts_with("/proc/");
+  return text == "/dev/stdout" || text == "/dev/stderr" || text.starts_with("/dev/fd/") ||
+         (text.starts_with("/proc/") && text.find("/fd/") != std::string::npos);
+}
+
+// The descriptor of this process a path names (/dev/stdout: 1, /dev/fd/3, /proc/self/fd/3), or -1.
+// Writing through a dup of it shares the file offset with the program's own output, so a CSV
+// sent to a redirected stdout lands after what was printed instead of over it.
+int own_descriptor(const fs::path& path) {
+  const std::string text = path.lexically_normal().string();
+  if (text == "/dev/stdout") return 1;
+  if (text == "/dev/stderr") return 2;
+  for (std::string_view prefix : {"/dev/fd/", "/proc/self/fd/"}) {
+    if (!text.starts_with(prefix)) continue;
+    const std::string_view digits = std::string_view(text).substr(prefix.size());
+    int fd = -1;
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), fd);
+    if (ec == std::errc{} && end == digits.data() + digits.size()) return fd;
+  }
+  return -1;
 }
 
 mode_t new_file_mode() {
@@ -36,14 +56,26 @@ mode_t new_file_mode() {
 OutputFile::OutputFile(fs::path target) : target_(std::move(target)) {
   if (target_.empty()) throw OutputError("output file: the path is empty");
   std::error_code ec;
-  const fs::file_status status = fs::status(target_, ec);  // follows symbolic links
+  const fs::file_status status = fs::status(target_, ec);  // follows symbolic links, /dev/stdout too
   if (fs::is_directory(status))
     throw OutputError("cannot write " + quote_path(target_.string()) + ": it is a folder");
   direct_ = fs::exists(status) ? !fs::is_regular_file(status) || names_a_stream(target_)
                                : names_a_stream(target_);
   if (direct_) {
     temporary_ = target_;
-    file_ = std::fopen(target_.c_str(), "wb");
+    // Appending: a redirection to a regular file keeps what the program printed before.
+    if (const int own = own_descriptor(target_); own >= 0) {
+      const int fd = ::dup(own);
+      if (fd < 0) fail("cannot open", errno);
+      file_ = ::fdopen(fd, "ab");
+      if (file_ == nullptr) {
+        const int error_number = errno;
+        ::close(fd);
+        fail("cannot open", error_number);
+      }
+      return;
+    }
+    file_ = std::fopen(target_.c_str(), "ab");
     if (file_ == nullptr) fail("cannot open", errno);
     return;
   }

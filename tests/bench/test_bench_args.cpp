@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "bench_args.hpp"
 #include "report.hpp"
 #include "stats.hpp"
@@ -67,8 +69,21 @@ TEST(BenchSizes, SuffixesAreBinary) {
   EXPECT_EQ(parse_size("1M"), std::size_t{1} << 20);
   EXPECT_EQ(parse_size("16M"), std::size_t{1} << 24);
   EXPECT_EQ(parse_size("64m"), std::size_t{1} << 26);
-  EXPECT_EQ(parse_size("2G"), std::size_t{1} << 31);
-  EXPECT_EQ(parse_size("4G"), std::size_t{1} << 32);  // the largest n values can number
+  EXPECT_EQ(parse_size("1G"), std::size_t{1} << 30);
+  EXPECT_EQ(parse_size("2147483647"), Sorter::kMaxPairs);  // the largest n a sorter can reserve
+}
+
+// Sizes beyond what a sorter can reserve are refused by the parser (a usage error, exit 2), with
+// the limit in the message, before a byte is generated (issue 7, items 8 and 9).
+TEST(BenchSizes, AboveTheSortersLimitIsAUsageError) {
+  for (std::string_view big : {"2G", "2^31", "4G", "2^32", "2147483648"}) {
+    std::string why;
+    EXPECT_FALSE(parse_size(big, &why).has_value()) << big;
+    EXPECT_EQ(why, "above the limit 2147483647") << big;
+    const ParseResult r = parse({"--sizes", big, "--sorters", "cpu"});
+    ASSERT_FALSE(r.ok()) << big;
+    EXPECT_NE(r.error.find("above the limit 2147483647"), std::string::npos) << r.error;
+  }
 }
 
 TEST(BenchSizes, PowersAndPlainCounts) {
@@ -110,6 +125,66 @@ TEST(BenchArgs, BadSizeExplainsTheValidSpellings) {
   EXPECT_NE(r.error.find("16M"), std::string::npos) << r.error;
   EXPECT_FALSE(parse({"--sizes", ""}).ok());
   EXPECT_FALSE(parse({"--sizes", "1M,,2M"}).ok());
+}
+
+// Empty list entries are errors that say so, in every list flag (issue 7, item 11).
+TEST(BenchArgs, EmptyListEntriesAreErrors) {
+  for (auto [flag, text] : {std::pair{"--sizes", "1M,,2M"}, std::pair{"--sizes", "1M,"},
+                            std::pair{"--sorters", "thrust,"}, std::pair{"--sorters", ",thrust"},
+                            std::pair{"--sorters", ""}, std::pair{"--dist", "uniform,,zipf"},
+                            std::pair{"--options", "hybrid:shuffle=0,"},
+                            std::pair{"--options", "hybrid:,shuffle=0"}, std::pair{"--options", "hybrid:"}}) {
+    const ParseResult r = parse({flag, text});
+    ASSERT_FALSE(r.ok()) << flag << " " << text;
+    EXPECT_NE(r.error.find("empty entry"), std::string::npos) << r.error;
+    EXPECT_EQ(r.error.rfind(flag, 0), 0u) << r.error;
+  }
+}
+
+TEST(BenchArgs, EmptyOutputPathsAreErrors) {
+  for (std::string_view flag : {"--csv", "--json"}) {
+    const ParseResult r = parse({flag, ""});
+    ASSERT_FALSE(r.ok()) << flag;
+    EXPECT_EQ(r.error, std::string(flag) + " needs a file name, got ''");
+  }
+}
+
+// What the user typed is echoed escaped and bounded: no terminal escape reaches the terminal, and
+// a huge token does not become a huge message (issue 7, item 10).
+TEST(BenchArgs, EchoedArgumentsAreEscapedAndCut) {
+  for (std::string_view flag : {"--sorters", "--dist", "--sizes", "--reps", "--options", "--bogus\x1b[2J"}) {
+    const std::string evil = "\x1b]0;pwned\x07" + std::string(100000, 'A');
+    const ParseResult r = flag.starts_with("--bogus") ? parse({std::string_view(evil)}) : parse({flag, evil});
+    ASSERT_FALSE(r.ok()) << flag;
+    EXPECT_EQ(r.error.find('\x1b'), std::string::npos) << flag;
+    EXPECT_EQ(r.error.find('\x07'), std::string::npos) << flag;
+    EXPECT_NE(r.error.find("\\x1b]0;pwned\\x07"), std::string::npos) << r.error.substr(0, 300);
+    EXPECT_LT(r.error.size(), 1500u) << flag;
+  }
+}
+
+TEST(BenchArgs, RepeatedValueFlagsKeepTheLastAndListsAccumulate) {
+  const BenchConfig c = parse_ok({"--csv", "a.csv", "--csv", "b.csv", "--sizes", "1K", "--sizes=2K",
+                                  "--sorters", "thrust", "--sorters", "cpu", "--reps", "3", "--reps=4"});
+  EXPECT_EQ(c.csv_path, "b.csv");
+  EXPECT_EQ(c.sizes, (std::vector<std::size_t>{1024, 2048}));
+  EXPECT_EQ(c.sorters.size(), 2u);
+  EXPECT_EQ(c.reps, 4);
+}
+
+// The memory each size needs, estimated before anything is generated (issue 7, item 8).
+TEST(BenchMemory, EstimateCountsEveryCopyAndTheShortfallSaysBoth) {
+  const std::size_t n = std::size_t{1} << 30;
+  const MemoryEstimate cpu = estimate_memory(n, false, true, false);
+  EXPECT_EQ(cpu.host_bytes, std::uint64_t{36} << 30);  // input 8n, copies 16n, workspace 12n
+  EXPECT_EQ(cpu.device_bytes, 0u);
+  const MemoryEstimate gpu = estimate_memory(n, true, false, true);
+  EXPECT_EQ(gpu.device_bytes, std::uint64_t{24} << 30);
+  EXPECT_EQ(gpu.host_bytes, std::uint64_t{24} << 30);  // input 8n, reference 8n, read-back 8n
+  EXPECT_EQ(memory_shortfall(cpu.host_bytes, std::uint64_t{22} << 30, "host", "available"),
+            "about 36.0 GiB of host memory needed, 22.0 GiB available");
+  EXPECT_EQ(memory_shortfall(cpu.host_bytes, std::uint64_t{36} << 30, "host", "available"), "");
+  EXPECT_EQ(memory_shortfall(cpu.host_bytes, std::nullopt, "host", "available"), "");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -340,6 +415,23 @@ TEST(BenchReport, CsvQuotesOptionsAndKeepsOneRowPerLine) {
   EXPECT_NE(csv.find("cub-radix,,1,gpu,uniform,16777216,0,,,,,,skipped: out of memory,,NVIDIA H200\n"),
             std::string::npos)
       << csv;
+}
+
+// A path with invalid UTF-8 on the command line must not make the JSON unreadable (issue 7,
+// item 10): the bytes are replaced by U+FFFD and the document parses.
+TEST(BenchReport, JsonSurvivesInvalidUtf8) {
+  RunHeader header;
+  header.command = "depthsort-bench --csv '\xff\xfe.csv'";
+  header.device = "bad \xc3";
+  Row row;
+  row.sorter = "thrust";
+  row.check = "error: \x80";
+  const std::string text = json_text(header, {row});
+  nlohmann::json parsed;
+  ASSERT_NO_THROW(parsed = nlohmann::json::parse(text)) << text;
+  EXPECT_EQ(parsed["header"]["command"], "depthsort-bench --csv '\xef\xbf\xbd\xef\xbf\xbd.csv'");
+  EXPECT_EQ(parsed["rows"][0]["check"], "error: \xef\xbf\xbd");
+  EXPECT_EQ(json_string("\xff"), "\"\xef\xbf\xbd\"");
 }
 
 TEST(BenchReport, JsonEscapesAndUsesNullForMissingNumbers) {

@@ -44,7 +44,7 @@ TEST(CountText, LimitsAreInclusiveAndNamedInTheReason) {
   EXPECT_EQ(why_rejected("5G", 1, std::uint64_t{1} << 32), "above the limit 4G (4294967296)");
   EXPECT_EQ(why_rejected("2^33", 1, std::uint64_t{1} << 32), "above the limit 4G (4294967296)");
   // Huge exponents and digit runs beyond 64 bits are "too large", found without overflow.
-  EXPECT_EQ(why_rejected("2^99999999999"), "above the limit 18446744073709551615 (18446744073709551615)");
+  EXPECT_EQ(why_rejected("2^99999999999"), "above the limit 18446744073709551615");
   EXPECT_EQ(why_rejected("99999999999999999999").substr(0, 15), "above the limit");
   EXPECT_EQ(why_rejected("17179869184G").substr(0, 15), "above the limit");  // 2^34 G = 2^64
   EXPECT_EQ(why_rejected("0"), "below the minimum 1");

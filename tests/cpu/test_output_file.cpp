@@ -102,6 +102,23 @@ TEST_F(OutputFileTest, WritingToDevFullThrowsNamingTheFileAndReason) {
   EXPECT_TRUE(fs::is_character_file("/dev/full"));
 }
 
+// Only devices and names of open streams are written in place: a regular file under /dev (a tmpfs
+// such as /dev/shm) is still replaced atomically, and so is one reached through a symbolic link.
+TEST_F(OutputFileTest, OnlyStreamsAreWrittenInPlace) {
+  EXPECT_TRUE(OutputFile("/dev/null").direct());
+  EXPECT_TRUE(OutputFile("/dev/stdout").direct());
+  EXPECT_FALSE(OutputFile(dir_ / "plain.csv").direct());
+  if (fs::is_directory("/dev/shm")) {
+    const fs::path shm = "/dev/shm/depthsort-output-test-" + std::to_string(::getpid()) + ".csv";
+    OutputFile file(shm);
+    EXPECT_FALSE(file.direct());
+    file.write("x");
+    file.commit();
+    EXPECT_EQ(read(shm), "x");
+    fs::remove(shm);
+  }
+}
+
 TEST_F(OutputFileTest, LargeWriteToDevFullThrowsAtTheWrite) {
   if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full here";
   OutputFile file("/dev/full");
