@@ -5,11 +5,11 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <fstream>
 #include <string>
 
 #include "depthsort/depth.hpp"
 #include "depthsort/errors.hpp"
+#include "depthsort/memory_available.hpp"
 #include "depthsort/particles.hpp"
 
 namespace depthsort::app {
@@ -36,25 +36,6 @@ MemoryNeed scene_memory(std::size_t triangles, std::size_t vertices, std::size_t
                    particles * (sizeof(ParticleState) + kPairs + workspace);
   }
   return need;
-}
-
-std::size_t host_memory_available() {
-  std::ifstream meminfo("/proc/meminfo");
-  std::string key;
-  std::size_t kib = 0;
-  std::string unit;
-  while (meminfo >> key >> kib >> unit)
-    if (key == "MemAvailable:") return kib * 1024;
-  return 0;
-}
-
-std::size_t device_memory_free() {
-  std::size_t free_bytes = 0, total = 0;
-  if (cudaMemGetInfo(&free_bytes, &total) != cudaSuccess) {
-    cudaGetLastError();
-    return 0;
-  }
-  return free_bytes;
 }
 
 MemorySample sample_memory(std::uint64_t frame, bool gpu) {
@@ -87,8 +68,9 @@ std::string size_text(std::size_t bytes) {
 }
 
 std::string check_memory(const MemoryNeed& need, bool cpu_path, const std::string& what, const std::string& advice) {
-  const std::size_t host = host_memory_available();
-  const std::size_t device = cpu_path ? 0 : device_memory_free();
+  // 0: unknown, the check is skipped.
+  const std::size_t host = host_memory_available().value_or(0);
+  const std::size_t device = cpu_path ? 0 : device_memory_free().value_or(0);
   if (host > 0 && need.host > host)
     throw CapacityError(what + " needs about " + size_text(need.host) + " of host memory (estimate), but " +
                         size_text(host) + " are available; " + advice);

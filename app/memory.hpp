@@ -24,11 +24,6 @@ struct MemoryNeed {
 MemoryNeed scene_memory(std::size_t triangles, std::size_t vertices, std::size_t particles, bool cpu_path,
                         std::size_t sorters);
 
-// MemAvailable from /proc/meminfo; 0 where unknown (the check is skipped then).
-std::size_t host_memory_available();
-// Free memory of the current CUDA device; 0 where unknown.
-std::size_t device_memory_free();
-
 // One sample of a long run's memory (--cycle-sorters, every 1000 frames): taken without allocating.
 struct MemorySample {
   std::uint64_t frame = 0;
@@ -40,7 +35,8 @@ MemorySample sample_memory(std::uint64_t frame, bool gpu);
 // "1.4 GiB", "12 MiB": estimates on the console.
 std::string size_text(std::size_t bytes);
 
-// Throws CapacityError (depthsort/errors.hpp) when `need` exceeds what is available, with the
+// Throws CapacityError (depthsort/errors.hpp) when `need` exceeds what is available
+// (depthsort/memory_available.hpp: MemAvailable within ulimit -v, cudaMemGetInfo), with the
 // estimate, what is available and `advice` (which flags to lower). Returns the console line that
 // reports the estimate.
 std::string check_memory(const MemoryNeed& need, bool cpu_path, const std::string& what, const std::string& advice);
