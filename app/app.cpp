@@ -9,13 +9,10 @@
 #include <imgui.h>
 #include <nlohmann/json.hpp>
 
-#include <cerrno>
 #include <chrono>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -26,12 +23,12 @@
 #include "depthsort/output_file.hpp"
 #include "depthsort/registry.hpp"
 #include "frame.hpp"
+#include "memory.hpp"
 #include "platform/egl_headless.hpp"
 #include "platform/glfw_window.hpp"
 #include "render/renderer.hpp"
 #include "render/screenshot.hpp"
 #include "scene/scene.hpp"
-#include "memory.hpp"
 #include "text.hpp"
 #include "timings.hpp"
 #include "ui/panel.hpp"

@@ -23,7 +23,7 @@ namespace depthsort::app {
 
 namespace {
 
-// Splits `line` at blanks (space, tab, CR) into `words`, at most `max_words` of them.
+// Splits `line` at blanks (space, tab, CR, VT, FF) into `words`.
 void split_words(std::string_view line, std::vector<std::string_view>& words) {
   words.clear();
   std::size_t i = 0;
