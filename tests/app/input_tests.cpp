@@ -343,6 +343,21 @@ TEST(CycleSorters, EveryFrameCheckedAndMemorySampled) {
   EXPECT_GT(j["meta"]["memory_samples"][1]["host_resident_bytes"].get<std::size_t>(), 0u);
 }
 
+TEST(CycleSorters, WindowedUnderXvfb) {
+  if (std::system("command -v xvfb-run > /dev/null 2>&1") != 0) GTEST_SKIP() << "xvfb-run not installed";
+  const std::string json = out_path("cycle_windowed.json");
+  std::remove(json.c_str());
+  const CommandResult r = run_depthsort({"--cpu", "--cycle-sorters", "--frames", "12", "--triangles", "2K", "--size",
+                                         "320x200", "--json", json},
+                                        "xvfb-run -a -s '-screen 0 800x600x24'");
+  ASSERT_EQ(r.status, 0) << r.output;
+  std::ifstream in(json);
+  const nlohmann::json meta = nlohmann::json::parse(in)["meta"];
+  EXPECT_EQ(meta["order_checks"], 12);
+  EXPECT_EQ(meta["order_check_failures"], 0);
+  EXPECT_EQ(meta["memory_samples"].size(), 2u);
+}
+
 TEST(CycleSorters, ConflictsAreUsageErrors) {
   EXPECT_EQ(run_depthsort({"--cycle-sorters", "--sorter", "cpu"}).status, 2);
   EXPECT_EQ(run_depthsort({"--cycle-sorters", "--no-sort"}).status, 2);
