@@ -7,13 +7,12 @@
 
 #include <GLFW/glfw3.h>
 #include <imgui.h>
+#include <nlohmann/json.hpp>
 
-#include <cerrno>
 #include <chrono>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
-#include <filesystem>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -21,13 +20,16 @@
 #include <vector>
 
 #include "depthsort/errors.hpp"
+#include "depthsort/output_file.hpp"
 #include "depthsort/registry.hpp"
 #include "frame.hpp"
+#include "memory.hpp"
 #include "platform/egl_headless.hpp"
 #include "platform/glfw_window.hpp"
 #include "render/renderer.hpp"
 #include "render/screenshot.hpp"
 #include "scene/scene.hpp"
+#include "text.hpp"
 #include "timings.hpp"
 #include "ui/panel.hpp"
 
@@ -63,21 +65,26 @@ bool gl_context_on_cuda_device(std::string& why_not) {
 }
 
 // Throws, before any frame runs, if `path` (given with `flag`) cannot be written, so that a bad
-// --screenshot path does not cost the --json results of a long run (or the other way round). An
-// existing file is left as it is; a file created by the test is removed again.
+// --screenshot path does not cost the --json results of a long run (or the other way round): an
+// OutputFile is opened in the target's folder, as the final write will, and dropped (which
+// removes its temporary file; the target is not touched).
 void check_writable(const std::string& path, const char* flag) {
   if (path.empty()) return;
-  std::error_code error;
-  const bool existed = std::filesystem::exists(path, error);
-  if (std::filesystem::is_directory(path, error))
-    throw std::runtime_error(std::string(flag) + " " + path + ": is a directory; give a file name");
-  FILE* file = std::fopen(path.c_str(), "ab");  // appends nothing, truncates nothing
-  if (!file) {
-    const int code = errno;
-    throw std::runtime_error(std::string(flag) + " " + path + ": cannot write there (" + std::strerror(code) + ")");
+  try {
+    OutputFile probe(path);
+  } catch (const OutputError& e) {
+    throw OutputError(std::string(flag) + ": " + e.what());
   }
-  std::fclose(file);
-  if (!existed) std::remove(path.c_str());
+}
+
+// No output may replace an input or another output (item 4 of issue 7).
+void check_paths(const Config& config, const std::vector<std::string>& material_files) {
+  std::vector<NamedPath> inputs, outputs;
+  for (const std::string& mesh : config.meshes) inputs.push_back({"--mesh", mesh});
+  for (const std::string& mtl : material_files) inputs.push_back({"mtllib", mtl});
+  outputs.push_back({"--screenshot", config.screenshot});
+  outputs.push_back({"--json", config.json});
+  if (const std::string clash = find_path_clash(inputs, outputs); !clash.empty()) throw UsageError(clash);
 }
 
 int registry_index(const SorterInfo& info) {
@@ -95,6 +102,7 @@ class App {
 
   int run() {
     // Both outputs are checked before anything runs (exit status 1, as for other runtime errors).
+    check_paths(config_, {});
     check_writable(config_.screenshot, "--screenshot");
     check_writable(config_.json, "--json");
     std::string why_cpu, notes;
@@ -133,7 +141,19 @@ class App {
       }
     }
     device_line_ = cpu_path ? "CPU path (depths and sort on the CPU): " + why_cpu : cuda_device_name();
-    scene_ = build_scene(config_, cpu_path, notes);
+    if (config_.cycle_sorters) {
+      cycle_ = cycle_choices(info->backend);
+      if (cpu_path)
+        notes += "--cycle-sorters: the CPU path has only the CPU sorter; cycling its " + std::to_string(cycle_.size()) +
+                 " option variant" + (cycle_.size() == 1 ? "" : "s") + " (the GPU sorters need a CUDA device)\n";
+    }
+    // The timing record is reserved after the scene is built: its size joins the scene's estimate.
+    MemoryBudget budget;
+    budget.extra.host = Timings::bytes_for(recorded_frames());
+    if (recorded_frames() > 0) budget.extra_what = "the timings of " + std::to_string(recorded_frames()) + " frames";
+    budget.sorters = std::max<std::size_t>(1, cycle_.size());
+    scene_ = build_scene(config_, cpu_path, notes, budget);
+    check_paths(config_, scene_.material_files);  // the MTL files are known now
     say("depthsort " DEPTHSORT_VERSION ": " + std::string(config_.headless ? "headless, " : "windowed, ") + gl_line_);
     say((cpu_path ? "path: " : "path: GPU, ") + device_line_);
     if (!notes.empty()) {
@@ -141,8 +161,13 @@ class App {
       say(notes_);
     }
     say("scene: " + scene_.description);
-    say("sorter: " + std::string(info->name) + (options.empty() ? "" : " (" + format_options(options) + ")") + ": " +
-        std::string(info->origin));
+    say(scene_.memory_line);
+    if (cycle_.empty())
+      say("sorter: " + std::string(info->name) + (options.empty() ? "" : " (" + format_options(options) + ")") + ": " +
+          std::string(info->origin));
+    else
+      say("sorters: every frame the next of " + std::to_string(cycle_.size()) + " (" + cycle_names() +
+          "), the order checked every frame");
 
     ui_.sorter = registry_index(*info);
     ui_.options = options;
@@ -163,6 +188,13 @@ class App {
   }
 
  private:
+  // Frames whose timings are kept: every frame headless (medians, --json), up to --frames
+  // (default 3600) in a window with --json.
+  std::size_t recorded_frames() const {
+    if (config_.headless) return config_.frames.value_or(60);
+    return config_.json.empty() ? 0 : config_.frames.value_or(3600);
+  }
+
   void say(const std::string& line) const {
     if (!config_.quiet) std::printf("%s\n", line.c_str());
   }
@@ -175,14 +207,56 @@ class App {
   // Runs `write` (one output file); a failure is reported and returns false, so that the other
   // output is still written.
   template <class Write>
-  static bool write_output(Write&& write) {
+  static bool write_output(const char* flag, Write&& write) {
     try {
       write();
       return true;
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "depthsort: error: %s\n", e.what());
+      std::fprintf(stderr, "depthsort: error: %s: %s\n", flag, e.what());
       return false;
     }
+  }
+
+  // Memory samples of a --cycle-sorters run: every kMemoryEvery frames and at the last, reserved
+  // before the frame loop.
+  static constexpr std::uint64_t kMemoryEvery = 1000;
+  void reserve_memory_samples(std::uint64_t frames) {
+    if (!cycle_.empty()) memory_samples_.reserve(static_cast<std::size_t>(frames / kMemoryEvery + 2));
+  }
+
+  // --cycle-sorters, before frame f: its sorter (allocation-free).
+  void cycle_select(std::uint64_t f) {
+    if (!cycle_.empty()) pipeline_->select(static_cast<std::size_t>(f % cycle_.size()));
+  }
+  // --cycle-sorters, after frame f: its order checked now (the next frame sorts with another
+  // sorter), memory sampled on schedule (after the frame, so frame 0 counts what it set up).
+  void cycle_finish(std::uint64_t f, std::uint64_t frames) {
+    if (cycle_.empty()) return;
+    pipeline_->finish_checks();
+    if ((f % kMemoryEvery == 0 || f + 1 == frames) && memory_samples_.size() < memory_samples_.capacity())
+      memory_samples_.push_back(sample_memory(f, pipeline_->on_gpu()));
+  }
+
+  // One line: the first, last and largest samples (a flat run has last close to first).
+  std::string memory_summary() const {
+    if (memory_samples_.empty()) return "";
+    const MemorySample& first = memory_samples_.front();
+    const MemorySample& last = memory_samples_.back();
+    std::size_t device_max = 0, host_max = 0;
+    for (const MemorySample& m : memory_samples_) {
+      device_max = std::max(device_max, m.device_used);
+      host_max = std::max(host_max, m.host_resident);
+    }
+    const std::string samples = std::to_string(memory_samples_.size()) + " samples, every " +
+                                std::to_string(kMemoryEvery) + " frames and the last";
+    std::string line = "memory over the run (" + samples + "): ";
+    if (pipeline_->on_gpu())
+      line += "device used " + mib(first.device_used) + " at frame " + std::to_string(first.frame) + ", " +
+              mib(last.device_used) + " at frame " + std::to_string(last.frame) + ", max " + mib(device_max) + "; ";
+    else
+      line += "device: none on the CPU path; ";
+    line += "host resident " + mib(first.host_resident) + " -> " + mib(last.host_resident) + ", max " + mib(host_max);
+    return line;
   }
 
   void report_dropped(const Timings& timings) const {
@@ -193,12 +267,27 @@ class App {
                    static_cast<unsigned long long>(timings.dropped()), Timings::kMaxSeries);
   }
 
+  // "cpu, hybrid (shuffle=1), ...": the --cycle-sorters list.
+  std::string cycle_names() const {
+    std::string names;
+    for (const SorterChoice& c : cycle_) {
+      if (!names.empty()) names += ", ";
+      names += std::string(c.info->name);
+      if (!c.options.empty()) names += " (" + format_options(c.options) + ")";
+    }
+    return names;
+  }
+
+  // With --cycle-sorters every sorter of cycle_ is created and reserved here, once.
   void build(const SorterInfo& info, const OptionValues& options) {
     pipeline_.reset();
     renderer_.reset();
     renderer_.emplace(scene_, config_.headless, config_.width, config_.height);
-    pipeline_ = info.backend == Backend::Gpu ? make_gpu_pipeline(renderer_->buffers(), scene_, info, options)
-                                             : make_cpu_pipeline(renderer_->buffers(), scene_, info, options);
+    const SorterChoice single{&info, options};
+    const std::span<const SorterChoice> choices =
+        cycle_.empty() ? std::span<const SorterChoice>(&single, 1) : std::span<const SorterChoice>(cycle_);
+    pipeline_ = info.backend == Backend::Gpu ? make_gpu_pipeline(renderer_->buffers(), scene_, choices)
+                                             : make_cpu_pipeline(renderer_->buffers(), scene_, choices);
     // Software GL (the CPU path's llvmpipe) is timed on the host clock; its timer queries do not
     // cover the deferred rasterisation.
     gl_timer_.emplace(!pipeline_->on_gpu());
@@ -209,7 +298,7 @@ class App {
     c.sort = ui_.sort;
     c.freeze = ui_.freeze;
     c.simulate = ui_.simulate;
-    c.check_every = ui_.check_every;
+    c.check_every = cycle_.empty() ? ui_.check_every : 1;  // cycling: every frame's sorter checked
     c.emitter = scene_.emitter;
     c.emitter.time = time;
     c.emitter.dt = dt;
@@ -250,14 +339,16 @@ class App {
 
   int run_headless() {
     const std::uint64_t frames = config_.frames.value_or(60);
-    Timings timings(frames);  // every sample kept: medians and --json
+    Timings timings(recorded_frames());  // every sample kept: medians and --json
     steps_.reserve(StepTimer::kMaxSteps);
     const float dt = 1.0f / 60.0f;
     const Camera base = camera_;
     const bool draw = config_.draw;
+    reserve_memory_samples(frames);
     for (std::uint64_t f = 0; f < frames; ++f) {
       NvtxRange frame_range("frame");
       const auto start = std::chrono::steady_clock::now();
+      cycle_select(f);
       if (config_.orbit_path) {
         camera_ = base;
         camera_.yaw = base.yaw + 2.0f * kPi * static_cast<float>(f) / static_cast<float>(frames);
@@ -274,6 +365,7 @@ class App {
       }
       gl_timer_->end_frame();
       pipeline_->poll_check();
+      cycle_finish(f, frames);
       const float host_ms =
           std::chrono::duration<float, std::milli>(std::chrono::steady_clock::now() - start).count();
       collect(timings, true, sorted, static_cast<double>(time), f, host_ms);
@@ -284,20 +376,20 @@ class App {
     // Each output on its own: one that fails is reported and does not cost the other.
     bool outputs_ok = true;
     if (!config_.screenshot.empty()) {
-      outputs_ok &= write_output([&] {
+      outputs_ok &= write_output("--screenshot", [&] {
         if (!draw) renderer_->clear(scene_);
         std::vector<std::uint8_t> pixels;
         renderer_->read_pixels(pixels);
         write_png(config_.screenshot, renderer_->width(), renderer_->height(), pixels);
-        say("screenshot: " + config_.screenshot + (draw ? "" : " (--no-draw: background only)"));
+        say("screenshot: " + shown_path(config_.screenshot) + (draw ? "" : " (--no-draw: background only)"));
       });
     }
     summarize(timings, frames);
     report_dropped(timings);
     if (!config_.json.empty()) {
-      outputs_ok &= write_output([&] {
-        timings.write_json(config_.json, meta_json(frames));
-        say("json: " + config_.json);
+      outputs_ok &= write_output("--json", [&] {
+        write_file_atomically(config_.json, timings.json_text(meta_json(frames)));
+        say("json: " + shown_path(config_.json));
       });
     }
     const CheckState& check = pipeline_->check();
@@ -324,26 +416,46 @@ class App {
     const CheckState& c = pipeline_->check();
     if (ui_.sort)
       say("order checks: " + std::to_string(c.checks - c.failures) + "/" + std::to_string(c.checks) + " passed");
+    if (!cycle_.empty()) say(memory_summary());
   }
 
-  std::string meta_json(std::uint64_t frames) const {
-    const SorterInfo& info = pipeline_->sorter_info();
+  nlohmann::ordered_json meta_json(std::uint64_t frames) const {
     const CheckState& c = pipeline_->check();
-    std::string m;
-    m += "\"program\": \"depthsort " DEPTHSORT_VERSION "\"";
-    m += ", \"device\": \"" + json_escape(device_line_) + "\"";
-    m += ", \"gl\": \"" + json_escape(gl_line_) + "\"";
-    m += ", \"path\": \"" + std::string(pipeline_->on_gpu() ? "gpu" : "cpu") + "\"";
-    m += ", \"sorter\": \"" + std::string(info.name) + "\"";
-    m += ", \"options\": \"" + format_options(ui_.options) + "\"";
-    m += ", \"scene\": \"" + json_escape(scene_.description) + "\"";
-    m += ", \"triangles\": " + std::to_string(scene_.mesh.triangles());
-    m += ", \"particles\": " + std::to_string(scene_.particles);
-    m += ", \"width\": " + std::to_string(config_.width) + ", \"height\": " + std::to_string(config_.height);
-    m += ", \"frames\": " + std::to_string(frames);
-    m += ", \"draw\": " + std::string(config_.draw ? "true" : "false");
-    m += ", \"sort\": " + std::string(ui_.sort ? "true" : "false");
-    m += ", \"order_checks\": " + std::to_string(c.checks) + ", \"order_check_failures\": " + std::to_string(c.failures);
+    nlohmann::ordered_json m;
+    m["program"] = "depthsort " DEPTHSORT_VERSION;
+    m["device"] = device_line_;
+    m["gl"] = gl_line_;
+    m["path"] = pipeline_->on_gpu() ? "gpu" : "cpu";
+    if (cycle_.empty()) {
+      m["sorter"] = pipeline_->sorter_info().name;
+      m["options"] = format_options(pipeline_->sorter_options());
+    } else {
+      m["sorter"] = "cycle";
+      nlohmann::ordered_json& sorters = m["cycle_sorters"] = nlohmann::ordered_json::array();
+      for (const SorterChoice& choice : cycle_)
+        sorters.push_back({{"sorter", choice.info->name}, {"options", format_options(choice.options)}});
+    }
+    m["scene"] = scene_.description;
+    m["meshes"] = config_.meshes;  // any bytes: invalid UTF-8 is replaced when written
+    m["triangles"] = scene_.mesh.triangles();
+    m["particles"] = scene_.particles;
+    m["width"] = config_.width;
+    m["height"] = config_.height;
+    m["frames"] = frames;
+    m["draw"] = config_.draw;
+    m["sort"] = ui_.sort;
+    m["order_checks"] = c.checks;
+    m["order_check_failures"] = c.failures;
+    if (!cycle_.empty()) {
+      nlohmann::ordered_json& samples = m["memory_samples"] = nlohmann::ordered_json::array();
+      for (const MemorySample& sample : memory_samples_) {
+        nlohmann::ordered_json row;
+        row["frame"] = sample.frame;
+        if (pipeline_->on_gpu()) row["device_used_bytes"] = sample.device_used;
+        row["host_resident_bytes"] = sample.host_resident;
+        samples.push_back(std::move(row));
+      }
+    }
     return m;
   }
 
@@ -387,6 +499,10 @@ class App {
       camera_ = views_.saved[static_cast<std::size_t>(ui_.load_view)];
     ui_.camera_mode = camera_.mode;
     const bool new_sorter = ui_.sorter != before.sorter || ui_.options != before.options;
+    if (new_sorter && !cycle_.empty()) {
+      cycle_.clear();  // a sorter chosen in the panel ends --cycle-sorters
+      say("--cycle-sorters ended: a sorter was chosen in the panel");
+    }
     if (ui_.rebuild || new_sorter) {
       // Rebuilding is a user action, outside the steady frame loop: allocation is fine here. A
       // request that cannot be met (GPU memory, a sorter's options) is reported and undone.
@@ -428,10 +544,11 @@ class App {
   int run_windowed() {
     imgui_ = std::make_unique<ImGuiLayer>(window_->handle());
     // --json in a window records up to --frames (default 3600) frames, reserved here.
-    Timings timings(config_.json.empty() ? 0 : config_.frames.value_or(3600));
+    Timings timings(recorded_frames());
     steps_.reserve(StepTimer::kMaxSteps);
     const std::uint64_t frames = config_.frames.value_or(0);
     std::uint64_t frames_run = 0;  // frames drawn (minimised ones are skipped), for --json
+    reserve_memory_samples(frames != 0 ? frames : 1000000);  // a window closed by hand: the first million frames
     double last = glfwGetTime();
     double memory_polled = -10.0;
     bool outputs_ok = true;
@@ -456,6 +573,7 @@ class App {
       const auto start = std::chrono::steady_clock::now();
       handle_input(dt);
       const bool sorted = ui_.sort && !ui_.freeze;
+      cycle_select(f);
       pipeline_->compute(camera_, controls(static_cast<float>(now), dt), f);
       gl_timer_->begin_frame();
       {
@@ -496,26 +614,27 @@ class App {
         gl_timer_->end_step();
         gl_timer_->end_frame();
         if (!config_.screenshot.empty() && frames != 0 && f + 1 == frames) {  // the last frame, panel included
-          outputs_ok &= write_output([&] {
+          outputs_ok &= write_output("--screenshot", [&] {
             std::vector<std::uint8_t> pixels;
             renderer_->read_pixels(pixels);
             write_png(config_.screenshot, renderer_->width(), renderer_->height(), pixels);
-            say("screenshot: " + config_.screenshot);
+            say("screenshot: " + shown_path(config_.screenshot));
           });
         }
         window_->swap();
         const float host_ms =
             std::chrono::duration<float, std::milli>(std::chrono::steady_clock::now() - start).count();
         pipeline_->poll_check();
+        cycle_finish(f, frames);
         collect(timings, false, sorted, now, f, host_ms);
         if (!(ui_ == before_)) apply_ui(before_);
       }
     }
     if (!config_.json.empty()) {
       report_dropped(timings);
-      outputs_ok &= write_output([&] {
-        timings.write_json(config_.json, meta_json(frames_run));
-        say("json: " + config_.json);
+      outputs_ok &= write_output("--json", [&] {
+        write_file_atomically(config_.json, timings.json_text(meta_json(frames_run)));
+        say("json: " + shown_path(config_.json));
       });
     }
     return outputs_ok ? 0 : 1;
@@ -536,6 +655,8 @@ class App {
   std::unique_ptr<FramePipeline> pipeline_;
   std::optional<GlTimerRing> gl_timer_;
   std::vector<StepTime> steps_;
+  std::vector<SorterChoice> cycle_;           // --cycle-sorters: the sorters gone through, in order
+  std::vector<MemorySample> memory_samples_;  // --cycle-sorters: reserved before the frame loop
   bool was_dragging_ = false;
   double last_x_ = 0, last_y_ = 0;
 };

@@ -1,11 +1,19 @@
+// The command line through CLI11: it finds options, takes their values (the last of a repeated
+// one wins) and writes --help from the same table; the values themselves are checked here, so
+// that every message names the flag, quotes what was given and says what is valid.
 #include "cli.hpp"
 
-#include <charconv>
+#include <CLI/CLI.hpp>
+
 #include <cmath>
 #include <cstdlib>
+#include <functional>
+#include <limits>
 
+#include "depthsort/count_text.hpp"
 #include "depthsort/errors.hpp"
 #include "depthsort/registry.hpp"
+#include "scene/scene.hpp"
 
 namespace depthsort::app {
 
@@ -14,166 +22,253 @@ std::string version_text() {
          " (per-frame GPU depth sorting of transparent geometry; CUDA-GL interop, EGL headless)";
 }
 
-std::string help_text() {
-  return "Usage: depthsort [options]\n"
-         "Draws transparent meshes and particles back to front, sorted every frame (on the GPU through\n"
-         "CUDA-GL interop, or on the CPU where no CUDA device exists).\n"
-         "\n"
-         "Scene:\n"
-         "  --mesh FILE            load an OBJ mesh (several allowed; replaces the default knot)\n"
-         "  --scene NAME           knot (default: a procedural torus knot of ~2M triangles, scaled\n"
-         "                         down on the CPU path), test (3 overlapping triangles), none\n"
-         "  --copies N             tile the mesh N times\n"
-         "  --triangles N          tile the mesh up to about N triangles (5M, 250K...); for the knot:\n"
-         "                         generate it with about N triangles\n"
-         "  --particles N          add a CUDA-simulated particle fountain of N sprites\n"
-         "  --opacity A            alpha multiplier in (0, 1]\n"
-         "Sorting:\n"
-         "  --sorter NAME          one of: " + sorter_names() + "\n"
-         "  --sorter-options LIST  options of the --sorter given, e.g. shuffle=1,buckets=1024 (dropped,\n"
-         "                         with a note, where that sorter cannot run and the CPU sorter does)\n"
-         "  --cpu                  depths and sorting on the CPU even where a GPU exists\n"
-         "  --no-sort              draw in submission order (shows the artifacts sorting removes)\n"
-         "  --check-every N        frames between asynchronous checks of the sorted order (default 30)\n"
-         "Running:\n"
-         "  --headless             no window: EGL device platform, offscreen framebuffer\n"
-         "  --frames N             frames to run (headless default 60; windowed: until closed)\n"
-         "  --size WxH             framebuffer size (default 1280x720)\n"
-         "  --camera-path orbit    orbit the camera once around the scene over the frames\n"
-         "  --screenshot FILE.png  write the last frame (headless)\n"
-         "  --json FILE            write per-frame timings of every phase and sort step, and medians\n"
-         "  --no-draw              run map/depth/sort/gather/unmap but do not draw (timing the compute\n"
-         "                         part at millions of primitives)\n"
-         "  --no-vsync             windowed: swap without waiting for vertical sync\n"
-         "  --quiet                print only errors\n"
-         "  --help, --version\n"
-         "\n"
-         "Exit status: 0 success, 1 runtime error (bad OBJ file, GPU memory, no display...), 2 usage error.\n";
-}
-
-std::size_t parse_count(const std::string& text, const char* flag) {
-  double value = 0.0;
-  const char* begin = text.data();
-  const char* end = begin + text.size();
-  auto [ptr, error] = std::from_chars(begin, end, value);
-  if (error != std::errc{} || ptr == begin || !std::isfinite(value) || value < 0)
-    throw UsageError(std::string(flag) + " needs a count such as 1000, 250K or 5M, got '" + text + "'");
-  double scale = 1.0;
-  if (ptr != end) {
-    const std::string suffix(ptr, end);
-    if (suffix == "K" || suffix == "k") scale = 1e3;
-    else if (suffix == "M" || suffix == "m") scale = 1e6;
-    else if (suffix == "G" || suffix == "g") scale = 1e9;
-    else throw UsageError(std::string(flag) + " needs a count such as 1000, 250K or 5M, got '" + text + "'");
-  }
-  const double count = std::round(value * scale);
-  if (count > 4.0e9) throw UsageError(std::string(flag) + " " + text + " is above 4G");
-  return static_cast<std::size_t>(count);
-}
-
 namespace {
 
-int parse_int(const std::string& text, const char* flag, int lo, int hi) {
-  int value = 0;
-  const auto [ptr, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc{} || ptr != text.data() + text.size() || value < lo || value > hi)
-    throw UsageError(std::string(flag) + " needs an integer in " + std::to_string(lo) + ".." + std::to_string(hi) +
-                     ", got '" + text + "'");
-  return value;
+constexpr std::uint64_t kMaxFrames = 100'000'000;
+constexpr std::uint64_t kMaxCopies = std::uint64_t{1} << 32;
+constexpr int kMaxCheckEvery = 1'000'000;
+
+// A count (depthsort/count_text.hpp spellings) in [min, max]; `what` names the unit in the
+// message for a value above a fixed limit ("triangles").
+std::uint64_t count_value(const std::string& flag, const std::string& text, std::uint64_t min, std::uint64_t max,
+                          const std::string& why_limit = "") {
+  std::string why;
+  const auto any = parse_count(text, 0, std::numeric_limits<std::uint64_t>::max(), &why);
+  if (!any)
+    throw UsageError(flag + " needs a count such as 1000, 250K or 2^20, got " + quote_for_message(text) + " (" +
+                     why + "; K, M, G are binary: 1K = 1024)");
+  if (*any < min) throw UsageError(flag + " must be at least " + std::to_string(min) + ", got " + quote_for_message(text));
+  if (*any > max)
+    throw UsageError(flag + " " + quote_for_message(text) + " is " + std::to_string(*any) + ", above the limit of " +
+                     std::to_string(max) + (why_limit.empty() ? "" : " " + why_limit));
+  return *any;
 }
 
-}  // namespace
-
-CliResult parse_command_line(int argc, const char* const* argv) {
-  CliResult result;
-  Config& c = result.config;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    const auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw UsageError(arg + " needs a value");
-      return argv[++i];
-    };
-    if (arg == "--help" || arg == "-h") {
-      result.action = CliAction::Help;
-      return result;
-    } else if (arg == "--version") {
-      result.action = CliAction::Version;
-      return result;
-    } else if (arg == "--mesh") {
-      c.meshes.push_back(value());
-    } else if (arg == "--scene") {
-      const std::string name = value();
-      if (name == "knot") c.scene = SceneKind::Knot;
-      else if (name == "test") c.scene = SceneKind::Test;
-      else if (name == "none") c.scene = SceneKind::None;
-      else throw UsageError("--scene: unknown scene '" + name + "'; valid scenes: knot, test, none");
-    } else if (arg == "--copies") {
-      c.copies = parse_count(value(), "--copies");
-      if (*c.copies == 0) throw UsageError("--copies must be at least 1");
-    } else if (arg == "--triangles") {
-      c.triangles = parse_count(value(), "--triangles");
-      if (*c.triangles == 0) throw UsageError("--triangles must be at least 1");
-    } else if (arg == "--particles") {
-      c.particles = parse_count(value(), "--particles");
-    } else if (arg == "--opacity") {
-      const std::string text = value();
-      char* end = nullptr;
-      const float a = std::strtof(text.c_str(), &end);
-      if (end == text.c_str() || *end != '\0' || !(a > 0.0f && a <= 1.0f))
-        throw UsageError("--opacity needs a number in (0, 1], got '" + text + "'");
-      c.opacity = a;
-    } else if (arg == "--sorter") {
-      c.sorter = value();
-      if (!find_sorter(c.sorter))
-        throw UsageError("--sorter: unknown sorter '" + c.sorter + "'; valid sorters: " + sorter_names());
-    } else if (arg == "--sorter-options") {
-      c.sorter_options = value();
-    } else if (arg == "--cpu") {
-      c.force_cpu = true;
-    } else if (arg == "--no-sort") {
-      c.sort = false;
-    } else if (arg == "--check-every") {
-      c.check_every = parse_int(value(), "--check-every", 1, 1000000);
-    } else if (arg == "--headless") {
-      c.headless = true;
-    } else if (arg == "--frames") {
-      c.frames = static_cast<std::uint64_t>(parse_int(value(), "--frames", 1, 100000000));
-    } else if (arg == "--size") {
-      const std::string text = value();
-      const auto x = text.find('x');
-      if (x == std::string::npos) throw UsageError("--size needs WxH such as 1280x720, got '" + text + "'");
-      c.width = parse_int(text.substr(0, x), "--size (width)", 1, 16384);
-      c.height = parse_int(text.substr(x + 1), "--size (height)", 1, 16384);
-    } else if (arg == "--camera-path") {
-      const std::string name = value();
-      if (name == "orbit") c.orbit_path = true;
-      else if (name == "none") c.orbit_path = false;
-      else throw UsageError("--camera-path: unknown path '" + name + "'; valid paths: orbit, none");
-    } else if (arg == "--screenshot") {
-      c.screenshot = value();
-    } else if (arg == "--json") {
-      c.json = value();
-    } else if (arg == "--no-draw") {
-      c.draw = false;
-    } else if (arg == "--no-vsync") {
-      c.vsync = false;
-    } else if (arg == "--quiet") {
-      c.quiet = true;
-    } else {
-      throw UsageError("unknown option '" + arg + "'");
+// Greedy word wrap at `width` columns (CLI11 indents the lines after each '\n' under the column).
+std::string wrap(const std::string& text, std::size_t width) {
+  std::string out, line;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t end = text.find(' ', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string word = text.substr(start, end - start);
+    if (!line.empty() && line.size() + 1 + word.size() > width) {
+      out += line + "\n";
+      line.clear();
     }
+    line += (line.empty() ? "" : " ") + word;
+    start = end + 1;
   }
+  return out + line;
+}
+constexpr std::size_t kHelpColumn = 26, kHelpWidth = 100;
+
+std::string nonempty_file(const std::string& flag, const std::string& text) {
+  if (text.empty()) throw UsageError(flag + " needs a file name, got ''");
+  return text;
+}
+
+// Names of the registry's sorters, for --help.
+std::string sorter_help() {
+  return "one of: " + sorter_names() + " (default: hybrid where a CUDA device works, else cpu)";
+}
+
+const std::string kCountHelp = std::string("Counts (N): ") + std::string(kCountSpellings) + ".";
+
+struct Cli {
+  CLI::App app{"Draws transparent meshes and particles back to front, sorted every frame (on the GPU\n"
+               "through CUDA-GL interop, or on the CPU where no CUDA device exists).",
+               "depthsort"};
+
+  explicit Cli(Config& c) {
+    app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+    app.set_help_flag("-h,--help", "print this help and exit");
+    app.set_version_flag("--version", version_text(), "print the version and exit");
+    app.get_formatter()->column_width(kHelpColumn);
+    app.footer(wrap(kCountHelp, kHelpWidth) + "\n" + wrap(limits_help(), kHelpWidth) + "\n" +
+               wrap("Exit status: 0 success, 1 runtime error (bad OBJ file, memory, an output that cannot be written, "
+                    "a wrong sorted order...), 2 usage error (a bad flag or value, a size above a fixed limit).",
+                    kHelpWidth));
+
+    const auto text = [&](const std::string& names, const std::string& help, const char* type,
+                          std::function<void(const std::string&)> take) {
+      return app.add_option_function<std::string>(names, std::move(take), wrap(help, kHelpWidth - kHelpColumn))
+          ->type_name(type);
+    };
+    const char* scene = "Scene";
+    text("--mesh", "load an OBJ mesh (several --mesh allowed; replaces the default knot); a regular file or a pipe, "
+                   "at most 1 GiB",
+         "FILE", [&c](const std::string& v) { c.meshes.push_back(nonempty_file("--mesh", v)); })
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+        ->group(scene);
+    text("--scene", "knot (default: a procedural torus knot of ~2M triangles, scaled down on the CPU path), "
+                    "test (3 overlapping triangles), none",
+         "NAME", [&c](const std::string& v) {
+           if (v == "knot") c.scene = SceneKind::Knot;
+           else if (v == "test") c.scene = SceneKind::Test;
+           else if (v == "none") c.scene = SceneKind::None;
+           else throw UsageError("--scene: unknown scene " + quote_for_message(v) + "; valid scenes: knot, test, none");
+         })->group(scene);
+    text("--copies", "tile the mesh (or the knot) N times", "N", [&c](const std::string& v) {
+      c.copies = count_value("--copies", v, 1, kMaxCopies);
+    })->group(scene);
+    text("--triangles", "tile the meshes up to about N triangles; for the knot: generate it with about N triangles "
+                        "(with --copies: N in all, over the copies)",
+         "N", [&c](const std::string& v) {
+           c.triangles = count_value("--triangles", v, 1, kMaxTriangles,
+                                     "triangles (OpenGL draws at most 2^31-1 indices in one call)");
+         })->group(scene);
+    text("--particles", "add a CUDA-simulated particle fountain of N sprites", "N", [&c](const std::string& v) {
+      c.particles = count_value("--particles", v, 0, kMaxParticles,
+                                "particles (OpenGL draws at most 2^31-1 indices in one call)");
+    })->group(scene);
+    text("--opacity", "alpha multiplier in (0, 1]", "A", [&c](const std::string& v) {
+      char* end = nullptr;
+      const float a = std::strtof(v.c_str(), &end);
+      if (v.empty() || end != v.c_str() + v.size() || !(a > 0.0f && a <= 1.0f))
+        throw UsageError("--opacity needs a number in (0, 1], got " + quote_for_message(v));
+      c.opacity = a;
+    })->group(scene);
+
+    const char* sorting = "Sorting";
+    text("--sorter", sorter_help(), "NAME", [&c](const std::string& v) {
+      if (!find_sorter(v))
+        throw UsageError("--sorter: unknown sorter " + quote_for_message(v) + "; valid sorters: " + sorter_names());
+      c.sorter = v;
+    })->group(sorting);
+    text("--sorter-options", "options of the --sorter given, e.g. shuffle=1,buckets=1024 (dropped, with a note, "
+                             "where that sorter cannot run and the CPU sorter does)",
+         "LIST", [&c](const std::string& v) {
+           if (v.empty() || v.front() == ',' || v.back() == ',' || v.find(",,") != std::string::npos)
+             throw UsageError("--sorter-options " + quote_for_message(v) +
+                              " has an empty entry; write name=value pairs separated by single commas");
+           c.sorter_options = v;
+         })->group(sorting);
+    app.add_flag("--cycle-sorters", c.cycle_sorters,
+                 wrap("every frame the next sorter of the registry that runs here, each with its option variants (the "
+                 "defaults, then each flag flipped), all reserved up front; the order is checked every frame and "
+                 "memory sampled every 1000 frames (summary and --json)", kHelpWidth - kHelpColumn))
+        ->group(sorting);
+    app.add_flag("--cpu", c.force_cpu, "depths and sorting on the CPU even where a GPU exists")->group(sorting);
+    app.add_flag_callback("--no-sort", [&c] { c.sort = false; },
+                          "draw in submission order (shows the artifacts sorting removes)")
+        ->group(sorting);
+    text("--check-every", "frames between asynchronous checks of the sorted order (default 30)", "N",
+         [&c](const std::string& v) {
+           c.check_every = static_cast<int>(count_value("--check-every", v, 1, kMaxCheckEvery));
+         })->group(sorting);
+
+    const char* running = "Running";
+    app.add_flag("--headless", c.headless, "no window: EGL device platform, offscreen framebuffer")->group(running);
+    text("--frames", "frames to run (headless default 60; windowed: until closed; at most 10^8)", "N",
+         [&c](const std::string& v) { c.frames = count_value("--frames", v, 1, kMaxFrames); })->group(running);
+    text("--size", "framebuffer size (default 1280x720; each side 1..16384)", "WxH",
+         [&c](const std::string& v) { parse_size(v, c); })->group(running);
+    text("--camera-path", "orbit: orbit the camera once around the scene over the frames; none (default)", "PATH",
+         [&c](const std::string& v) {
+           if (v == "orbit") c.orbit_path = true;
+           else if (v == "none") c.orbit_path = false;
+           else throw UsageError("--camera-path: unknown path " + quote_for_message(v) + "; valid paths: orbit, none");
+         })->group(running);
+    text("--screenshot", "write the last frame as PNG (written whole or not at all)", "FILE",
+         [&c](const std::string& v) { c.screenshot = nonempty_file("--screenshot", v); })->group(running);
+    text("--json", "write per-frame timings of every phase and sort step, and medians (written whole or not at all)",
+         "FILE", [&c](const std::string& v) { c.json = nonempty_file("--json", v); })->group(running);
+    app.add_flag_callback("--no-draw", [&c] { c.draw = false; },
+                          wrap("run map/depth/sort/gather/unmap but do not draw (timing the compute part at "
+                               "millions of primitives)", kHelpWidth - kHelpColumn))
+        ->group(running);
+    app.add_flag_callback("--no-vsync", [&c] { c.vsync = false; }, "windowed: swap without waiting for vertical sync")
+        ->group(running);
+    app.add_flag("--quiet", c.quiet, "print only errors")->group(running);
+  }
+
+  static std::string limits_help() {
+    return "Limits (checked before anything is built): " + std::to_string(kMaxTriangles) + " triangles, " +
+           std::to_string(kMaxParticles) + " particles, 10^8 frames; OBJ files up to 1 GiB, MTL files up to "
+           "16 MiB; the scene's memory estimate must fit the host's available (and the GPU's free) memory.";
+  }
+
+  static void parse_size(const std::string& v, Config& c) {
+    const auto x = v.find('x');
+    const auto side = [&](const std::string& part, const char* which) {
+      std::string why;
+      const auto n = parse_digits_only(part);
+      if (!n || *n < 1 || *n > 16384)
+        throw UsageError("--size needs WxH with each side in 1..16384, such as 1280x720; the " + std::string(which) +
+                         " in " + quote_for_message(v) + " is not");
+      return static_cast<int>(*n);
+    };
+    if (x == std::string::npos) throw UsageError("--size needs WxH such as 1280x720, got " + quote_for_message(v));
+    c.width = side(v.substr(0, x), "width");
+    c.height = side(v.substr(x + 1), "height");
+  }
+
+  static std::optional<std::uint64_t> parse_digits_only(const std::string& text) {
+    if (text.empty() || text.size() > 9) return std::nullopt;
+    std::uint64_t n = 0;
+    for (const char ch : text) {
+      if (ch < '0' || ch > '9') return std::nullopt;
+      n = n * 10 + static_cast<std::uint64_t>(ch - '0');
+    }
+    return n;
+  }
+};
+
+// Checks across options, once all are known.
+void check_combinations(Config& c) {
+  if (c.cycle_sorters && !c.sorter.empty())
+    throw UsageError("--cycle-sorters and --sorter exclude each other (cycling goes through every sorter)");
+  if (c.cycle_sorters && !c.sort) throw UsageError("--cycle-sorters needs sorting on (drop --no-sort)");
+  if (!c.meshes.empty() && c.copies && c.triangles)
+    throw UsageError("--copies and --triangles both size the tiling of --mesh files; give one of them");
+  if (c.meshes.empty() && c.scene != SceneKind::Knot && (c.copies || c.triangles))
+    throw UsageError(std::string(c.copies ? "--copies" : "--triangles") + " sizes a mesh, but --scene " +
+                     (c.scene == SceneKind::Test ? "test" : "none") +
+                     " has none to tile (use --mesh FILE or the knot)");
   // Options belong to one sorter: they are checked against the one asked for, not against the one
   // a machine without a GPU falls back to (the app drops them then, with a note).
   if (c.sorter.empty() && !c.sorter_options.empty())
     throw UsageError("--sorter-options needs --sorter NAME (the options are that sorter's)");
-  if (!c.sorter.empty() && !c.sorter_options.empty()) {
+  if (!c.sorter_options.empty()) {
     try {
       parse_options(*find_sorter(c.sorter), c.sorter_options);
     } catch (const OptionError& e) {
       throw UsageError(std::string("--sorter-options: ") + e.what());
     }
   }
+}
+
+}  // namespace
+
+std::string help_text() {
+  Config scratch;
+  return Cli(scratch).app.help();
+}
+
+CliResult parse_command_line(int argc, const char* const* argv) {
+  CliResult result;
+  Cli cli(result.config);
+  try {
+    cli.app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    result.action = CliAction::Help;
+    return result;
+  } catch (const CLI::CallForVersion&) {
+    result.action = CliAction::Version;
+    return result;
+  } catch (const CLI::ExtrasError&) {
+    const std::vector<std::string> extras = cli.app.remaining();
+    const std::string first = extras.empty() ? std::string() : extras.front();
+    throw UsageError(first.rfind("-", 0) == 0 ? "unknown option " + quote_for_message(first)
+                                              : "unexpected argument " + quote_for_message(first) +
+                                                    " (every value belongs to a flag, such as --mesh FILE)");
+  } catch (const CLI::ArgumentMismatch& e) {
+    throw UsageError(std::string(e.what()) + " (a value is missing)");
+  } catch (const CLI::ParseError& e) {
+    throw UsageError(e.what());
+  }
+  check_combinations(result.config);
   return result;
 }
 

@@ -1,4 +1,4 @@
-// The command line of `depthsort`: one Config struct, parsed once; errors name the flag.
+// The command line of `depthsort` (CLI11): one Config struct, parsed once; errors name the flag.
 #pragma once
 
 #include <cstddef>
@@ -32,6 +32,7 @@ struct Config {
   bool force_cpu = false;                      // --cpu
   bool sort = true;                            // --no-sort
   int check_every = 30;                        // --check-every N (frames between correctness checks)
+  bool cycle_sorters = false;                  // --cycle-sorters (every frame the next sorter/options)
   // Running
   bool headless = false;                       // --headless
   std::optional<std::uint64_t> frames;         // --frames N (headless default 60; windowed: until closed)
@@ -52,12 +53,9 @@ struct CliResult {
 };
 
 // Throws UsageError naming the offending argument. Sorter names are checked against the registry
-// here (unknown names list the valid ones).
+// here (unknown names list the valid ones); counts use depthsort/count_text.hpp (K, M, G binary).
 CliResult parse_command_line(int argc, const char* const* argv);
 std::string help_text();
 std::string version_text();
-
-// "5M" -> 5000000, "250K" -> 250000, "1000" -> 1000; throws UsageError mentioning `flag`.
-std::size_t parse_count(const std::string& text, const char* flag);
 
 }  // namespace depthsort::app

@@ -42,9 +42,9 @@ class PinnedBuffer {
   T* data_ = nullptr;
 };
 
-std::unique_ptr<Sorter> make_sorter(const SorterInfo& info, const OptionValues& options, std::size_t n) {
+std::unique_ptr<Sorter> make_sorter(const SorterChoice& choice, std::size_t n) {
   if (n == 0) return nullptr;
-  std::unique_ptr<Sorter> sorter = info.create(options);
+  std::unique_ptr<Sorter> sorter = choice.info->create(choice.options);
   sorter->reserve(n);
   return sorter;
 }
@@ -53,8 +53,8 @@ std::unique_ptr<Sorter> make_sorter(const SorterInfo& info, const OptionValues& 
 
 class GpuPipeline final : public FramePipeline {
  public:
-  GpuPipeline(SceneBuffers& buffers, const Scene& scene, const SorterInfo& info, const OptionValues& options)
-      : FramePipeline(TimerClock::CudaEvents, info), triangles_(buffers.triangles), particles_(buffers.particles),
+  GpuPipeline(SceneBuffers& buffers, const Scene& scene, std::span<const SorterChoice> choices)
+      : FramePipeline(TimerClock::CudaEvents), triangles_(buffers.triangles), particles_(buffers.particles),
         bad_host_(2) {
     // The scene's CUDA-side memory, checked up front so the message has the sizes.
     const std::size_t need = triangles_ * (3 * sizeof(std::uint32_t) + 4 * sizeof(float)) +
@@ -85,8 +85,7 @@ class GpuPipeline final : public FramePipeline {
       particle_keys_ = SortSet(particles_, "particle keys");
     }
     bad_device_ = DeviceBuffer<unsigned int>(2, "correctness counters");
-    mesh_sorter_ = make_sorter(info, options, triangles_);
-    particle_sorter_ = make_sorter(info, options, particles_);
+    make_sorters(choices, triangles_, particles_);
 
     if (particles_ > 0) {  // the fountain in its steady state
       RegisteredBuffer* list[] = {&particle_vertices_};
@@ -157,8 +156,8 @@ class GpuPipeline final : public FramePipeline {
       }
       if (controls.sort) {
         StepScope step(timer_, "sort");
-        if (mesh_sorter_) mesh_sorter_->sort(mesh_keys_.buffers(), stream);
-        if (particle_sorter_) particle_sorter_->sort(particle_keys_.buffers(), stream);
+        if (Sorter* sorter = mesh_sorter()) sorter->sort(mesh_keys_.buffers(), stream);
+        if (Sorter* sorter = particle_sorter()) sorter->sort(particle_keys_.buffers(), stream);
       }
       {
         StepScope step(timer_, "gather");
@@ -245,8 +244,8 @@ class GpuPipeline final : public FramePipeline {
 
 class CpuPipeline final : public FramePipeline {
  public:
-  CpuPipeline(SceneBuffers& buffers, const Scene& scene, const SorterInfo& info, const OptionValues& options)
-      : FramePipeline(TimerClock::Host, info), buffers_(buffers), vertices_(scene.mesh.vertices),
+  CpuPipeline(SceneBuffers& buffers, const Scene& scene, std::span<const SorterChoice> choices)
+      : FramePipeline(TimerClock::Host), buffers_(buffers), vertices_(scene.mesh.vertices),
         indices_(scene.mesh.indices), mesh_(scene.mesh.triangles()), particles_(scene.particles) {
     elements_.resize(indices_.size());
     state_.resize(particles_.n);
@@ -258,8 +257,7 @@ class CpuPipeline final : public FramePipeline {
       DEPTHSORT_GL_CHECK(glNamedBufferSubData(buffers_.particle_vertices.get(), 0,
                                               static_cast<GLsizeiptr>(particles_.n * sizeof(ParticleVertex)),
                                               particle_vertices_.data()));
-    mesh_sorter_ = make_sorter(info, options, mesh_.n);
-    particle_sorter_ = make_sorter(info, options, particles_.n);
+    make_sorters(choices, mesh_.n, particles_.n);
   }
 
   bool on_gpu() const override { return false; }
@@ -288,8 +286,8 @@ class CpuPipeline final : public FramePipeline {
       }
       if (controls.sort) {
         StepScope step(timer_, "sort");
-        if (mesh_sorter_) mesh_sorter_->sort(mesh_.buffers());
-        if (particle_sorter_) particle_sorter_->sort(particles_.buffers());
+        if (Sorter* sorter = mesh_sorter()) sorter->sort(mesh_.buffers());
+        if (Sorter* sorter = particle_sorter()) sorter->sort(particles_.buffers());
       }
       {
         StepScope step(timer_, "gather");
@@ -371,18 +369,37 @@ void record_check(CheckState& state, std::uint64_t frame, unsigned int bad_mesh,
 }
 
 std::size_t FramePipeline::workspace_bytes() const {
-  return (mesh_sorter_ ? mesh_sorter_->workspace_bytes() : 0) +
-         (particle_sorter_ ? particle_sorter_->workspace_bytes() : 0);
+  std::size_t bytes = 0;
+  for (const Slot& slot : slots_)
+    bytes += (slot.mesh ? slot.mesh->workspace_bytes() : 0) + (slot.particle ? slot.particle->workspace_bytes() : 0);
+  return bytes;
 }
 
-std::unique_ptr<FramePipeline> make_gpu_pipeline(SceneBuffers& buffers, const Scene& scene, const SorterInfo& info,
-                                                 const OptionValues& options) {
-  return std::make_unique<GpuPipeline>(buffers, scene, info, options);
+void FramePipeline::make_sorters(std::span<const SorterChoice> choices, std::size_t triangles, std::size_t particles) {
+  if (choices.empty()) throw std::logic_error("a frame pipeline needs at least one sorter");
+  slots_.reserve(choices.size());
+  for (const SorterChoice& choice : choices)
+    slots_.push_back(Slot{choice, make_sorter(choice, triangles), make_sorter(choice, particles)});
+  current_ = 0;
 }
 
-std::unique_ptr<FramePipeline> make_cpu_pipeline(SceneBuffers& buffers, const Scene& scene, const SorterInfo& info,
-                                                 const OptionValues& options) {
-  return std::make_unique<CpuPipeline>(buffers, scene, info, options);
+std::vector<SorterChoice> cycle_choices(Backend backend) {
+  std::vector<SorterChoice> choices;
+  for (const SorterInfo& info : sorter_registry()) {
+    if (info.backend != backend || !info.is_available(nullptr)) continue;
+    for (OptionValues& options : option_variants(info)) choices.push_back(SorterChoice{&info, std::move(options)});
+  }
+  return choices;
+}
+
+std::unique_ptr<FramePipeline> make_gpu_pipeline(SceneBuffers& buffers, const Scene& scene,
+                                                 std::span<const SorterChoice> choices) {
+  return std::make_unique<GpuPipeline>(buffers, scene, choices);
+}
+
+std::unique_ptr<FramePipeline> make_cpu_pipeline(SceneBuffers& buffers, const Scene& scene,
+                                                 std::span<const SorterChoice> choices) {
+  return std::make_unique<CpuPipeline>(buffers, scene, choices);
 }
 
 const SorterInfo& choose_sorter(const std::string& requested, bool force_cpu, std::string& why_cpu) {

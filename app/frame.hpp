@@ -9,7 +9,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "depthsort/particles.hpp"
 #include "depthsort/registry.hpp"
@@ -46,6 +48,16 @@ void record_check(CheckState& state, std::uint64_t frame, unsigned int bad_mesh,
 // A headless run's status from its checks: 1 if any check failed (not only the last one), else 0.
 inline int check_exit_status(const CheckState& state) noexcept { return state.failures > 0 ? 1 : 0; }
 
+// One sorter a pipeline can sort with: a registry entry and its options.
+struct SorterChoice {
+  const SorterInfo* info = nullptr;
+  OptionValues options;
+};
+
+// The sorters --cycle-sorters goes through on this path: every available registry sorter of the
+// path's backend, each with its option_variants() (defaults, then each flag flipped).
+std::vector<SorterChoice> cycle_choices(Backend backend);
+
 class FramePipeline {
  public:
   virtual ~FramePipeline() = default;
@@ -60,24 +72,40 @@ class FramePipeline {
   std::size_t workspace_bytes() const;
 
   StepTimer& timer() noexcept { return timer_; }
-  Sorter* mesh_sorter() noexcept { return mesh_sorter_.get(); }
-  Sorter* particle_sorter() noexcept { return particle_sorter_.get(); }
+  Sorter* mesh_sorter() noexcept { return slots_[current_].mesh.get(); }
+  Sorter* particle_sorter() noexcept { return slots_[current_].particle.get(); }
   const CheckState& check() const noexcept { return check_; }
-  const SorterInfo& sorter_info() const noexcept { return *info_; }
+  const SorterInfo& sorter_info() const noexcept { return *slots_[current_].choice.info; }
+  const OptionValues& sorter_options() const noexcept { return slots_[current_].choice.options; }
+
+  // The sorters this pipeline holds, each reserved once in the constructor; select() switches
+  // between them without allocating (--cycle-sorters, every frame).
+  std::size_t sorter_count() const noexcept { return slots_.size(); }
+  void select(std::size_t index) noexcept { current_ = index % slots_.size(); }
+  std::size_t selected() const noexcept { return current_; }
 
  protected:
-  FramePipeline(TimerClock clock, const SorterInfo& info) : timer_(clock), info_(&info) {}
+  FramePipeline(TimerClock clock) : timer_(clock) {}
+  // Creates and reserves the sorters of `choices` for `triangles` and `particles` pairs.
+  void make_sorters(std::span<const SorterChoice> choices, std::size_t triangles, std::size_t particles);
   StepTimer timer_;
-  const SorterInfo* info_;
-  std::unique_ptr<Sorter> mesh_sorter_, particle_sorter_;
   CheckState check_;
+
+ private:
+  struct Slot {
+    SorterChoice choice;
+    std::unique_ptr<Sorter> mesh, particle;
+  };
+  std::vector<Slot> slots_;
+  std::size_t current_ = 0;
 };
 
-// Throws CapacityError with sizes when the scene's buffers do not fit on the device.
-std::unique_ptr<FramePipeline> make_gpu_pipeline(SceneBuffers& buffers, const Scene& scene, const SorterInfo& info,
-                                                 const OptionValues& options);
-std::unique_ptr<FramePipeline> make_cpu_pipeline(SceneBuffers& buffers, const Scene& scene, const SorterInfo& info,
-                                                 const OptionValues& options);
+// `choices`: the sorters to hold (at least one; the first is selected). Throws CapacityError with
+// sizes when the scene's buffers do not fit on the device.
+std::unique_ptr<FramePipeline> make_gpu_pipeline(SceneBuffers& buffers, const Scene& scene,
+                                                 std::span<const SorterChoice> choices);
+std::unique_ptr<FramePipeline> make_cpu_pipeline(SceneBuffers& buffers, const Scene& scene,
+                                                 std::span<const SorterChoice> choices);
 
 // The registry entry a run uses: --sorter NAME, else hybrid (or, if it cannot run, the first usable
 // GPU sorter) where CUDA works, else the CPU sorter. `why_cpu` says why the CPU path was taken, if it was.

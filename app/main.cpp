@@ -24,6 +24,9 @@ int main(int argc, char** argv) {
   }
   try {
     return run(cli.config);
+  } catch (const UsageError& e) {  // a fixed limit found once the scene's files were read
+    std::fprintf(stderr, "depthsort: %s\n(see depthsort --help)\n", e.what());
+    return 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "depthsort: error: %s\n", e.what());
     return 1;

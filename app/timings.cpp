@@ -1,11 +1,13 @@
 #include "timings.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <limits>
 #include <map>
 #include <stdexcept>
+
+#include <nlohmann/json.hpp>
 
 namespace depthsort::app {
 
@@ -41,6 +43,10 @@ Timings::Timings(std::size_t record_frames) : record_capacity_(record_frames * k
                              " to record the timings of " + std::to_string(record_frames) +
                              " frames; use fewer --frames");
   }
+}
+
+std::size_t Timings::bytes_for(std::size_t record_frames) noexcept {
+  return record_frames * kMaxSamplesPerFrame * sizeof(Sample);
 }
 
 int Timings::series(std::string_view group, std::string_view name) {
@@ -96,56 +102,29 @@ float Timings::median(int index) const {
   return 0.5f * (lo + hi);
 }
 
-std::string json_escape(std::string_view text) {
-  std::string out;
-  for (const char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
 std::string mib(std::size_t bytes) {
   constexpr std::size_t kMiB = std::size_t{1} << 20;
   return std::to_string(bytes / kMiB + (bytes % kMiB != 0 ? 1 : 0)) + " MiB";
 }
 
-void Timings::write_json(const std::string& path, const std::string& meta_json) const {
-  std::ofstream out(path);
-  if (!out) throw std::runtime_error("cannot write --json file " + path);
-  char buf[64];
-  const auto number = [&](float x) {
-    std::snprintf(buf, sizeof buf, "%.5f", static_cast<double>(x));
-    return std::string(buf);
-  };
-  out << "{\n  \"meta\": {" << meta_json << "},\n  \"dropped_samples\": " << dropped_ << ",\n  \"median_ms\": {";
-  bool first = true;
-  for (std::size_t i = 0; i < series_.size(); ++i) {
-    out << (first ? "\n    " : ",\n    ") << '"' << json_escape(series_[i].label) << "\": "
-        << number(median(static_cast<int>(i)));
-    first = false;
-  }
-  out << "\n  },\n  \"frames\": [";
+std::string Timings::json_text(const nlohmann::ordered_json& meta) const {
+  // Five decimals (10 ns) are what the event timers resolve; more digits would be noise.
+  const auto rounded = [](float ms) { return std::round(static_cast<double>(ms) * 1e5) / 1e5; };
+  nlohmann::ordered_json root;
+  root["meta"] = meta;
+  root["dropped_samples"] = dropped_;
+  nlohmann::ordered_json& medians = root["median_ms"] = nlohmann::ordered_json::object();
+  for (std::size_t i = 0; i < series_.size(); ++i) medians[series_[i].label] = rounded(median(static_cast<int>(i)));
   std::map<std::uint32_t, std::vector<const Sample*>> by_frame;
   for (const Sample& s : samples_) by_frame[s.frame].push_back(&s);
-  first = true;
+  nlohmann::ordered_json& frames = root["frames"] = nlohmann::ordered_json::array();
   for (const auto& [frame, samples] : by_frame) {
-    out << (first ? "\n    " : ",\n    ") << "{\"frame\": " << frame;
-    for (const Sample* s : samples)
-      out << ", \"" << json_escape(series_[s->series].label) << "\": " << number(s->ms);
-    out << "}";
-    first = false;
+    nlohmann::ordered_json row;
+    row["frame"] = frame;
+    for (const Sample* s : samples) row[series_[s->series].label] = rounded(s->ms);
+    frames.push_back(std::move(row));
   }
-  out << "\n  ]\n}\n";
-  if (!out) throw std::runtime_error("writing --json file " + path + " failed");
+  return root.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace depthsort::app

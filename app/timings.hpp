@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "depthsort/step_timer.hpp"
 
 namespace depthsort::app {
@@ -43,6 +45,8 @@ class Timings {
       static_cast<std::size_t>(kTimersPerFrame * StepTimer::kMaxSteps + 2);
   // `record_frames` > 0 keeps every sample of that many frames for write_json.
   explicit Timings(std::size_t record_frames = 0);
+  // What the constructor reserves for `record_frames` frames (checked before anything is built).
+  static std::size_t bytes_for(std::size_t record_frames) noexcept;
 
   // Index of the series group/name, created on first use (allocation happens then only).
   int series(std::string_view group, std::string_view name);
@@ -56,9 +60,10 @@ class Timings {
   // Never silent: write_json and the app report them.
   std::uint64_t dropped() const noexcept { return dropped_; }
 
-  // Writes {"meta": {...}, "median_ms": {...}, "frames": [{"frame": i, "<group/name>": ms...}...]}.
-  // `meta_json` is the inside of the meta object (already JSON).
-  void write_json(const std::string& path, const std::string& meta_json) const;
+  // {"meta": meta, "dropped_samples": n, "median_ms": {...}, "frames": [{"frame": i,
+  // "<group/name>": ms...}...]} through nlohmann::json; invalid UTF-8 in any string becomes
+  // U+FFFD, so the text is always valid JSON.
+  std::string json_text(const nlohmann::ordered_json& meta) const;
 
  private:
   struct Sample {
@@ -71,8 +76,6 @@ class Timings {
   std::size_t record_capacity_ = 0;
   std::uint64_t dropped_ = 0;
 };
-
-std::string json_escape(std::string_view text);
 
 // "12 MiB", rounded up (a nonzero size never reads 0 MiB): the console's and the panel's format.
 std::string mib(std::size_t bytes);

@@ -6,13 +6,21 @@
 
 #include "render/screenshot.hpp"
 
+#include <cstdlib>
+#include <memory>
 #include <stdexcept>
+#include <string_view>
+
+#include "depthsort/output_file.hpp"
 
 namespace depthsort::app {
 
 void write_png(const std::string& path, int width, int height, const std::vector<std::uint8_t>& rgba) {
-  if (!stbi_write_png(path.c_str(), width, height, 4, rgba.data(), width * 4))
-    throw std::runtime_error("cannot write screenshot " + path);
+  int bytes = 0;
+  const std::unique_ptr<unsigned char, decltype(&std::free)> png(
+      stbi_write_png_to_mem(rgba.data(), width * 4, width, height, 4, &bytes), &std::free);
+  if (!png) throw std::runtime_error("cannot encode the screenshot for " + path + " (out of memory)");
+  write_file_atomically(path, std::string_view(reinterpret_cast<const char*>(png.get()), static_cast<std::size_t>(bytes)));
 }
 
 }  // namespace depthsort::app

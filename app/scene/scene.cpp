@@ -2,44 +2,90 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <limits>
+#include <vector>
 
+#include <glm/geometric.hpp>
+
+#include "depthsort/count_text.hpp"
 #include "scene/obj_loader.hpp"
+#include "text.hpp"
 
 namespace depthsort::app {
 
 namespace {
-std::string count_text(std::size_t n) {
-  if (n >= 1'000'000 && n % 10'000 == 0) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.2fM", static_cast<double>(n) / 1e6);
-    return buf;
-  }
-  return std::to_string(n);
-}
-
-// Throws SceneError naming the count and the limit.
+// A fixed limit of the program: a usage error (exit status 2) naming the count and the limit.
 void check_count(std::size_t count, std::size_t limit, const char* what, const char* flags) {
   if (count > limit)
-    throw SceneError("the scene would have " + std::to_string(count) + " " + what + ", above the limit of " +
+    throw UsageError("the scene would have " + std::to_string(count) + " " + what + ", above the limit of " +
                      std::to_string(limit) + " (OpenGL draws at most 2^31-1 indices in one call); use fewer " +
                      flags);
 }
 constexpr const char* kTriangleFlags = "--triangles/--copies";
+constexpr const char* kAdvice = "use fewer --triangles/--copies/--particles (or --frames)";
 }  // namespace
 
-Scene build_scene(const Config& config, bool cpu_path, std::string& notes) {
+std::string fit_to_float_range(Mesh& mesh) {
+  if (mesh.vertices.empty()) return "";
+  glm::dvec3 lo(std::numeric_limits<double>::max()), hi(std::numeric_limits<double>::lowest());
+  for (const MeshVertex& v : mesh.vertices) {
+    const glm::dvec3 p(v.x, v.y, v.z);
+    lo = glm::min(lo, p);
+    hi = glm::max(hi, p);
+  }
+  const glm::dvec3 centre = 0.5 * lo + 0.5 * hi;  // halves first: lo + hi may overflow a float's range
+  const double radius = 0.5 * glm::length(hi - lo), offset = glm::length(centre);
+  if (radius >= 1e-2 && radius <= 1e4 && offset <= 1e4 * radius) return "";
+  const double scale = radius > 0 ? 1.5 / radius : 1.0;
+  for (MeshVertex& v : mesh.vertices) {
+    v.x = static_cast<float>((v.x - centre.x) * scale);
+    v.y = static_cast<float>((v.y - centre.y) * scale);
+    v.z = static_cast<float>((v.z - centre.z) * scale);
+  }
+  char buf[256];
+  std::snprintf(buf, sizeof buf,
+                "note: the mesh's radius is %.3g around (%.3g, %.3g, %.3g), beyond what float precision frames; "
+                "drawn recentred at the origin and scaled by %.3g\n",
+                radius, centre.x, centre.y, centre.z, scale);
+  return buf;
+}
+
+Scene build_scene(const Config& config, bool cpu_path, std::string& notes, const MemoryBudget& budget) {
   Scene scene;
   std::string what;
   scene.particles = config.particles.value_or(0);
   check_count(scene.particles, kMaxParticles, "particles", "--particles");
+  // Every size is checked against the limits and the memory estimate before anything is built.
+  // `triangles` as asked; the knot builds a few more (`vertices` and `built` count what is built).
+  const auto check = [&](std::size_t triangles, std::size_t vertices, std::size_t built) {
+    MemoryNeed need = scene_memory(built, vertices, scene.particles, cpu_path, budget.sorters);
+    need += budget.extra;
+    std::string what = "the scene (" + std::to_string(triangles) + " triangles, " + std::to_string(scene.particles) +
+                       " particles" + (budget.sorters > 1 ? ", " + std::to_string(budget.sorters) + " sorters" : "") + ")";
+    if (!budget.extra_what.empty()) what += " with " + budget.extra_what;
+    scene.memory_line = check_memory(need, cpu_path, what, kAdvice);
+  };
   if (!config.meshes.empty()) {
-    for (const std::string& path : config.meshes) append(scene.mesh, load_obj(path));
-    what = config.meshes.size() == 1 ? config.meshes.front() : std::to_string(config.meshes.size()) + " OBJ files";
+    // Each file read once and checked; its triangles counted before any mesh is built.
+    std::vector<ObjText> files;
+    std::size_t triangles = 0;
+    for (const std::string& path : config.meshes) {
+      files.push_back(read_obj(path));
+      triangles += files.back().triangles;
+    }
+    what = config.meshes.size() == 1 ? shown_path(config.meshes.front())
+                                     : std::to_string(config.meshes.size()) + " OBJ files";
     std::size_t copies = config.copies.value_or(1);
-    if (config.triangles && !config.copies)
-      copies = std::max<std::size_t>(1, (*config.triangles + scene.mesh.triangles() - 1) / scene.mesh.triangles());
-    // Checked before tiling (copies <= 4G from the command line: the product fits 64 bits).
-    check_count(scene.mesh.triangles() * copies, kMaxTriangles, "triangles", kTriangleFlags);
+    if (config.triangles) copies = std::max<std::size_t>(1, (*config.triangles + triangles - 1) / triangles);
+    // copies <= 4G from the command line and triangles <= 2^30 per file: the product fits 64 bits.
+    check_count(triangles * copies, kMaxTriangles, "triangles", kTriangleFlags);
+    check(triangles * copies, 3 * triangles * copies, triangles * copies);
+    for (ObjText& file : files) {
+      append(scene.mesh, parse_obj(file, &notes, &scene.material_files));
+      file.text = std::string();  // parsed: its memory goes back now
+    }
+    notes += fit_to_float_range(scene.mesh);
     if (copies > 1) {
       what += " x" + std::to_string(copies);
       scene.mesh = tile(scene.mesh, copies);
@@ -48,17 +94,23 @@ Scene build_scene(const Config& config, bool cpu_path, std::string& notes) {
   } else if (config.scene == SceneKind::Knot) {
     std::size_t target = config.triangles.value_or(cpu_path ? kKnotTrianglesCpu : kKnotTrianglesGpu);
     if (cpu_path && !config.triangles)
-      notes += "CPU path: the default knot is scaled down to " + count_text(kKnotTrianglesCpu) +
-               " triangles (from " + count_text(kKnotTrianglesGpu) + " on the GPU path) to stay interactive; "
+      notes += "CPU path: the default knot is scaled down to " + format_count(kKnotTrianglesCpu) +
+               " triangles (from " + format_count(kKnotTrianglesGpu) + " on the GPU path) to stay interactive; "
                "--triangles N overrides\n";
     check_count(target, kMaxTriangles, "triangles", kTriangleFlags);
-    if (config.copies && *config.copies > 1) target = std::max<std::size_t>(target / *config.copies, 64);
+    const std::size_t copies = config.copies.value_or(1);
+    if (copies > 1) {
+      target = std::max<std::size_t>(target / copies, 64);
+      check_count(std::max<std::size_t>(target, 64) * copies, kMaxTriangles, "triangles", kTriangleFlags);
+    }
+    // The knot has about one vertex per two triangles (and a little more than asked, rounded).
+    check(target * copies, target * copies / 2 + target / 8, target * copies + target / 8);
     scene.mesh = make_knot(target);
     what = "torus knot";
-    if (config.copies && *config.copies > 1) {
-      check_count(scene.mesh.triangles() * *config.copies, kMaxTriangles, "triangles", kTriangleFlags);
-      scene.mesh = tile(scene.mesh, *config.copies);
-      what += " x" + std::to_string(*config.copies);
+    if (copies > 1) {
+      check_count(scene.mesh.triangles() * copies, kMaxTriangles, "triangles", kTriangleFlags);
+      scene.mesh = tile(scene.mesh, copies);
+      what += " x" + std::to_string(copies);
     }
     scene.opacity = 0.3f;
   } else if (config.scene == SceneKind::Test) {
@@ -70,9 +122,10 @@ Scene build_scene(const Config& config, bool cpu_path, std::string& notes) {
   } else {
     what = "no mesh";
   }
+  if (scene.memory_line.empty()) check(scene.mesh.triangles(), scene.mesh.vertices.size(), scene.mesh.triangles());
 
   check_count(scene.mesh.triangles(), kMaxTriangles, "triangles", kTriangleFlags);  // as built (knot rounding, tiling)
-  if (scene.particles > 0) what += " + " + count_text(scene.particles) + " particles";
+  if (scene.particles > 0) what += " + " + format_count(scene.particles) + " particles";
 
   // Camera: the test scene's is fixed (its pixels are known); others frame what is there.
   if (config.scene == SceneKind::Test && config.meshes.empty()) {
@@ -101,8 +154,8 @@ Scene build_scene(const Config& config, bool cpu_path, std::string& notes) {
     scene.camera = Camera::framing(lo, hi);
   }
   if (config.opacity) scene.opacity = *config.opacity;
-  scene.description = what + " (" + count_text(scene.mesh.triangles()) + " triangles" +
-                      (scene.particles ? ", " + count_text(scene.particles) + " particles" : std::string()) + ")";
+  scene.description = what + " (" + format_count(scene.mesh.triangles()) + " triangles" +
+                      (scene.particles ? ", " + format_count(scene.particles) + " particles" : std::string()) + ")";
   return scene;
 }
 

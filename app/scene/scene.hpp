@@ -5,11 +5,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <glm/vec3.hpp>
 
 #include "cli.hpp"
 #include "depthsort/particles.hpp"
+#include "memory.hpp"
 #include "scene/camera.hpp"
 #include "scene/mesh.hpp"
 
@@ -24,6 +26,8 @@ struct Scene {
   bool lighting = true;
   glm::vec3 background{0.06f, 0.065f, 0.08f};
   std::string description;  // one line for the console and the panel
+  std::string memory_line;  // the memory estimate it was checked against (memory.hpp)
+  std::vector<std::string> material_files;  // the MTL files its OBJ files named (read or tried)
 };
 
 // The knot's default size on each path: the GPU path draws millions; the CPU path (software GL,
@@ -36,9 +40,24 @@ constexpr std::size_t kKnotTrianglesCpu = 20'000;
 constexpr std::size_t kMaxTriangles = INT32_MAX / 3;
 constexpr std::size_t kMaxParticles = INT32_MAX;
 
-// Throws SceneError (scene/obj_loader.hpp) for bad OBJ files and for triangle or particle counts
-// above kMaxTriangles / kMaxParticles (before building anything that large). `notes` receives lines to print
-// (such as the CPU path's scaling down).
-Scene build_scene(const Config& config, bool cpu_path, std::string& notes);
+// What else a run holds beside the scene, for the memory check.
+struct MemoryBudget {
+  MemoryNeed extra;        // such as the timing record
+  std::string extra_what;  // "the timings of 60 frames"
+  std::size_t sorters = 1; // sorters reserved at once (--cycle-sorters reserves every variant)
+};
+
+// Builds the scene, checking its size before building anything: counts above kMaxTriangles /
+// kMaxParticles throw UsageError (a fixed limit: exit status 2); a scene whose memory estimate,
+// with `budget`, exceeds the host's available or the device's free memory throws CapacityError.
+// Bad OBJ files throw SceneError (scene/input_file.hpp). `notes` receives lines to print (such as
+// the CPU path's scaling down, an unusable material library, a mesh recentred to be framed).
+Scene build_scene(const Config& config, bool cpu_path, std::string& notes, const MemoryBudget& budget = {});
+
+// Recentres and rescales (in double) a mesh whose coordinates float precision cannot frame: a
+// radius below 1e-2 or above 1e4, or a centre more than 1e4 radii from the origin. Returns a
+// note saying so, or "" if the mesh was left as it is. Drawing and depth order are unchanged by
+// a translation and a uniform scale.
+std::string fit_to_float_range(Mesh& mesh);
 
 }  // namespace depthsort::app

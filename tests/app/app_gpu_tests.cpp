@@ -3,8 +3,12 @@
 // order checks passing. Each test reports itself skipped where no CUDA device exists.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstdlib>
+#include <fstream>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "depthsort/registry.hpp"
 #include "support.hpp"
@@ -65,6 +69,26 @@ TEST(GpuPath, MillionsWithoutDrawing) {
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("path: GPU"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("order checks: 4/4 passed"), std::string::npos) << r.output;
+}
+
+// The soak of issue 7 item 14, short: every frame the next GPU sorter/option variant, every
+// frame's order checked, device memory sampled every 1000 frames; after the first sample it must
+// stay flat (every sorter reserved once, nothing allocated in the frame loop).
+TEST(GpuPath, CycleSortersSoakIsCheckedAndFlat) {
+  REQUIRE_CUDA_DEVICE();
+  const std::string json = out_path("gpu_cycle.json");
+  const CommandResult r = run_depthsort({"--headless", "--no-draw", "--cycle-sorters", "--triangles", "50K",
+                                         "--particles", "20K", "--frames", "3000", "--json", json});
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("path: GPU"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("order checks: 3000/3000 passed"), std::string::npos) << r.output;
+  std::ifstream in(json);
+  const nlohmann::json meta = nlohmann::json::parse(in)["meta"];
+  EXPECT_GT(meta["cycle_sorters"].size(), 3u);
+  const auto& samples = meta["memory_samples"];
+  ASSERT_EQ(samples.size(), 4u);  // frames 0, 1000, 2000 and the last
+  const auto used = [&](std::size_t i) { return samples[i]["device_used_bytes"].get<std::int64_t>(); };
+  EXPECT_LE(std::abs(used(3) - used(1)), std::int64_t{1} << 20) << samples.dump();
 }
 
 }  // namespace

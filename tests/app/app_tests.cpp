@@ -2,6 +2,7 @@
 // the CPU path, checked by the pixels of a known scene; the command line; the OBJ loader; and the
 // per-element functions the GPU kernels share with the CPU path.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <cstdlib>
@@ -98,7 +99,10 @@ TEST(HeadlessRun, UnwritableOutputFailsBeforeAnyFrame) {
   const CommandResult r = run_depthsort({"--headless", "--cpu", "--scene", "test", "--size", "64x64", "--frames", "2",
                                          "--screenshot", "/nonexistent-folder/x.png", "--json", json});
   EXPECT_EQ(r.status, 1) << r.output;
-  EXPECT_NE(r.output.find("--screenshot /nonexistent-folder/x.png: cannot write there"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("--screenshot: cannot create a temporary file in '/nonexistent-folder' for "
+                          "'/nonexistent-folder/x.png': No such file or directory"),
+            std::string::npos)
+      << r.output;
   EXPECT_EQ(r.output.find("path:"), std::string::npos) << "ran before checking its outputs: " << r.output;
   FILE* f = std::fopen(json.c_str(), "r");  // the check leaves no file behind
   EXPECT_EQ(f, nullptr);
@@ -106,12 +110,20 @@ TEST(HeadlessRun, UnwritableOutputFailsBeforeAnyFrame) {
 }
 
 TEST(HeadlessRun, TooManyParticlesOrTrianglesNameCountAndLimit) {
+  // A fixed limit of the program is a usage error (exit status 2), found before building anything.
   CommandResult r = run_depthsort({"--headless", "--cpu", "--scene", "none", "--particles", "3G", "--frames", "1"});
-  EXPECT_EQ(r.status, 1) << r.output;
-  EXPECT_NE(r.output.find("3000000000 particles, above the limit of 2147483647"), std::string::npos) << r.output;
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("--particles '3G' is 3221225472, above the limit of 2147483647 particles"), std::string::npos)
+      << r.output;
   r = run_depthsort({"--headless", "--cpu", "--triangles", "800M", "--frames", "1"});
-  EXPECT_EQ(r.status, 1) << r.output;
-  EXPECT_NE(r.output.find("800000000 triangles, above the limit of 715827882"), std::string::npos) << r.output;
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("--triangles '800M' is 838860800, above the limit of 715827882 triangles"), std::string::npos)
+      << r.output;
+  // A product known once the OBJ is read (4 triangles x 200M copies): still a usage error, before tiling.
+  r = run_depthsort({"--headless", "--cpu", "--mesh", data_path("good.obj"), "--copies", "200M", "--frames", "1"});
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("the scene would have 838860800 triangles, above the limit of 715827882"), std::string::npos)
+      << r.output;
 }
 
 TEST(Windowed, NoDisplaySuggestsHeadless) {
@@ -200,13 +212,23 @@ TEST(CommandLine, EmptyObjExitsOne) {
   EXPECT_NE(r.output.find("empty.obj: contains no faces"), std::string::npos) << r.output;
 }
 
+Config parse(std::vector<const char*> args) {
+  args.insert(args.begin(), "depthsort");
+  return parse_command_line(static_cast<int>(args.size()), args.data()).config;
+}
+
 TEST(CommandLine, ParseCounts) {
-  EXPECT_EQ(parse_count("5M", "--triangles"), 5'000'000u);
-  EXPECT_EQ(parse_count("250K", "--triangles"), 250'000u);
-  EXPECT_EQ(parse_count("1.5M", "--triangles"), 1'500'000u);
-  EXPECT_EQ(parse_count("42", "--triangles"), 42u);
-  EXPECT_THROW(parse_count("-3", "--triangles"), UsageError);
-  EXPECT_THROW(parse_count("3Q", "--triangles"), UsageError);
+  // The shared spelling (depthsort/count_text.hpp), as in depthsort-bench: K, M, G are binary.
+  EXPECT_EQ(parse({"--triangles", "5M"}).triangles, std::size_t{5} << 20);
+  EXPECT_EQ(parse({"--triangles", "250K"}).triangles, 250u * 1024u);
+  EXPECT_EQ(parse({"--particles", "2^20"}).particles, std::size_t{1} << 20);
+  EXPECT_EQ(parse({"--triangles", "42"}).triangles, 42u);
+  EXPECT_EQ(parse({"--frames", "3", "--frames", "5"}).frames, 5u);  // the last one wins
+  EXPECT_THROW(parse({"--triangles", "1.5M"}), UsageError);
+  EXPECT_THROW(parse({"--triangles", "-3"}), UsageError);
+  EXPECT_THROW(parse({"--triangles", "3Q"}), UsageError);
+  EXPECT_THROW(parse({"--copies", "1.5"}), UsageError);
+  EXPECT_THROW(parse({"--copies", "0"}), UsageError);
 }
 
 // ------------------------------------------------------------------ OBJ loading
@@ -318,17 +340,13 @@ TEST(TimingsRecord, RepeatedStepIsSummedUnderOneName) {
   const int refine = timings.series("sort", "refine");
   EXPECT_FLOAT_EQ(timings.median(refine), 3.5f);  // frames 0 (1 + 2) and 1 (4)
   EXPECT_EQ(timings.all()[static_cast<std::size_t>(refine)].count, 2);
-  const std::string path = out_path("summed.json");
-  timings.write_json(path, "\"test\": true");
-  FILE* f = std::fopen(path.c_str(), "r");
-  ASSERT_NE(f, nullptr);
-  std::string text(1 << 16, '\0');
-  text.resize(std::fread(text.data(), 1, text.size(), f));
-  std::fclose(f);
-  const std::size_t frame0 = text.find("{\"frame\": 0,");
+  // The text as written (nlohmann::json, indented): one object per frame, "frame" first.
+  const std::string text = timings.json_text({{"test", true}});
+  EXPECT_EQ(nlohmann::json::parse(text)["frames"][0]["sort/refine"], 3.0) << text;
+  const std::size_t frame0 = text.find("\"frame\": 0,");
   ASSERT_NE(frame0, std::string::npos) << text;
   const std::string line = text.substr(frame0, text.find('}', frame0) - frame0);
-  EXPECT_NE(line.find("\"sort/refine\": 3.00000"), std::string::npos) << line;
+  EXPECT_NE(line.find("\"sort/refine\": 3.0"), std::string::npos) << line;
   EXPECT_EQ(line.find("\"sort/refine\"", line.find("\"sort/refine\"") + 1), std::string::npos) << "duplicate key: " << line;
   EXPECT_NE(text.find("\"dropped_samples\": 0"), std::string::npos) << text;
 }

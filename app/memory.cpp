@@ -1,0 +1,89 @@
+#include "memory.hpp"
+
+#include <cuda_runtime_api.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+
+#include "depthsort/depth.hpp"
+#include "depthsort/errors.hpp"
+#include "depthsort/memory_available.hpp"
+#include "depthsort/particles.hpp"
+
+namespace depthsort::app {
+
+MemoryNeed scene_memory(std::size_t triangles, std::size_t vertices, std::size_t particles, bool cpu_path,
+                        std::size_t sorters) {
+  constexpr std::size_t kIndices = 3 * sizeof(std::uint32_t);  // one triangle's
+  constexpr std::size_t kPairs = 2 * (sizeof(float) + sizeof(std::uint32_t));  // keys and values, in and out
+  // Every sorter of the registry reserves at most about one more set of pairs as workspace.
+  const std::size_t workspace = sorters * kPairs;
+  MemoryNeed need;
+  // The host mesh, and a second copy while tiling.
+  need.host += 2 * (vertices * sizeof(MeshVertex) + triangles * kIndices);
+  const std::size_t gl = vertices * sizeof(MeshVertex) + triangles * kIndices +
+                         particles * (sizeof(ParticleVertex) + sizeof(std::uint32_t));
+  if (cpu_path) {
+    // Software GL keeps its buffers in host memory; the CPU pipeline copies the mesh, keeps the
+    // element order and the particle state, and sorts on the host.
+    need.host += gl + vertices * sizeof(MeshVertex) + 2 * triangles * kIndices +
+                 triangles * (kPairs + workspace) +
+                 particles * (sizeof(ParticleState) + sizeof(ParticleVertex) + sizeof(std::uint32_t) + kPairs + workspace);
+  } else {
+    need.device += gl + triangles * (kIndices + kPairs + workspace) +
+                   particles * (sizeof(ParticleState) + kPairs + workspace);
+  }
+  return need;
+}
+
+MemorySample sample_memory(std::uint64_t frame, bool gpu) {
+  MemorySample sample;
+  sample.frame = frame;
+  if (gpu) {
+    std::size_t free_bytes = 0, total = 0;
+    if (cudaMemGetInfo(&free_bytes, &total) == cudaSuccess) sample.device_used = total - free_bytes;
+    else cudaGetLastError();
+  }
+  // POSIX calls and a stack buffer: nothing allocated inside the frame loop.
+  const int fd = ::open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) {
+    char buf[128] = {};
+    const ssize_t got = ::read(fd, buf, sizeof buf - 1);
+    ::close(fd);
+    unsigned long long pages = 0, resident = 0;
+    if (got > 0 && std::sscanf(buf, "%llu %llu", &pages, &resident) == 2)
+      sample.host_resident = static_cast<std::size_t>(resident) * static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  }
+  return sample;
+}
+
+std::string size_text(std::size_t bytes) {
+  char buf[48];
+  const double b = static_cast<double>(bytes);
+  if (b >= 1024.0 * 1024 * 1024) std::snprintf(buf, sizeof buf, "%.1f GiB", b / (1024.0 * 1024 * 1024));
+  else std::snprintf(buf, sizeof buf, "%.0f MiB", b / (1024.0 * 1024) + (bytes % (1 << 20) ? 0.5 : 0.0));
+  return buf;
+}
+
+std::string check_memory(const MemoryNeed& need, bool cpu_path, const std::string& what, const std::string& advice) {
+  // 0: unknown, the check is skipped.
+  const std::size_t host = host_memory_available().value_or(0);
+  const std::size_t device = cpu_path ? 0 : device_memory_free().value_or(0);
+  if (host > 0 && need.host > host)
+    throw CapacityError(what + " needs about " + size_text(need.host) + " of host memory (estimate), but " +
+                        size_text(host) + " are available; " + advice);
+  if (device > 0 && need.device > device)
+    throw CapacityError(what + " needs about " + size_text(need.device) + " of GPU memory (estimate), but " +
+                        size_text(device) + " are free; " + advice);
+  std::string line = "memory (estimate): " + size_text(need.host) + " host";
+  if (host > 0) line += " of " + size_text(host) + " available";
+  if (!cpu_path) {
+    line += ", " + size_text(need.device) + " GPU";
+    if (device > 0) line += " of " + size_text(device) + " free";
+  }
+  return line;
+}
+
+}  // namespace depthsort::app

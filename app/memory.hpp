@@ -1,0 +1,44 @@
+// Memory a run will need, estimated from its sizes before anything is built, and checked against
+// what the machine has: a scene or a --frames count that cannot fit is refused in a second with
+// the estimate, not after minutes of building and gigabytes of swap.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace depthsort::app {
+
+struct MemoryNeed {
+  std::size_t host = 0, device = 0;
+  MemoryNeed& operator+=(const MemoryNeed& o) {
+    host += o.host;
+    device += o.device;
+    return *this;
+  }
+};
+
+// The scene's buffers on either path, counted generously (the mesh as built and while tiled, the
+// GL buffers, which software GL keeps in host memory, the depth keys and sorted orders, the
+// sorters' workspace for `sorters` reserved sorters, particles and their state).
+MemoryNeed scene_memory(std::size_t triangles, std::size_t vertices, std::size_t particles, bool cpu_path,
+                        std::size_t sorters);
+
+// One sample of a long run's memory (--cycle-sorters, every 1000 frames): taken without allocating.
+struct MemorySample {
+  std::uint64_t frame = 0;
+  std::size_t device_used = 0;  // cudaMemGetInfo's total - free (0 on the CPU path)
+  std::size_t host_resident = 0;  // this process's resident set (/proc/self/statm)
+};
+MemorySample sample_memory(std::uint64_t frame, bool gpu);
+
+// "1.4 GiB", "12 MiB": estimates on the console.
+std::string size_text(std::size_t bytes);
+
+// Throws CapacityError (depthsort/errors.hpp) when `need` exceeds what is available
+// (depthsort/memory_available.hpp: MemAvailable within ulimit -v, cudaMemGetInfo), with the
+// estimate, what is available and `advice` (which flags to lower). Returns the console line that
+// reports the estimate.
+std::string check_memory(const MemoryNeed& need, bool cpu_path, const std::string& what, const std::string& advice);
+
+}  // namespace depthsort::app
