@@ -6,7 +6,6 @@
 // and p90s over the repetitions; cub-radix runs first at every size and distribution so each row
 // carries its ratio to it. See usage_text() in bench_args.cpp for the flags and the CSV columns.
 #include <cuda_runtime_api.h>
-#include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
@@ -30,6 +29,7 @@
 #include "depthsort/device_buffer.hpp"
 #include "depthsort/count_text.hpp"
 #include "depthsort/errors.hpp"
+#include "depthsort/memory_available.hpp"
 #include "depthsort/output_file.hpp"
 #include "depthsort/registry.hpp"
 #include "depthsort/sorter.hpp"
@@ -304,41 +304,6 @@ bool available_here(const SorterInfo& info) {
 }
 
 std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
-
-// Host memory this process may still take: MemAvailable, bounded by an address-space limit
-// (ulimit -v) less what is mapped already. nullopt where neither can be read.
-std::optional<std::uint64_t> host_memory_available() {
-  auto read_kib = [](const char* file, std::string_view key) -> std::optional<std::uint64_t> {
-    std::FILE* f = std::fopen(file, "r");
-    if (f == nullptr) return std::nullopt;
-    char line[256];
-    std::optional<std::uint64_t> value;
-    while (std::fgets(line, sizeof line, f) != nullptr) {
-      const std::string_view text(line);
-      if (text.starts_with(key)) value = std::strtoull(line + key.size(), nullptr, 10) * 1024;
-    }
-    std::fclose(f);
-    return value;
-  };
-  std::optional<std::uint64_t> available = read_kib("/proc/meminfo", "MemAvailable:");
-  rlimit limit{};
-  if (::getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
-    const std::uint64_t mapped = read_kib("/proc/self/status", "VmSize:").value_or(0);
-    const std::uint64_t left = limit.rlim_cur > mapped ? limit.rlim_cur - mapped : 0;
-    available = available ? std::min(*available, left) : left;
-  }
-  return available;
-}
-
-std::optional<std::uint64_t> device_memory_free() {
-  std::size_t free_bytes = 0;
-  std::size_t total_bytes = 0;
-  if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) {
-    cudaGetLastError();
-    return std::nullopt;
-  }
-  return free_bytes;
-}
 
 // A result file the run keeps up to date: rewritten (to a temporary file, then renamed) after
 // every row, so a crash loses no finished row and no reader ever sees half a file. A stream
