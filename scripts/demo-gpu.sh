@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The demo's checks and measurements on the lent GPU (see ../shared/DEVICE.md): the app's GPU
-# tests, headless runs with drawing of small scenes only (the lent GPU draws ~210K triangles/s),
+# tests, headless runs with drawing of small scenes (screenshots for the docs),
 # and --no-draw runs of the compute part of the frame at millions of primitives, each GPU sorter.
 #
 #   scripts/demo-gpu.sh BUILD_DIR OUT_DIR

@@ -95,9 +95,12 @@ if has_part sanitize && fits sanitize 150 && command -v compute-sanitizer >/dev/
   mkdir -p "$work/sanitize"
   jobs_file=$work/sanitize/jobs.txt
   : >"$jobs_file"
-  for sorter in $(gpu_sorters); do
+  # SANITIZE_SORTERS / SANITIZE_TOOLS (regular expressions) narrow a call to what changed.
+  for sorter in $(gpu_sorters | grep -E "^(${SANITIZE_SORTERS:-.*})$"); do
     for variant in $(option_variants "$sorter"); do
-      for tool in memcheck racecheck synccheck initcheck; do echo "$tool $variant" >>"$jobs_file"; done
+      for tool in memcheck racecheck synccheck initcheck; do
+        [[ $tool =~ ^(${SANITIZE_TOOLS:-.*})$ ]] && echo "$tool $variant" >>"$jobs_file"
+      done
     done
   done
   # One job: the bench sorts three distributions at sizes around the tile boundaries, each checked
@@ -124,7 +127,7 @@ if has_part sanitize && fits sanitize 150 && command -v compute-sanitizer >/dev/
   clean='rc=0 .*(ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards)'
   bad=$(grep -vcE "$clean" "$work/sanitize/summary.txt")
   finished=$(wc -l <"$work/sanitize/summary.txt")
-  note "sanitize: $finished of $(wc -l <"$jobs_file") runs finished in ${limit} s; $bad with errors, failures or no summary"
+  note "sanitize: $finished of $(wc -l <"$jobs_file") runs finished (limit ${limit} s); $bad with errors, failures or no summary"
   grep -vE "$clean" "$work/sanitize/summary.txt" | head -20 | tee -a "$summary"
   if ((finished < $(wc -l <"$jobs_file"))); then
     note "sanitize: not run (time): $(awk '{ print $1 " " $2 }' "$jobs_file" | grep -vxFf <(awk '{ print $1 " " $2 }' "$work/sanitize/summary.txt") | tr '\n' ';' | cut -c1-600)"
