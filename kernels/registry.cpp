@@ -6,6 +6,7 @@
 
 #include "depthsort/errors.hpp"
 #include "sort/baselines.hpp"
+#include "sort/bucket_sort/bucket_sort_sorter.hpp"
 #include "sort/hybrid/hybrid_sorter.hpp"
 
 namespace depthsort {
@@ -28,6 +29,10 @@ const std::array kSorters{
                "log2(L) quicksort partition passes into L sublists, then the same vector-mergesort",
                Backend::Gpu, false, hybrid::kHybridQuickOptions, cuda_device_usable,
                hybrid::make_hybrid_quick_sorter},
+    SorterInfo{"bucket-sort", "Dehne & Zaboli 2010, GPU Bucket Sort: deterministic sample sort (Section 4, Algorithm 1)",
+               "bitonic-sorted sublists, regular samples, s buckets of at most 2n/s, bitonic sort of each bucket",
+               Backend::Gpu, false, bucket_sort::kBucketSortOptions, cuda_device_usable,
+               bucket_sort::make_bucket_sorter},
     SorterInfo{"cpu", "depthsort, host LSD radix sort (11-bit digits)",
                "the CPU path's sorter, host memory, used where no CUDA device exists", Backend::Cpu, true, {},
                always_available, make_cpu_sorter},
