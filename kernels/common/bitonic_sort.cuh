@@ -32,12 +32,21 @@ DEPTHSORT_BITONIC_HD std::uint64_t pack(std::uint32_t ordered_key, std::uint32_t
 DEPTHSORT_BITONIC_HD std::uint32_t key_of(std::uint64_t word) { return static_cast<std::uint32_t>(word >> 32); }
 DEPTHSORT_BITONIC_HD std::uint32_t value_of(std::uint64_t word) { return static_cast<std::uint32_t>(word); }
 
-// The one comparator: after it, a <= b when ascending, a >= b otherwise.
+// "a before b": by the whole word (key, then the low half), or by the key alone (KeyOnly: the
+// bucket sort of step 9, where ties may end in any order and a chunk sorted by key alone joins in).
+template <bool KeyOnly = false>
+DEPTHSORT_BITONIC_HD bool word_less(std::uint64_t a, std::uint64_t b) {
+  return KeyOnly ? key_of(a) < key_of(b) : a < b;
+}
+
+// The one comparator: after it, a <= b when ascending, a >= b otherwise; equal words stay put.
+template <bool KeyOnly = false>
 DEPTHSORT_BITONIC_HD void compare_exchange(std::uint64_t& a, std::uint64_t& b, bool ascending) {
-  const std::uint64_t lo = a < b ? a : b;
-  const std::uint64_t hi = a < b ? b : a;
-  a = ascending ? lo : hi;
-  b = ascending ? hi : lo;
+  const bool swap = ascending ? word_less<KeyOnly>(b, a) : word_less<KeyOnly>(a, b);
+  const std::uint64_t first = swap ? b : a;
+  const std::uint64_t second = swap ? a : b;
+  a = first;
+  b = second;
 }
 
 // The first index of group g when groups are the 2^bits indices differing in bits [low, low + bits).
@@ -52,7 +61,7 @@ DEPTHSORT_BITONIC_HD std::uint32_t padded(std::uint32_t i) { return i + (i >> 4)
 DEPTHSORT_BITONIC_HD std::uint32_t padded_size(std::uint32_t n) { return n + (n >> 4) + 1; }
 
 // Steps j = 2^(low+BITS-1), ..., 2^low of stage k on one group of 2^BITS words in registers.
-template <int BITS>
+template <int BITS, bool KeyOnly = false>
 DEPTHSORT_BITONIC_HD void group_steps(std::uint64_t (&v)[1 << BITS], bool ascending) {
 #if defined(__CUDA_ARCH__)
 #pragma unroll
@@ -62,13 +71,13 @@ DEPTHSORT_BITONIC_HD void group_steps(std::uint64_t (&v)[1 << BITS], bool ascend
 #pragma unroll
 #endif
     for (int e = 0; e < (1 << BITS); ++e)
-      if ((e & (1 << t)) == 0) compare_exchange(v[e], v[e | (1 << t)], ascending);
+      if ((e & (1 << t)) == 0) compare_exchange<KeyOnly>(v[e], v[e | (1 << t)], ascending);
   }
 }
 
 // Loads group g of data (addressed through Index), runs the steps of bits [low, low + BITS) of
 // stage k, stores it back. Index maps a logical index to a storage index (padded or identity).
-template <int BITS, class Index>
+template <int BITS, bool KeyOnly = false, class Index>
 DEPTHSORT_BITONIC_HD void group_round(std::uint64_t* data, std::uint32_t g, int low, std::uint32_t k, Index index) {
   const std::uint32_t base = group_base(g, low, BITS);
   std::uint64_t v[1 << BITS];
@@ -76,7 +85,7 @@ DEPTHSORT_BITONIC_HD void group_round(std::uint64_t* data, std::uint32_t g, int 
 #pragma unroll
 #endif
   for (int e = 0; e < (1 << BITS); ++e) v[e] = data[index(base | (static_cast<std::uint32_t>(e) << low))];
-  group_steps<BITS>(v, (base & k) == 0);
+  group_steps<BITS, KeyOnly>(v, (base & k) == 0);
 #if defined(__CUDA_ARCH__)
 #pragma unroll
 #endif
@@ -116,36 +125,38 @@ struct IdentityIndex {
 };
 
 // One round on every group, by whoever runs it (a block's threads, or a CPU loop).
-template <class Index>
+template <bool KeyOnly = false, class Index>
 DEPTHSORT_BITONIC_HD void run_round(std::uint64_t* data, std::uint32_t g, int low, int bits, std::uint32_t k,
                                     Index index) {
   if (bits == 3)
-    group_round<3>(data, g, low, k, index);
+    group_round<3, KeyOnly>(data, g, low, k, index);
   else if (bits == 2)
-    group_round<2>(data, g, low, k, index);
+    group_round<2, KeyOnly>(data, g, low, k, index);
   else
-    group_round<1>(data, g, low, k, index);
+    group_round<1, KeyOnly>(data, g, low, k, index);
 }
 
 #if defined(__CUDACC__)
 // Sorts smem[0, P) ascending (stored through padded()), P a power of two >= 8, by the whole block.
 // Ends with a __syncthreads.
+template <bool KeyOnly = false>
 __device__ __forceinline__ void block_sort(std::uint64_t* smem, std::uint32_t P) {
   for_each_round(P, [&](std::uint32_t k, int low, int bits) {
     const std::uint32_t groups = P >> bits;
-    for (std::uint32_t g = threadIdx.x; g < groups; g += blockDim.x) run_round(smem, g, low, bits, k, PaddedIndex{});
+    for (std::uint32_t g = threadIdx.x; g < groups; g += blockDim.x) run_round<KeyOnly>(smem, g, low, bits, k, PaddedIndex{});
     __syncthreads();
   });
 }
 
 // The ascending half-cleaners j = 2^high, ..., 1 over smem[0, P): merges a chunk whose larger
 // steps ran elsewhere. Ends with a __syncthreads.
+template <bool KeyOnly = false>
 __device__ __forceinline__ void block_merge(std::uint64_t* smem, std::uint32_t P, int high) {
   for_each_merge_round(high, [&](int low, int bits) {
     const std::uint32_t groups = P >> bits;
     // k = 2P: every index of the chunk has that bit clear, so every group ascends.
     for (std::uint32_t g = threadIdx.x; g < groups; g += blockDim.x)
-      run_round(smem, g, low, bits, 2 * P, PaddedIndex{});
+      run_round<KeyOnly>(smem, g, low, bits, 2 * P, PaddedIndex{});
     __syncthreads();
   });
 }

@@ -91,7 +91,10 @@ constexpr OptionCase kCases[] = {
     {"s=1024,sublist=16384,chunk=16384"},
     {"s=128,chunk=128"},             // the samples through the global path too
     {"sublist=1024,chunk=4096"},
-    {"cub_sample_sort=1"},
+    {"cub_sample_sort=0,radix_block_sort=0"},  // bitonic throughout at the default sizes
+    {"s=16"},                   // radix-sorted chunks joined by the key-only global-memory path
+    {"s=64,chunk=4096"},        // radix local sort, bitonic chunks
+    {"sublist=4096"},           // bitonic local sort, radix chunks
 };
 
 constexpr std::size_t kSizes[] = {1, 2, 1000, 4097, 65537, (std::size_t{1} << 20) + 3};

@@ -15,6 +15,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <cub/block/block_radix_sort.cuh>
 #include <cub/block/block_scan.cuh>
 
 #include "common/bitonic_sort.cuh"
@@ -31,6 +32,10 @@ constexpr std::uint64_t kPadWord = ~std::uint64_t{0};
 constexpr int kSortThreads = 512;   // the paper's 512 threads per block (Section 4)
 constexpr int kIndexThreads = 256;  // sample indexing: at most s/2 searches at once
 constexpr int kMoveThreads = 512;   // relocation
+// The radix block sort (radix_block_sort, not the paper's): 512 threads x 16 pairs, one tile size.
+constexpr int kRadixItems = 16;
+constexpr std::uint32_t kRadixTile = kSortThreads * kRadixItems;
+using RadixBlockSort = cub::BlockRadixSort<std::uint32_t, kSortThreads, kRadixItems, std::uint32_t>;
 
 __device__ __forceinline__ std::uint32_t next_pow2(std::uint32_t x) {
   return x <= 1 ? 1u : 1u << (32 - __clz(x - 1));
@@ -61,6 +66,35 @@ __global__ void __launch_bounds__(kSortThreads) local_sort_kernel(const float* _
     const std::uint64_t w = smem[padded(r)];
     if (r < count) sorted[base + r] = pack(key_of(w), vals[value_of(w)]);
     if (sample_inline && (r + 1) % q == 0) samples[blockIdx.x * s + r / q] = pack(key_of(w), base + r);
+  }
+}
+
+// Steps 1-3 with CUB's block radix sort of a tile of kRadixTile pairs instead of the paper's
+// bitonic sort (radix_block_sort). Loaded blocked and sorted stably, so the pads (key 0xFFFFFFFF,
+// last in the tile) stay after every real key, equal ones included.
+__global__ void __launch_bounds__(kSortThreads) local_radix_sort_kernel(const float* __restrict__ keys,
+                                                                        const std::uint32_t* __restrict__ values,
+                                                                        std::uint32_t n, std::uint32_t s,
+                                                                        bool sample_inline,
+                                                                        std::uint64_t* __restrict__ sorted,
+                                                                        std::uint64_t* __restrict__ samples) {
+  __shared__ typename RadixBlockSort::TempStorage storage;
+  const std::uint32_t base = blockIdx.x * kRadixTile;
+  const std::uint32_t count = min(kRadixTile, n - base);
+  std::uint32_t k[kRadixItems], v[kRadixItems];
+#pragma unroll
+  for (int e = 0; e < kRadixItems; ++e) {
+    const std::uint32_t r = threadIdx.x * kRadixItems + e;
+    k[e] = r < count ? ordered_key(keys[base + r]) : 0xFFFFFFFFu;
+    v[e] = r < count ? values[base + r] : 0u;
+  }
+  RadixBlockSort(storage).SortBlockedToStriped(k, v);
+  const std::uint32_t q = kRadixTile / s;
+#pragma unroll
+  for (int e = 0; e < kRadixItems; ++e) {
+    const std::uint32_t r = e * kSortThreads + threadIdx.x;
+    if (r < count) sorted[base + r] = pack(k[e], v[e]);
+    if (sample_inline && (r + 1) % q == 0) samples[blockIdx.x * s + r / q] = pack(k[e], base + r);
   }
 }
 
@@ -144,7 +178,9 @@ __device__ __forceinline__ bool segment_of(const SegmentItem* items, const std::
 }
 
 // Sorts one chunk in shared memory; a segment of one chunk is finished here and goes to out.
-template <class Out>
+// Radix: CUB's block radix sort by key (chunk == kRadixTile; loaded blocked, stable, so the pads
+// stay last), otherwise the bitonic sort.
+template <class Out, bool KeyOnly, bool Radix>
 __global__ void __launch_bounds__(kSortThreads) chunk_sort_kernel(Segments seg, const SegmentItem* __restrict__ items,
                                                                   const std::uint32_t* __restrict__ item_count,
                                                                   std::uint32_t chunk, std::uint64_t* data, Out out) {
@@ -154,20 +190,44 @@ __global__ void __launch_bounds__(kSortThreads) chunk_sort_kernel(Segments seg, 
   if (!segment_of(items, item_count, seg, item, begin, size)) return;
   const std::uint32_t first = begin + item.chunk * chunk;
   const std::uint32_t count = min(chunk, size - item.chunk * chunk);
-  const std::uint32_t P = size <= chunk ? max(8u, next_pow2(size)) : chunk;
-  for (std::uint32_t r = threadIdx.x; r < P; r += blockDim.x) smem[padded(r)] = r < count ? data[first + r] : kPadWord;
-  __syncthreads();
-  bitonic::block_sort(smem, P);
-  for (std::uint32_t r = threadIdx.x; r < count; r += blockDim.x) {
-    if (size <= chunk)
-      out(first + r, smem[padded(r)]);
-    else
-      data[first + r] = smem[padded(r)];
+  if constexpr (Radix) {
+    __shared__ typename RadixBlockSort::TempStorage storage;
+    std::uint32_t k[kRadixItems], v[kRadixItems];
+#pragma unroll
+    for (int e = 0; e < kRadixItems; ++e) {
+      const std::uint32_t r = threadIdx.x * kRadixItems + e;
+      const std::uint64_t w = r < count ? data[first + r] : kPadWord;
+      k[e] = key_of(w);
+      v[e] = value_of(w);
+    }
+    RadixBlockSort(storage).SortBlockedToStriped(k, v);
+#pragma unroll
+    for (int e = 0; e < kRadixItems; ++e) {
+      const std::uint32_t r = e * kSortThreads + threadIdx.x;
+      if (r >= count) continue;
+      if (size <= chunk)
+        out(first + r, pack(k[e], v[e]));
+      else
+        data[first + r] = pack(k[e], v[e]);
+    }
+  } else {
+    const std::uint32_t P = size <= chunk ? max(8u, next_pow2(size)) : chunk;
+    for (std::uint32_t r = threadIdx.x; r < P; r += blockDim.x)
+      smem[padded(r)] = r < count ? data[first + r] : kPadWord;
+    __syncthreads();
+    bitonic::block_sort<KeyOnly>(smem, P);
+    for (std::uint32_t r = threadIdx.x; r < count; r += blockDim.x) {
+      if (size <= chunk)
+        out(first + r, smem[padded(r)]);
+      else
+        data[first + r] = smem[padded(r)];
+    }
   }
 }
 
 // One step (k, j) in global memory for the chunks of segments with 2^ceil(log2 size) >= k; flip
 // pairs i with i ^ (k-1) (j = k/2), otherwise i with i + j.
+template <bool KeyOnly>
 __global__ void __launch_bounds__(kSortThreads) global_step_kernel(Segments seg, const SegmentItem* __restrict__ items,
                                                                    const std::uint32_t* __restrict__ item_count,
                                                                    std::uint32_t chunk, std::uint32_t k,
@@ -182,7 +242,7 @@ __global__ void __launch_bounds__(kSortThreads) global_step_kernel(Segments seg,
     const std::uint32_t partner = flip ? (i ^ (k - 1)) : (i + j);
     if (partner >= size) continue;  // a virtual pad: the maximum, already above i
     std::uint64_t a = data[begin + i], b = data[begin + partner];
-    if (b < a) {
+    if (bitonic::word_less<KeyOnly>(b, a)) {
       data[begin + i] = b;
       data[begin + partner] = a;
     }
@@ -191,7 +251,7 @@ __global__ void __launch_bounds__(kSortThreads) global_step_kernel(Segments seg,
 
 // The steps j < chunk of stage k in shared memory, chunk by chunk; at the segment's last stage the
 // chunk is final and goes to out.
-template <class Out>
+template <class Out, bool KeyOnly>
 __global__ void __launch_bounds__(kSortThreads) chunk_merge_kernel(Segments seg, const SegmentItem* __restrict__ items,
                                                                    const std::uint32_t* __restrict__ item_count,
                                                                    std::uint32_t chunk, int chunk_log2,
@@ -207,7 +267,7 @@ __global__ void __launch_bounds__(kSortThreads) chunk_merge_kernel(Segments seg,
   for (std::uint32_t r = threadIdx.x; r < chunk; r += blockDim.x)
     smem[padded(r)] = r < count ? data[first + r] : kPadWord;
   __syncthreads();
-  bitonic::block_merge(smem, chunk, chunk_log2 - 1);
+  bitonic::block_merge<KeyOnly>(smem, chunk, chunk_log2 - 1);
   for (std::uint32_t r = threadIdx.x; r < count; r += blockDim.x) {
     if (P == k)
       out(first + r, smem[padded(r)]);

@@ -73,13 +73,17 @@ BucketSorter::BucketSorter(const OptionValues& options) : Sorter("bucket-sort", 
   chunk_option_ = option_value(options, "chunk");
   faithful_ = option_value(options, "faithful") != 0;
   inline_sampling_ = option_value(options, "inline_sampling") != 0;
-  cub_sample_sort_ = option_value(options, "cub_sample_sort") != 0;
+  // The paper's configuration is bitonic sort throughout (Section 4).
+  cub_sample_sort_ = !faithful_ && option_value(options, "cub_sample_sort") != 0;
+  radix_block_sort_ = !faithful_ && option_value(options, "radix_block_sort") != 0;
   check_pow2_option(s_option_, "s", 2);
   check_pow2_option(sublist_option_, "sublist", 64);
   check_pow2_option(chunk_option_, "chunk", 64);
 }
 
 BucketSorter::~BucketSorter() = default;
+
+bool BucketSorter::radix_for(std::uint32_t tile) const { return radix_block_sort_ && tile == kRadixTile; }
 
 Config BucketSorter::config_for(std::size_t n) const {
   Config c;
@@ -167,12 +171,46 @@ void BucketSorter::do_reserve(std::size_t max_n) {
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
   };
   allow(reinterpret_cast<const void*>(local_sort_kernel), local_sort_smem(16384));
-  allow(reinterpret_cast<const void*>(chunk_sort_kernel<PairsOut>), chunk_smem(16384));
-  allow(reinterpret_cast<const void*>(chunk_sort_kernel<WordsOut>), chunk_smem(16384));
-  allow(reinterpret_cast<const void*>(chunk_merge_kernel<PairsOut>), chunk_smem(16384));
-  allow(reinterpret_cast<const void*>(chunk_merge_kernel<WordsOut>), chunk_smem(16384));
+  allow(reinterpret_cast<const void*>(chunk_sort_kernel<PairsOut, true, false>), chunk_smem(16384));
+  allow(reinterpret_cast<const void*>(chunk_sort_kernel<WordsOut, false, false>), chunk_smem(16384));
+  allow(reinterpret_cast<const void*>(chunk_merge_kernel<PairsOut, true>), chunk_smem(16384));
+  allow(reinterpret_cast<const void*>(chunk_merge_kernel<WordsOut, false>), chunk_smem(16384));
   allow(reinterpret_cast<const void*>(sample_indexing_kernel), indexing_smem(16384, 4096));
 }
+
+namespace {
+
+struct SegmentWork {
+  Segments seg;
+  SegmentItem* items;
+  const std::uint32_t* count;
+  unsigned grid;
+  std::uint32_t chunk;
+  std::uint64_t top;  // the power of two of the largest segment allowed
+  std::uint64_t* data;
+  cudaStream_t stream;
+};
+
+template <bool KeyOnly, bool Radix, class Out>
+void launch_segment_sort(const SegmentWork& w, Out out) {
+  const std::size_t smem = Radix ? 0 : chunk_smem(w.chunk);
+  chunk_sort_kernel<Out, KeyOnly, Radix><<<w.grid, kSortThreads, smem, w.stream>>>(w.seg, w.items, w.count, w.chunk,
+                                                                                   w.data, out);
+  DEPTHSORT_CUDA_CHECK_LAUNCH("bucket-sort chunk_sort_kernel");
+  for (std::uint64_t k = 2 * std::uint64_t{w.chunk}; k <= w.top; k *= 2) {
+    const auto k32 = static_cast<std::uint32_t>(k);
+    for (std::uint64_t j = k / 2; j >= w.chunk; j /= 2) {
+      global_step_kernel<KeyOnly><<<w.grid, kSortThreads, 0, w.stream>>>(
+          w.seg, w.items, w.count, w.chunk, k32, static_cast<std::uint32_t>(j), j == k / 2, w.data);
+      DEPTHSORT_CUDA_CHECK_LAUNCH("bucket-sort global_step_kernel");
+    }
+    chunk_merge_kernel<Out, KeyOnly><<<w.grid, kSortThreads, chunk_smem(w.chunk), w.stream>>>(
+        w.seg, w.items, w.count, w.chunk, log2_host(w.chunk), k32, w.data, out);
+    DEPTHSORT_CUDA_CHECK_LAUNCH("bucket-sort chunk_merge_kernel");
+  }
+}
+
+}  // namespace
 
 void BucketSorter::sort_segments(std::uint64_t* data, const std::uint32_t* begin, std::uint32_t segments,
                                  std::uint64_t total, std::uint64_t max_segment, std::uint32_t chunk, bool to_pairs,
@@ -180,36 +218,24 @@ void BucketSorter::sort_segments(std::uint64_t* data, const std::uint32_t* begin
   const Segments seg{begin, segments};
   auto* items = reinterpret_cast<SegmentItem*>(items_.data());
   std::uint32_t* count = item_count_.data();
-  const unsigned grid = static_cast<unsigned>(std::min<std::uint64_t>(max_items_, segments + total / chunk + 1));
   plan_chunks_kernel<<<1, kPlanThreads, 0, stream>>>(seg, chunk, items, count);
   DEPTHSORT_CUDA_CHECK_LAUNCH("bucket-sort plan_chunks_kernel");
-  const std::size_t smem = chunk_smem(chunk);
-  const PairsOut pairs{b.keys_out, b.values_out};
-  const WordsOut words{data};
-  if (to_pairs)
-    chunk_sort_kernel<<<grid, kSortThreads, smem, stream>>>(seg, items, count, chunk, data, pairs);
+  // The global-memory path runs for the largest segment the guarantee allows; launches find
+  // their chunk's segment done (or absent) and return at once.
+  const SegmentWork work{seg,
+                         items,
+                         count,
+                         static_cast<unsigned>(std::min<std::uint64_t>(max_items_, segments + total / chunk + 1)),
+                         chunk,
+                         next_pow2_host(max_segment),
+                         data,
+                         stream};
+  if (!to_pairs)
+    launch_segment_sort<false, false>(work, WordsOut{data});
+  else if (radix_for(chunk))
+    launch_segment_sort<true, true>(work, PairsOut{b.keys_out, b.values_out});
   else
-    chunk_sort_kernel<<<grid, kSortThreads, smem, stream>>>(seg, items, count, chunk, data, words);
-  DEPTHSORT_CUDA_CHECK_LAUNCH("bucket-sort chunk_sort_kernel");
-  // The global-memory path, for the largest segment the guarantee allows.
-  const std::uint64_t top = next_pow2_host(max_segment);
-  for (std::uint64_t k = 2 * std::uint64_t{chunk}; k <= top; k *= 2) {
-    const auto k32 = static_cast<std::uint32_t>(k);
-    global_step_kernel<<<grid, kSortThreads, 0, stream>>>(seg, items, count, chunk, k32, k32 / 2, true, data);
-    DEPTHSORT_CUDA_CHECK_LAUNCH("bucket-sort global_step_kernel");
-    for (std::uint64_t j = k / 4; j >= chunk; j /= 2) {
-      global_step_kernel<<<grid, kSortThreads, 0, stream>>>(seg, items, count, chunk, k32,
-                                                            static_cast<std::uint32_t>(j), false, data);
-      DEPTHSORT_CUDA_CHECK_LAUNCH("bucket-sort global_step_kernel");
-    }
-    if (to_pairs)
-      chunk_merge_kernel<<<grid, kSortThreads, smem, stream>>>(seg, items, count, chunk, log2_host(chunk), k32, data,
-                                                               pairs);
-    else
-      chunk_merge_kernel<<<grid, kSortThreads, smem, stream>>>(seg, items, count, chunk, log2_host(chunk), k32, data,
-                                                               words);
-    DEPTHSORT_CUDA_CHECK_LAUNCH("bucket-sort chunk_merge_kernel");
-  }
+    launch_segment_sort<true, false>(work, PairsOut{b.keys_out, b.values_out});
 }
 
 void BucketSorter::do_sort(const SortBuffers& b, cudaStream_t stream, StepTimer& timer) {
@@ -222,9 +248,13 @@ void BucketSorter::do_sort(const SortBuffers& b, cudaStream_t stream, StepTimer&
   const std::uint32_t ms = m * s;
   {
     StepScope step(timer, "local sort");
-    local_sort_kernel<<<m, kSortThreads, local_sort_smem(L), stream>>>(b.keys_in, b.values_in, n, L, s,
-                                                                       inline_sampling_, sorted_.data(),
-                                                                       samples_.data());
+    if (radix_for(L))
+      local_radix_sort_kernel<<<m, kSortThreads, 0, stream>>>(b.keys_in, b.values_in, n, s, inline_sampling_,
+                                                              sorted_.data(), samples_.data());
+    else
+      local_sort_kernel<<<m, kSortThreads, local_sort_smem(L), stream>>>(b.keys_in, b.values_in, n, L, s,
+                                                                         inline_sampling_, sorted_.data(),
+                                                                         samples_.data());
     DEPTHSORT_CUDA_CHECK_LAUNCH("bucket-sort local_sort_kernel");
   }
   if (!inline_sampling_) {

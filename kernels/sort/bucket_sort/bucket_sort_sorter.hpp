@@ -18,10 +18,13 @@ inline constexpr OptionSpec kBucketSortOptions[] = {
     {"sublist", "n/m, pairs per sublist of the local sort, a power of two (0 = auto: 2048 faithful, else 8192)", 0,
      0, 16384},
     {"chunk", "pairs one block sorts in shared memory in steps 4 and 9, a power of two (0 = auto)", 0, 0, 16384},
-    {"faithful", "the paper's choices: s = 64, 2048-pair sublists, 2048-pair bitonic chunks", 0, 0, 1},
+    {"faithful", "the paper's choices: s = 64, 2048-pair sublists, bitonic sorts everywhere (2048-pair chunks)", 0,
+     0, 1},
     {"inline_sampling", "take the local samples while writing the sorted sublists (Section 4), not in a pass", 1,
      0, 1},
-    {"cub_sample_sort", "step 4 by CUB's radix sort of the 64-bit samples instead of bitonic sort", 0, 0, 1},
+    {"cub_sample_sort", "step 4 by CUB's radix sort of the 64-bit samples instead of bitonic sort", 1, 0, 1},
+    {"radix_block_sort", "steps 2 and 9 by CUB's block radix sort of 8192-pair tiles instead of bitonic sort", 1, 0,
+     1},
 };
 
 // The configuration one sort ran with.
@@ -53,16 +56,19 @@ class BucketSorter final : public Sorter {
   void do_sort(const SortBuffers& buffers, cudaStream_t stream, StepTimer& timer) override;
 
  private:
+  // Steps 4 (samples: whole words, to_pairs false) and 9 (buckets: by key, to the output).
   void sort_segments(std::uint64_t* data, const std::uint32_t* begin, std::uint32_t segments, std::uint64_t total,
                      std::uint64_t max_segment, std::uint32_t chunk, bool to_pairs, const SortBuffers& b,
                      cudaStream_t stream);
+  bool radix_for(std::uint32_t tile) const;
 
   int s_option_ = 0;
   int sublist_option_ = 0;
   int chunk_option_ = 0;
   bool faithful_ = false;
   bool inline_sampling_ = true;
-  bool cub_sample_sort_ = false;
+  bool cub_sample_sort_ = true;
+  bool radix_block_sort_ = true;
   Config last_{};
   std::size_t last_n_ = 0;
   std::size_t workspace_bytes_ = 0;
