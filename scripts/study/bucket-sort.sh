@@ -7,6 +7,8 @@
 #   fig8-dists.csv  every distribution of the suite at 16M, default and faithful (Fig. 8, flatness)
 #   fig46-n.csv     time against n, 1M..256M, beside cub-merge and cub-radix (Fig. 4 and 6); the
 #                   per-step medians of its rows are Fig. 5
+#   knobs.csv       each deviation from the paper alone at 16M (radix block sort, CUB sample sort,
+#                   inline sampling, sublist and chunk sizes), with steps
 #   check.csv       the default and the paper's configuration at 16M, checked against the CPU
 # and prints a summary table at the end.
 set -uo pipefail
@@ -14,7 +16,7 @@ BIN=${1:?bin dir}
 OUT=${2:?out dir}
 mkdir -p "$OUT"
 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader | tee "$OUT/device.txt"
-bench() { timeout 60 "$BIN/depthsort-bench" --warmup 1 "$@" >>"$OUT/bench.log" 2>&1 || echo "bench $* failed: $?"; }
+bench() { timeout 45 "$BIN/depthsort-bench" --warmup 1 "$@" >>"$OUT/bench.log" 2>&1 || echo "bench $* failed: $?"; }
 
 opts=()
 for s in 16 32 64 128 256 512 1024 2048 4096; do opts+=(--options "bucket-sort:s=$s"); done
@@ -25,6 +27,11 @@ bench --sorters bucket-sort,cub-merge --sizes 16M --dist all --reps 5 \
   --options bucket-sort:faithful=0 --options bucket-sort:faithful=1 --csv "$OUT/fig8-dists.csv"
 bench --sorters bucket-sort,cub-merge --sizes 1M,2M,4M,8M,16M,32M,64M,128M,256M --dist uniform --reps 5 \
   --options bucket-sort:faithful=0 --options bucket-sort:faithful=1 --csv "$OUT/fig46-n.csv"
+bench --sorters bucket-sort --sizes 16M --dist uniform --reps 9 --options bucket-sort:s=0 \
+  --options bucket-sort:radix_block_sort=0 --options bucket-sort:cub_sample_sort=0 \
+  --options bucket-sort:radix_block_sort=0,cub_sample_sort=0 --options bucket-sort:inline_sampling=0 \
+  --options bucket-sort:sublist=4096 --options bucket-sort:chunk=4096 --options bucket-sort:sublist=16384,chunk=16384 \
+  --options bucket-sort:faithful=1 --csv "$OUT/knobs.csv"
 bench --sorters bucket-sort --sizes 16M --dist uniform,specials,all-equal --reps 1 --check \
   --options bucket-sort:faithful=0 --options bucket-sort:faithful=1 --csv "$OUT/check.csv"
 
@@ -65,6 +72,10 @@ for key, d in table.items():
     if key.startswith("bucket-sort") and 1 << 24 in d and 1 << 24 in merge:
         print(f"  {key}: cub-merge / bucket-sort at 16M = {merge[1 << 24][0] / d[1 << 24][0]:.2f}x")
         print("    steps at 16M: " + d[1 << 24][1].replace(";", "  "))
+print("== deviations one at a time, 16M uniform (ms; steps)")
+for r in rows("knobs.csv"):
+    if r["sorter"] == "bucket-sort":
+        print(f"  {short(r['options']):40s} {ms(r):7.3f}  " + r["steps"].replace(";", " "))
 print("== checks (16M)")
 for r in rows("check.csv"):
     print(f"  {r['sorter']:12s} {short(r['options']):22s} {r['dist']:10s} {r['check']}")

@@ -46,7 +46,10 @@ void cpu_block_sort_padded(Words& data) {
 }
 
 // The global-memory path of bucket_sort_kernels.cuh for one segment of any size, chunk C.
-// flip_descending plants an error: the flip compares the wrong way.
+// KeyOnly: the buckets' execution, chunks sorted by key alone (as the radix chunk sort leaves
+// them: ties in any order), every comparator by key. flip_descending plants an error: the flip
+// compares the wrong way.
+template <bool KeyOnly = false>
 void cpu_segment_sort(Words& seg, std::uint32_t C, bool flip_descending = false) {
   const auto size = static_cast<std::uint32_t>(seg.size());
   std::uint32_t P = 1;
@@ -57,11 +60,20 @@ void cpu_segment_sort(Words& seg, std::uint32_t C, bool flip_descending = false)
       const std::uint32_t width = size <= C ? std::max(8u, P) : C;
       Words tile(width, ~std::uint64_t{0});
       std::copy_n(seg.begin() + first, count, tile.begin());
-      body(tile);
+      body(tile, count);
       std::copy_n(tile.begin(), count, seg.begin() + first);
     }
   };
-  chunk_pass([](Words& tile) { cpu_block_sort(tile); });
+  if (KeyOnly) {
+    // Ties of a key come out in reverse input order (any order must do), the pads after them (the
+    // radix chunk sort loads blocked and sorts stably, so its pads stay last).
+    chunk_pass([](Words& tile, std::uint32_t count) {
+      std::reverse(tile.begin(), tile.begin() + count);
+      std::stable_sort(tile.begin(), tile.end(), [](auto a, auto b) { return key_of(a) < key_of(b); });
+    });
+  } else {
+    chunk_pass([](Words& tile, std::uint32_t) { cpu_block_sort(tile); });
+  }
   int chunk_log2 = 0;
   while ((1u << chunk_log2) < C) ++chunk_log2;
   for (std::uint64_t k = 2ull * C; k <= P; k *= 2) {
@@ -71,12 +83,13 @@ void cpu_segment_sort(Words& seg, std::uint32_t C, bool flip_descending = false)
         if ((i & j) != 0) continue;
         const std::uint64_t partner = flip ? (i ^ (k - 1)) : (i + j);
         if (partner >= size) continue;
-        compare_exchange(seg[i], seg[partner], !(flip && flip_descending));
+        compare_exchange<KeyOnly>(seg[i], seg[partner], !(flip && flip_descending));
       }
     }
-    chunk_pass([&](Words& tile) {
+    chunk_pass([&](Words& tile, std::uint32_t) {
       for_each_merge_round(chunk_log2 - 1, [&](int low, int bits) {
-        for (std::uint32_t g = 0; g < (C >> bits); ++g) run_round(tile.data(), g, low, bits, 2 * C, IdentityIndex{});
+        for (std::uint32_t g = 0; g < (C >> bits); ++g)
+          run_round<KeyOnly>(tile.data(), g, low, bits, 2 * C, IdentityIndex{});
       });
     });
   }
@@ -152,6 +165,23 @@ TEST(BucketSortBitonic, GlobalPathSortsSegmentsOfAnyLength) {
       std::sort(expected.begin(), expected.end());
       cpu_segment_sort(w, C);
       ASSERT_EQ(w, expected) << "chunk " << C << " size " << size;
+    }
+  }
+}
+
+TEST(BucketSortBitonic, KeyOnlyGlobalPathSortsByKeyAndKeepsEveryPair) {
+  std::mt19937 rng(17);
+  for (const std::uint32_t size : {9u, 100u, 129u, 1000u, 1025u, 3000u}) {
+    for (const std::uint32_t range : {2u, 50u, 0xFFFFFFFFu}) {
+      Words w = random_words(size, rng, range);
+      w.push_back(pack(0xFFFFFFFFu, 7));  // a real word with the pads' key
+      Words expected = w;
+      cpu_segment_sort<true>(w, 64);
+      for (std::size_t i = 1; i < w.size(); ++i) ASSERT_LE(key_of(w[i - 1]), key_of(w[i])) << "size " << size;
+      std::sort(expected.begin(), expected.end());
+      Words got = w;
+      std::sort(got.begin(), got.end());
+      ASSERT_EQ(got, expected) << "size " << size << " range " << range;
     }
   }
 }
