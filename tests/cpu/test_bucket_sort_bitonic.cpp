@@ -46,11 +46,12 @@ void cpu_block_sort_padded(Words& data) {
 }
 
 // The global-memory path of bucket_sort_kernels.cuh for one segment of any size, chunk C.
-// KeyOnly: the buckets' execution, chunks sorted by key alone (as the radix chunk sort leaves
-// them: ties in any order), every comparator by key. flip_descending plants an error: the flip
+// KeyOnly: the buckets' execution, chunks sorted by key alone (radix_chunks, as the radix chunk
+// sort leaves them: ties in any order) or by the bitonic sort of whole words, every later
+// comparator by key. flip_descending plants an error: the flip
 // compares the wrong way.
 template <bool KeyOnly = false>
-void cpu_segment_sort(Words& seg, std::uint32_t C, bool flip_descending = false) {
+void cpu_segment_sort(Words& seg, std::uint32_t C, bool flip_descending = false, bool radix_chunks = true) {
   const auto size = static_cast<std::uint32_t>(seg.size());
   std::uint32_t P = 1;
   while (P < size) P <<= 1;
@@ -64,7 +65,7 @@ void cpu_segment_sort(Words& seg, std::uint32_t C, bool flip_descending = false)
       std::copy_n(tile.begin(), count, seg.begin() + first);
     }
   };
-  if (KeyOnly) {
+  if (KeyOnly && radix_chunks) {
     // Ties of a key come out in reverse input order (any order must do), the pads after them (the
     // radix chunk sort loads blocked and sorts stably, so its pads stay last).
     chunk_pass([](Words& tile, std::uint32_t count) {
@@ -184,6 +185,38 @@ TEST(BucketSortBitonic, KeyOnlyGlobalPathSortsByKeyAndKeepsEveryPair) {
       ASSERT_EQ(got, expected) << "size " << size << " range " << range;
     }
   }
+}
+
+TEST(BucketSortBitonic, KeyOnlyGlobalPathAfterBitonicChunksKeepsRealMaxKeys) {
+  // Many real words with the pads' key 0xFFFFFFFF: the GPU run of 2026-11-23 lost one when the
+  // chunk sort compared keys alone (a pad came out inside the segment).
+  std::mt19937 rng(19);
+  for (const std::uint32_t size : {9u, 100u, 1000u, 1025u, 3000u}) {
+    Words w = random_words(size, rng, 4);
+    for (std::uint32_t i = 0; i < size; i += 3) w[i] = pack(0xFFFFFFFFu, i);
+    Words expected = w;
+    cpu_segment_sort<true>(w, 64, false, /*radix_chunks=*/false);
+    for (std::size_t i = 1; i < w.size(); ++i) ASSERT_LE(key_of(w[i - 1]), key_of(w[i])) << "size " << size;
+    std::sort(expected.begin(), expected.end());
+    std::sort(w.begin(), w.end());
+    ASSERT_EQ(w, expected) << "size " << size;
+  }
+}
+
+TEST(BucketSortBitonic, PlantedKeyOnlyBitonicChunkSortLosesAMaxKey) {
+  // The planted error: the padded chunk sorted by key alone, as the failing kernel did.
+  std::mt19937 rng(23);
+  bool lost = false;
+  for (int trial = 0; trial < 200 && !lost; ++trial) {
+    const std::uint32_t size = 5 + rng() % 58;
+    Words tile(64, ~std::uint64_t{0});
+    for (std::uint32_t i = 0; i < size; ++i) tile[i] = pack(rng() % 2 ? 0xFFFFFFFFu : 1u, i);
+    for_each_round(64, [&](std::uint32_t k, int low, int bits) {
+      for (std::uint32_t g = 0; g < (64u >> bits); ++g) run_round<true>(tile.data(), g, low, bits, k, IdentityIndex{});
+    });
+    for (std::uint32_t i = 0; i < size; ++i) lost = lost || tile[i] == ~std::uint64_t{0};
+  }
+  EXPECT_TRUE(lost);
 }
 
 TEST(BucketSortBitonic, PlantedWrongFlipIsCaught) {

@@ -179,7 +179,7 @@ __device__ __forceinline__ bool segment_of(const SegmentItem* items, const std::
 
 // Sorts one chunk in shared memory; a segment of one chunk is finished here and goes to out.
 // Radix: CUB's block radix sort by key (chunk == kRadixTile; loaded blocked, stable, so the pads
-// stay last), otherwise the bitonic sort.
+// stay last), otherwise the bitonic sort of whole words.
 template <class Out, bool KeyOnly, bool Radix>
 __global__ void __launch_bounds__(kSortThreads) chunk_sort_kernel(Segments seg, const SegmentItem* __restrict__ items,
                                                                   const std::uint32_t* __restrict__ item_count,
@@ -215,7 +215,10 @@ __global__ void __launch_bounds__(kSortThreads) chunk_sort_kernel(Segments seg, 
     for (std::uint32_t r = threadIdx.x; r < P; r += blockDim.x)
       smem[padded(r)] = r < count ? data[first + r] : kPadWord;
     __syncthreads();
-    bitonic::block_sort<KeyOnly>(smem, P);
+    // Whole words even for the buckets: under a key-only order the network leaves ties (a pad and
+    // a real key 0xFFFFFFFF) in any order and a pad could land inside the segment. The merges
+    // after it may compare keys alone: they only ascend, so the pads above never move down.
+    bitonic::block_sort<false>(smem, P);
     for (std::uint32_t r = threadIdx.x; r < count; r += blockDim.x) {
       if (size <= chunk)
         out(first + r, smem[padded(r)]);
