@@ -7,6 +7,7 @@
 #include "depthsort/errors.hpp"
 #include "sort/baselines.hpp"
 #include "sort/gpu_mms/gpu_mms_sorter.hpp"
+#include "sort/bucket_sort/bucket_sort_sorter.hpp"
 #include "sort/hybrid/hybrid_sorter.hpp"
 #include "sort/satish_radix/satish_radix_sorter.hpp"
 #include "sort/satish_merge/satish_merge_sorter.hpp"
@@ -42,6 +43,10 @@ const std::array kSorters{
     SorterInfo{"gpu-mms", "Karsin et al. 2018, GPU-MMS multiway mergesort (Section 5)",
                "w^2 base case, then K-way merge rounds by a minBlockHeap per warp, merges in registers",
                Backend::Gpu, false, gpu_mms::kGpuMmsOptions, cuda_device_usable, gpu_mms::make_gpu_mms_sorter},
+    SorterInfo{"bucket-sort", "Dehne & Zaboli 2010, GPU Bucket Sort: deterministic sample sort (Section 4, Algorithm 1)",
+               "bitonic-sorted sublists, regular samples, s buckets of at most 2n/s, bitonic sort of each bucket",
+               Backend::Gpu, false, bucket_sort::kBucketSortOptions, cuda_device_usable,
+               bucket_sort::make_bucket_sorter},
     SorterInfo{"cpu", "depthsort, host LSD radix sort (11-bit digits)",
                "the CPU path's sorter, host memory, used where no CUDA device exists", Backend::Cpu, true, {},
                always_available, make_cpu_sorter},

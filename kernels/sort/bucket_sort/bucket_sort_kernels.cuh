@@ -1,0 +1,376 @@
+// Dehne & Zaboli, "Deterministic Sample Sort for GPUs" (GPU Bucket Sort, 2010), Section 4,
+// Algorithm 1: the kernels of steps 1-9 (the host side is bucket_sort_sorter.cu).
+//
+// Ties: the paper's guarantee |B_j| <= 2n/s holds for distinct keys. Every pair is made distinct
+// by its position p in the array of locally sorted sublists (the order is (key, p)), so equal keys
+// spread over buckets like any others and the guarantee holds for every input (all keys equal
+// included). A sublist's pairs are sorted by (key, p) by construction, so a binary search in a
+// sublist compares (key, i*L + r) with the splitter's (key, p).
+//
+// The last sublist may be short: its missing positions are virtual pads (key 0xFFFFFFFF, p >= n),
+// greater than every pair; they take part in the sampling and the searches (so the guarantee
+// counts them: |B_j| <= 2 * ceil(n/L) * L / s) and are never written.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cub/block/block_radix_sort.cuh>
+#include <cub/block/block_scan.cuh>
+
+#include "common/bitonic_sort.cuh"
+#include "depthsort/keys.hpp"
+
+namespace depthsort::bucket_sort {
+
+using bitonic::key_of;
+using bitonic::pack;
+using bitonic::padded;
+using bitonic::value_of;
+
+constexpr std::uint64_t kPadWord = ~std::uint64_t{0};
+constexpr int kSortThreads = 512;   // the paper's 512 threads per block (Section 4)
+constexpr int kIndexThreads = 256;  // sample indexing: at most s/2 searches at once
+constexpr int kMoveThreads = 512;   // relocation
+// The radix block sort (radix_block_sort, not the paper's): 512 threads x 16 pairs, one tile size.
+constexpr int kRadixItems = 16;
+constexpr std::uint32_t kRadixTile = kSortThreads * kRadixItems;
+using RadixBlockSort = cub::BlockRadixSort<std::uint32_t, kSortThreads, kRadixItems, std::uint32_t>;
+
+__device__ __forceinline__ std::uint32_t next_pow2(std::uint32_t x) {
+  return x <= 1 ? 1u : 1u << (32 - __clz(x - 1));
+}
+
+// Steps 1-3: sublist i = pairs [i*L, i*L + L) (split), sorted in shared memory by bitonic sort on
+// (key, local index) words (local sort), written back as (key, value) words with every (L/s)-th
+// pair taken as a sample (key, p) on the way out (local sampling, built into the write as the paper
+// does). With sample_inline false the samples are left to local_sampling_kernel.
+__global__ void __launch_bounds__(kSortThreads) local_sort_kernel(const float* __restrict__ keys,
+                                                                  const std::uint32_t* __restrict__ values,
+                                                                  std::uint32_t n, std::uint32_t L, std::uint32_t s,
+                                                                  bool sample_inline, std::uint64_t* __restrict__ sorted,
+                                                                  std::uint64_t* __restrict__ samples) {
+  extern __shared__ std::uint64_t smem[];
+  std::uint32_t* vals = reinterpret_cast<std::uint32_t*>(smem + bitonic::padded_size(L));
+  const std::uint32_t base = blockIdx.x * L;
+  const std::uint32_t count = min(L, n - base);
+  for (std::uint32_t r = threadIdx.x; r < L; r += blockDim.x) {
+    const bool real = r < count;
+    smem[padded(r)] = pack(real ? ordered_key(keys[base + r]) : 0xFFFFFFFFu, r);
+    vals[r] = real ? values[base + r] : 0u;
+  }
+  __syncthreads();
+  bitonic::block_sort(smem, L);
+  const std::uint32_t q = L / s;
+  for (std::uint32_t r = threadIdx.x; r < L; r += blockDim.x) {
+    const std::uint64_t w = smem[padded(r)];
+    if (r < count) sorted[base + r] = pack(key_of(w), vals[value_of(w)]);
+    if (sample_inline && (r + 1) % q == 0) samples[blockIdx.x * s + r / q] = pack(key_of(w), base + r);
+  }
+}
+
+// Steps 1-3 with CUB's block radix sort of a tile of kRadixTile pairs instead of the paper's
+// bitonic sort (radix_block_sort). Loaded blocked and sorted stably, so the pads (key 0xFFFFFFFF,
+// last in the tile) stay after every real key, equal ones included.
+__global__ void __launch_bounds__(kSortThreads) local_radix_sort_kernel(const float* __restrict__ keys,
+                                                                        const std::uint32_t* __restrict__ values,
+                                                                        std::uint32_t n, std::uint32_t s,
+                                                                        bool sample_inline,
+                                                                        std::uint64_t* __restrict__ sorted,
+                                                                        std::uint64_t* __restrict__ samples) {
+  __shared__ typename RadixBlockSort::TempStorage storage;
+  const std::uint32_t base = blockIdx.x * kRadixTile;
+  const std::uint32_t count = min(kRadixTile, n - base);
+  std::uint32_t k[kRadixItems], v[kRadixItems];
+#pragma unroll
+  for (int e = 0; e < kRadixItems; ++e) {
+    const std::uint32_t r = threadIdx.x * kRadixItems + e;
+    k[e] = r < count ? ordered_key(keys[base + r]) : 0xFFFFFFFFu;
+    v[e] = r < count ? values[base + r] : 0u;
+  }
+  RadixBlockSort(storage).SortBlockedToStriped(k, v);
+  const std::uint32_t q = kRadixTile / s;
+#pragma unroll
+  for (int e = 0; e < kRadixItems; ++e) {
+    const std::uint32_t r = e * kSortThreads + threadIdx.x;
+    if (r < count) sorted[base + r] = pack(k[e], v[e]);
+    if (sample_inline && (r + 1) % q == 0) samples[blockIdx.x * s + r / q] = pack(k[e], base + r);
+  }
+}
+
+// Step 3 as its own pass (sample_inline off): s equidistant samples of each sorted sublist.
+__global__ void local_sampling_kernel(const std::uint64_t* __restrict__ sorted, std::uint32_t n, std::uint32_t L,
+                                      std::uint32_t s, std::uint32_t m, std::uint64_t* __restrict__ samples) {
+  const std::uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= m * s) return;
+  const std::uint32_t q = L / s;
+  const std::uint32_t p = (t / s) * L + (t % s + 1) * q - 1;
+  samples[t] = pack(p < n ? key_of(sorted[p]) : 0xFFFFFFFFu, p);
+}
+
+// ---- Steps 4 and 9: bitonic sort of segments (all samples; every bucket) --------------------------
+// A segment of at most C words (C = the chunk, a power of two) is sorted by one block in shared
+// memory. A larger one (the paper's buckets reach 2n/s) goes through global memory: its chunks are
+// sorted in shared memory, then for each stage k = 2C, 4C, ... up to the segment's power of two the
+// steps j >= C run in global memory, one launch per step (the first as the flip i <-> i ^ (k-1),
+// which keeps every comparator ascending, so positions past the segment's end are virtual pads that
+// never move), and the steps j < C in shared memory, chunk by chunk.
+
+struct SegmentItem {
+  std::uint32_t segment;
+  std::uint32_t chunk;
+};
+
+// Segment j is [begin[j], begin[j+1]).
+struct Segments {
+  const std::uint32_t* begin;
+  std::uint32_t count;
+};
+
+// Writes the sorted words as (float key, value) pairs: the buckets' final output.
+struct PairsOut {
+  float* keys;
+  std::uint32_t* values;
+  __device__ __forceinline__ void operator()(std::uint32_t i, std::uint64_t w) const {
+    keys[i] = key_from_ordered(key_of(w));
+    values[i] = value_of(w);
+  }
+};
+// Leaves the sorted words in place: the sorted samples.
+struct WordsOut {
+  std::uint64_t* data;
+  __device__ __forceinline__ void operator()(std::uint32_t i, std::uint64_t w) const { data[i] = w; }
+};
+
+constexpr int kPlanThreads = 1024;
+
+// One block lists the chunks of every segment: items[0, *item_count).
+__global__ void __launch_bounds__(kPlanThreads) plan_chunks_kernel(Segments seg, std::uint32_t chunk,
+                                                                   SegmentItem* __restrict__ items,
+                                                                   std::uint32_t* __restrict__ item_count) {
+  using Scan = cub::BlockScan<std::uint32_t, kPlanThreads>;
+  __shared__ typename Scan::TempStorage scan_storage;
+  __shared__ std::uint32_t running;
+  if (threadIdx.x == 0) running = 0;
+  __syncthreads();
+  for (std::uint32_t first = 0; first < seg.count; first += kPlanThreads) {
+    const std::uint32_t j = first + threadIdx.x;
+    std::uint32_t chunks = 0;
+    if (j < seg.count) chunks = (seg.begin[j + 1] - seg.begin[j] + chunk - 1) / chunk;
+    std::uint32_t offset = 0, total = 0;
+    Scan(scan_storage).ExclusiveSum(chunks, offset, total);
+    offset += running;
+    for (std::uint32_t c = 0; c < chunks; ++c) items[offset + c] = SegmentItem{j, c};
+    __syncthreads();
+    if (threadIdx.x == 0) running += total;
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) *item_count = running;
+}
+
+__device__ __forceinline__ bool segment_of(const SegmentItem* items, const std::uint32_t* item_count, Segments seg,
+                                           SegmentItem& item, std::uint32_t& begin, std::uint32_t& size) {
+  if (blockIdx.x >= *item_count) return false;
+  item = items[blockIdx.x];
+  begin = seg.begin[item.segment];
+  size = seg.begin[item.segment + 1] - begin;
+  return true;
+}
+
+// Sorts one chunk in shared memory; a segment of one chunk is finished here and goes to out.
+// Radix: CUB's block radix sort by key (chunk == kRadixTile; loaded blocked, stable, so the pads
+// stay last), otherwise the bitonic sort of whole words.
+template <class Out, bool KeyOnly, bool Radix>
+__global__ void __launch_bounds__(kSortThreads) chunk_sort_kernel(Segments seg, const SegmentItem* __restrict__ items,
+                                                                  const std::uint32_t* __restrict__ item_count,
+                                                                  std::uint32_t chunk, std::uint64_t* data, Out out) {
+  extern __shared__ std::uint64_t smem[];
+  SegmentItem item;
+  std::uint32_t begin, size;
+  if (!segment_of(items, item_count, seg, item, begin, size)) return;
+  const std::uint32_t first = begin + item.chunk * chunk;
+  const std::uint32_t count = min(chunk, size - item.chunk * chunk);
+  if constexpr (Radix) {
+    __shared__ typename RadixBlockSort::TempStorage storage;
+    std::uint32_t k[kRadixItems], v[kRadixItems];
+#pragma unroll
+    for (int e = 0; e < kRadixItems; ++e) {
+      const std::uint32_t r = threadIdx.x * kRadixItems + e;
+      const std::uint64_t w = r < count ? data[first + r] : kPadWord;
+      k[e] = key_of(w);
+      v[e] = value_of(w);
+    }
+    RadixBlockSort(storage).SortBlockedToStriped(k, v);
+#pragma unroll
+    for (int e = 0; e < kRadixItems; ++e) {
+      const std::uint32_t r = e * kSortThreads + threadIdx.x;
+      if (r >= count) continue;
+      if (size <= chunk)
+        out(first + r, pack(k[e], v[e]));
+      else
+        data[first + r] = pack(k[e], v[e]);
+    }
+  } else {
+    const std::uint32_t P = size <= chunk ? max(8u, next_pow2(size)) : chunk;
+    for (std::uint32_t r = threadIdx.x; r < P; r += blockDim.x)
+      smem[padded(r)] = r < count ? data[first + r] : kPadWord;
+    __syncthreads();
+    // Whole words even for the buckets: under a key-only order the network leaves ties (a pad and
+    // a real key 0xFFFFFFFF) in any order and a pad could land inside the segment. The merges
+    // after it may compare keys alone: they only ascend, so the pads above never move down.
+    bitonic::block_sort<false>(smem, P);
+    for (std::uint32_t r = threadIdx.x; r < count; r += blockDim.x) {
+      if (size <= chunk)
+        out(first + r, smem[padded(r)]);
+      else
+        data[first + r] = smem[padded(r)];
+    }
+  }
+}
+
+// One step (k, j) in global memory for the chunks of segments with 2^ceil(log2 size) >= k; flip
+// pairs i with i ^ (k-1) (j = k/2), otherwise i with i + j.
+template <bool KeyOnly>
+__global__ void __launch_bounds__(kSortThreads) global_step_kernel(Segments seg, const SegmentItem* __restrict__ items,
+                                                                   const std::uint32_t* __restrict__ item_count,
+                                                                   std::uint32_t chunk, std::uint32_t k,
+                                                                   std::uint32_t j, bool flip, std::uint64_t* data) {
+  SegmentItem item;
+  std::uint32_t begin, size;
+  if (!segment_of(items, item_count, seg, item, begin, size)) return;
+  if (size <= chunk || next_pow2(size) < k) return;
+  for (std::uint32_t r = threadIdx.x; r < chunk; r += blockDim.x) {
+    const std::uint32_t i = item.chunk * chunk + r;
+    if (i >= size || (i & j) != 0) continue;
+    const std::uint32_t partner = flip ? (i ^ (k - 1)) : (i + j);
+    if (partner >= size) continue;  // a virtual pad: the maximum, already above i
+    std::uint64_t a = data[begin + i], b = data[begin + partner];
+    if (bitonic::word_less<KeyOnly>(b, a)) {
+      data[begin + i] = b;
+      data[begin + partner] = a;
+    }
+  }
+}
+
+// The steps j < chunk of stage k in shared memory, chunk by chunk; at the segment's last stage the
+// chunk is final and goes to out.
+template <class Out, bool KeyOnly>
+__global__ void __launch_bounds__(kSortThreads) chunk_merge_kernel(Segments seg, const SegmentItem* __restrict__ items,
+                                                                   const std::uint32_t* __restrict__ item_count,
+                                                                   std::uint32_t chunk, int chunk_log2,
+                                                                   std::uint32_t k, std::uint64_t* data, Out out) {
+  extern __shared__ std::uint64_t smem[];
+  SegmentItem item;
+  std::uint32_t begin, size;
+  if (!segment_of(items, item_count, seg, item, begin, size)) return;
+  const std::uint32_t P = next_pow2(size);
+  if (size <= chunk || P < k) return;
+  const std::uint32_t first = begin + item.chunk * chunk;
+  const std::uint32_t count = min(chunk, size - item.chunk * chunk);
+  for (std::uint32_t r = threadIdx.x; r < chunk; r += blockDim.x)
+    smem[padded(r)] = r < count ? data[first + r] : kPadWord;
+  __syncthreads();
+  bitonic::block_merge<KeyOnly>(smem, chunk, chunk_log2 - 1);
+  for (std::uint32_t r = threadIdx.x; r < count; r += blockDim.x) {
+    if (P == k)
+      out(first + r, smem[padded(r)]);
+    else
+      data[first + r] = smem[padded(r)];
+  }
+}
+
+// Step 5: s - 1 equidistant global samples (splitters) of the s*m sorted samples: the last sample
+// of every m, so that exactly m samples fall in each bucket (the bound of [15]).
+__global__ void global_sampling_kernel(const std::uint64_t* __restrict__ sorted_samples, std::uint32_t m,
+                                       std::uint32_t s, std::uint64_t* __restrict__ splitters) {
+  const std::uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j + 1 < s) splitters[j] = sorted_samples[(j + 1) * m - 1];
+}
+
+// Step 6: sublist i in shared memory; the position of every splitter in it by the paper's parallel
+// binary search: round t runs 2^t searches, each for the middle splitter between two already
+// placed, inside the range they bound (log2 s rounds). Writes the boundaries (row-major, m x s) and
+// the bucket sizes a_ij column-major (j*m + i), the order of the prefix sum of Fig. 1.
+__global__ void __launch_bounds__(kIndexThreads) sample_indexing_kernel(
+    const std::uint64_t* __restrict__ sorted, std::uint32_t n, std::uint32_t L, std::uint32_t s, std::uint32_t m,
+    const std::uint64_t* __restrict__ splitters, std::uint32_t* __restrict__ bounds,
+    std::uint32_t* __restrict__ sizes) {
+  extern __shared__ std::uint32_t keys_smem[];  // L keys, then s - 1 splitters (as 2 words), s + 1 positions
+  std::uint64_t* split = reinterpret_cast<std::uint64_t*>(keys_smem + L);
+  std::uint32_t* pos = reinterpret_cast<std::uint32_t*>(split + s);
+  const std::uint32_t i = blockIdx.x;
+  const std::uint32_t base = i * L;
+  const std::uint32_t count = min(L, n - base);
+  for (std::uint32_t r = threadIdx.x; r < L; r += blockDim.x)
+    keys_smem[r] = r < count ? key_of(sorted[base + r]) : 0xFFFFFFFFu;
+  for (std::uint32_t j = threadIdx.x; j + 1 < s; j += blockDim.x) split[j] = splitters[j];
+  if (threadIdx.x == 0) {
+    pos[0] = 0;
+    pos[s] = L;
+  }
+  __syncthreads();
+  for (std::uint32_t half = s / 2; half >= 1; half /= 2) {
+    const std::uint32_t searches = s / (2 * half);
+    for (std::uint32_t t = threadIdx.x; t < searches; t += blockDim.x) {
+      const std::uint32_t idx = half * (2 * t + 1);  // boundary idx: pairs <= splitter idx - 1
+      const std::uint64_t g = split[idx - 1];
+      std::uint32_t lo = pos[idx - half], hi = pos[idx + half];
+      while (lo < hi) {  // first r with (key_r, base + r) > g
+        const std::uint32_t mid = (lo + hi) / 2;
+        if (pack(keys_smem[mid], base + mid) <= g)
+          lo = mid + 1;
+        else
+          hi = mid;
+      }
+      pos[idx] = lo;
+    }
+    __syncthreads();
+  }
+  for (std::uint32_t j = threadIdx.x; j < s; j += blockDim.x) {
+    const std::uint32_t b0 = min(pos[j], count), b1 = min(pos[j + 1], count);
+    bounds[i * s + j] = b0;
+    sizes[j * m + i] = b1 - b0;
+  }
+}
+
+// Step 7's last part: bucket j starts at the prefix sum of column j's first entry.
+__global__ void bucket_begin_kernel(const std::uint32_t* __restrict__ offsets, std::uint32_t m, std::uint32_t s,
+                                    std::uint32_t n, std::uint32_t* __restrict__ begin) {
+  const std::uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j < s) begin[j] = offsets[j * m];
+  if (j == s) begin[s] = n;
+}
+
+// Step 8: every piece A_ij of sublist i to its place l_ij (coalesced read of the sublist, writes
+// contiguous within each piece).
+__global__ void __launch_bounds__(kMoveThreads) relocation_kernel(const std::uint64_t* __restrict__ sorted,
+                                                                  std::uint32_t n, std::uint32_t L, std::uint32_t s,
+                                                                  std::uint32_t m,
+                                                                  const std::uint32_t* __restrict__ bounds,
+                                                                  const std::uint32_t* __restrict__ offsets,
+                                                                  std::uint64_t* __restrict__ buckets) {
+  extern __shared__ std::uint32_t move_smem[];  // s boundaries, s destinations
+  std::uint32_t* b = move_smem;
+  std::uint32_t* dest = move_smem + s;
+  const std::uint32_t i = blockIdx.x;
+  const std::uint32_t base = i * L;
+  const std::uint32_t count = min(L, n - base);
+  for (std::uint32_t j = threadIdx.x; j < s; j += blockDim.x) {
+    b[j] = bounds[i * s + j];
+    dest[j] = offsets[j * m + i];
+  }
+  __syncthreads();
+  for (std::uint32_t r = threadIdx.x; r < count; r += blockDim.x) {
+    std::uint32_t lo = 0, hi = s - 1;  // the last j with b[j] <= r (b[0] = 0)
+    while (lo < hi) {
+      const std::uint32_t mid = (lo + hi + 1) / 2;
+      if (b[mid] <= r)
+        lo = mid;
+      else
+        hi = mid - 1;
+    }
+    buckets[dest[lo] + (r - b[lo])] = sorted[base + r];
+  }
+}
+
+}  // namespace depthsort::bucket_sort

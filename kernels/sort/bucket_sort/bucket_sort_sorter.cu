@@ -1,0 +1,318 @@
+// Dehne & Zaboli, "Deterministic Sample Sort for GPUs" (GPU Bucket Sort, 2010), Section 4,
+// Algorithm 1: the host dispatcher of `bucket-sort`. It owns the workspace (reserved once),
+// launches the steps on the caller's stream and names each step in the timings as the issue lists
+// them: local sort (steps 1-3: the split is the block index, the local sampling is part of the
+// write-back unless inline_sampling is off, then its own step "local sampling"), sample sort,
+// global sampling, sample indexing, prefix sum, relocation, sublist sort. Nothing goes through
+// the host between steps: bucket sizes stay on the device, and the global-memory path of steps 4
+// and 9 is launched for the largest segment the guarantee allows (launches with nothing to do
+// return at once).
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+
+#include <algorithm>
+#include <string>
+
+#include "depthsort/errors.hpp"
+#include "sort/bucket_sort/bucket_sort_kernels.cuh"
+#include "sort/bucket_sort/bucket_sort_sorter.hpp"
+
+namespace depthsort::bucket_sort {
+namespace {
+
+// 32-bit positions: the padded array of m*L pairs must stay below 2^31.
+constexpr std::size_t kMaxBucketPairs = (std::size_t{1} << 31) - (std::size_t{1} << 16);
+
+// The paper's configuration (Section 4: ~2K pairs per sublist on its GPUs, s = 64 in Fig. 3).
+constexpr std::uint32_t kPaperS = 64;
+constexpr std::uint32_t kPaperSublist = 2048;
+// depthsort's default on the H200 (docs/algorithms/bucket-sort.md has the measurements).
+constexpr std::uint32_t kDefaultSublist = 8192;
+constexpr std::uint32_t kDefaultChunk = 8192;
+
+bool is_pow2(int x) { return x > 0 && (x & (x - 1)) == 0; }
+
+std::uint64_t next_pow2_host(std::uint64_t x) {
+  std::uint64_t p = 1;
+  while (p < x) p <<= 1;
+  return p;
+}
+
+int log2_host(std::uint64_t p) {
+  int r = 0;
+  while ((std::uint64_t{1} << r) < p) ++r;
+  return r;
+}
+
+unsigned blocks_for(std::uint64_t work, unsigned per_block) {
+  return static_cast<unsigned>(std::max<std::uint64_t>(1, (work + per_block - 1) / per_block));
+}
+
+void check_pow2_option(int value, const char* name, int min_value) {
+  if (value != 0 && (!is_pow2(value) || value < min_value))
+    throw OptionError("bucket-sort: option '" + std::string(name) + "' must be 0 (auto) or a power of two >= " +
+                      std::to_string(min_value) + ", got " + std::to_string(value));
+}
+
+__global__ void two_words_kernel(std::uint32_t* out, std::uint32_t a, std::uint32_t b) {
+  out[0] = a;
+  out[1] = b;
+}
+
+std::size_t local_sort_smem(std::uint32_t L) { return bitonic::padded_size(L) * 8 + std::size_t{L} * 4; }
+std::size_t chunk_smem(std::uint32_t C) { return bitonic::padded_size(C) * 8; }
+std::size_t indexing_smem(std::uint32_t L, std::uint32_t s) {
+  return std::size_t{L} * 4 + std::size_t{s} * 8 + (std::size_t{s} + 1) * 4;
+}
+
+}  // namespace
+
+BucketSorter::BucketSorter(const OptionValues& options) : Sorter("bucket-sort", Backend::Gpu) {
+  s_option_ = option_value(options, "s");
+  sublist_option_ = option_value(options, "sublist");
+  chunk_option_ = option_value(options, "chunk");
+  faithful_ = option_value(options, "faithful") != 0;
+  inline_sampling_ = option_value(options, "inline_sampling") != 0;
+  // The paper's configuration is bitonic sort throughout (Section 4).
+  cub_sample_sort_ = !faithful_ && option_value(options, "cub_sample_sort") != 0;
+  radix_block_sort_ = !faithful_ && option_value(options, "radix_block_sort") != 0;
+  check_pow2_option(s_option_, "s", 2);
+  check_pow2_option(sublist_option_, "sublist", 64);
+  check_pow2_option(chunk_option_, "chunk", 64);
+}
+
+BucketSorter::~BucketSorter() = default;
+
+bool BucketSorter::radix_for(std::uint32_t tile) const { return radix_block_sort_ && tile == kRadixTile; }
+
+Config BucketSorter::config_for(std::size_t n) const {
+  Config c;
+  c.sublist = sublist_option_ ? sublist_option_ : (faithful_ ? kPaperSublist : kDefaultSublist);
+  c.chunk = chunk_option_ ? chunk_option_ : (faithful_ ? kPaperSublist : kDefaultChunk);
+  if (s_option_) {
+    c.s = s_option_;
+  } else if (faithful_) {
+    c.s = kPaperS;
+  } else {
+    // s ~ sqrt(n)/4: the samples (m*s = n*s/L, sorted in step 4) and the buckets' depth in step 9
+    // grow in opposite directions; the sweep of Fig. 3 on the H200 (2026-11-23) put the optimum at
+    // s = 1024 for 16M pairs (1.79 ms against 1.87 for 2048) and s = 2048 for 64M (8.66 ms
+    // against 9.58 for 4096).
+    const std::uint64_t target = (std::uint64_t{1} << ((log2_host(n) + 1) / 2)) / 4;
+    c.s = static_cast<std::uint32_t>(std::clamp<std::uint64_t>(target, 16, 4096));
+  }
+  c.s = std::min(c.s, c.sublist);  // at least one pair between samples
+  c.m = static_cast<std::uint32_t>(std::max<std::size_t>(1, (n + c.sublist - 1) / c.sublist));
+  return c;
+}
+
+std::uint64_t BucketSorter::bucket_bound(std::size_t n, const Config& c) {
+  const std::uint64_t padded_n = std::uint64_t{c.m} * c.sublist;
+  return std::min<std::uint64_t>(n, 2 * padded_n / c.s);
+}
+
+std::vector<std::uint32_t> BucketSorter::last_bucket_sizes() const {
+  if (last_n_ == 0) return {};
+  std::vector<std::uint32_t> begin(last_.s + 1);
+  DEPTHSORT_CUDA_CHECK(cudaDeviceSynchronize());
+  DEPTHSORT_CUDA_CHECK(
+      cudaMemcpy(begin.data(), bucket_begin_.data(), begin.size() * 4, cudaMemcpyDeviceToHost));
+  std::vector<std::uint32_t> sizes(last_.s);
+  for (std::uint32_t j = 0; j < last_.s; ++j) sizes[j] = begin[j + 1] - begin[j];
+  return sizes;
+}
+
+void BucketSorter::do_reserve(std::size_t max_n) {
+  if (max_n > kMaxBucketPairs)
+    throw CapacityError(name() + ": cannot reserve for " + std::to_string(max_n) + " pairs: at most " +
+                        std::to_string(kMaxBucketPairs) + " pairs (32-bit positions)");
+  sorted_ = {};
+  buckets_ = {};
+  samples_ = {};
+  samples_alt_ = {};
+  workspace_bytes_ = 0;
+  const Config c = config_for(max_n);
+  const std::size_t n = std::max<std::size_t>(max_n, 1);
+  const std::size_t ms = std::size_t{c.m} * c.s;  // grows with n: the largest n needs the most
+  const std::string& owner = name();
+  auto u64 = [&](std::size_t count) {
+    workspace_bytes_ += count * 8;
+    return DeviceBuffer<std::uint64_t>(count, owner);
+  };
+  auto u32 = [&](std::size_t count) {
+    workspace_bytes_ += count * 4;
+    return DeviceBuffer<std::uint32_t>(count, owner);
+  };
+  sorted_ = u64(n);
+  buckets_ = u64(n);
+  samples_ = u64(ms);
+  splitters_ = u64(c.s);
+  bounds_ = u32(ms);
+  sizes_ = u32(ms);
+  offsets_ = u32(ms);
+  bucket_begin_ = u32(c.s + 1);
+  sample_begin_ = u32(2);
+  item_count_ = u32(1);
+  max_items_ = std::max<std::size_t>(c.s + n / c.chunk, 1 + ms / c.chunk) + 2;
+  items_ = u64(max_items_);
+  scan_bytes_ = 0;
+  DEPTHSORT_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes_, sizes_.data(), offsets_.data(),
+                                                     static_cast<int>(ms)));
+  scan_temp_ = DeviceBuffer<unsigned char>(scan_bytes_, owner);
+  workspace_bytes_ += scan_bytes_;
+  if (cub_sample_sort_) {
+    samples_alt_ = u64(ms);
+    radix_bytes_ = 0;
+    DEPTHSORT_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, radix_bytes_, samples_.data(), samples_alt_.data(),
+                                                        static_cast<int>(ms)));
+    radix_temp_ = DeviceBuffer<unsigned char>(radix_bytes_, owner);
+    workspace_bytes_ += radix_bytes_;
+  }
+  // Shared memory above 48 KB must be asked for, per kernel.
+  const auto allow = [](const void* kernel, std::size_t bytes) {
+    DEPTHSORT_CUDA_CHECK(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+  };
+  allow(reinterpret_cast<const void*>(local_sort_kernel), local_sort_smem(16384));
+  allow(reinterpret_cast<const void*>(chunk_sort_kernel<PairsOut, true, false>), chunk_smem(16384));
+  allow(reinterpret_cast<const void*>(chunk_sort_kernel<WordsOut, false, false>), chunk_smem(16384));
+  allow(reinterpret_cast<const void*>(chunk_merge_kernel<PairsOut, true>), chunk_smem(16384));
+  allow(reinterpret_cast<const void*>(chunk_merge_kernel<WordsOut, false>), chunk_smem(16384));
+  allow(reinterpret_cast<const void*>(sample_indexing_kernel), indexing_smem(16384, 4096));
+}
+
+namespace {
+
+struct SegmentWork {
+  Segments seg;
+  SegmentItem* items;
+  const std::uint32_t* count;
+  unsigned grid;
+  std::uint32_t chunk;
+  std::uint64_t top;  // the power of two of the largest segment allowed
+  std::uint64_t* data;
+  cudaStream_t stream;
+};
+
+template <bool KeyOnly, bool Radix, class Out>
+void launch_segment_sort(const SegmentWork& w, Out out) {
+  const std::size_t smem = Radix ? 0 : chunk_smem(w.chunk);
+  chunk_sort_kernel<Out, KeyOnly, Radix><<<w.grid, kSortThreads, smem, w.stream>>>(w.seg, w.items, w.count, w.chunk,
+                                                                                   w.data, out);
+  DEPTHSORT_CUDA_CHECK_LAUNCH("bucket-sort chunk_sort_kernel");
+  for (std::uint64_t k = 2 * std::uint64_t{w.chunk}; k <= w.top; k *= 2) {
+    const auto k32 = static_cast<std::uint32_t>(k);
+    for (std::uint64_t j = k / 2; j >= w.chunk; j /= 2) {
+      global_step_kernel<KeyOnly><<<w.grid, kSortThreads, 0, w.stream>>>(
+          w.seg, w.items, w.count, w.chunk, k32, static_cast<std::uint32_t>(j), j == k / 2, w.data);
+      DEPTHSORT_CUDA_CHECK_LAUNCH("bucket-sort global_step_kernel");
+    }
+    chunk_merge_kernel<Out, KeyOnly><<<w.grid, kSortThreads, chunk_smem(w.chunk), w.stream>>>(
+        w.seg, w.items, w.count, w.chunk, log2_host(w.chunk), k32, w.data, out);
+    DEPTHSORT_CUDA_CHECK_LAUNCH("bucket-sort chunk_merge_kernel");
+  }
+}
+
+}  // namespace
+
+void BucketSorter::sort_segments(std::uint64_t* data, const std::uint32_t* begin, std::uint32_t segments,
+                                 std::uint64_t total, std::uint64_t max_segment, std::uint32_t chunk, bool to_pairs,
+                                 const SortBuffers& b, cudaStream_t stream) {
+  const Segments seg{begin, segments};
+  auto* items = reinterpret_cast<SegmentItem*>(items_.data());
+  std::uint32_t* count = item_count_.data();
+  plan_chunks_kernel<<<1, kPlanThreads, 0, stream>>>(seg, chunk, items, count);
+  DEPTHSORT_CUDA_CHECK_LAUNCH("bucket-sort plan_chunks_kernel");
+  // The global-memory path runs for the largest segment the guarantee allows; launches find
+  // their chunk's segment done (or absent) and return at once.
+  const SegmentWork work{seg,
+                         items,
+                         count,
+                         static_cast<unsigned>(std::min<std::uint64_t>(max_items_, segments + total / chunk + 1)),
+                         chunk,
+                         next_pow2_host(max_segment),
+                         data,
+                         stream};
+  if (!to_pairs)
+    launch_segment_sort<false, false>(work, WordsOut{data});
+  else if (radix_for(chunk))
+    launch_segment_sort<true, true>(work, PairsOut{b.keys_out, b.values_out});
+  else
+    launch_segment_sort<true, false>(work, PairsOut{b.keys_out, b.values_out});
+}
+
+void BucketSorter::do_sort(const SortBuffers& b, cudaStream_t stream, StepTimer& timer) {
+  const std::uint32_t n = static_cast<std::uint32_t>(b.n);
+  if (n == 0) return;
+  const Config c = config_for(b.n);
+  last_ = c;
+  last_n_ = b.n;
+  const std::uint32_t L = c.sublist, s = c.s, m = c.m;
+  const std::uint32_t ms = m * s;
+  {
+    StepScope step(timer, "local sort");
+    if (radix_for(L))
+      local_radix_sort_kernel<<<m, kSortThreads, 0, stream>>>(b.keys_in, b.values_in, n, s, inline_sampling_,
+                                                              sorted_.data(), samples_.data());
+    else
+      local_sort_kernel<<<m, kSortThreads, local_sort_smem(L), stream>>>(b.keys_in, b.values_in, n, L, s,
+                                                                         inline_sampling_, sorted_.data(),
+                                                                         samples_.data());
+    DEPTHSORT_CUDA_CHECK_LAUNCH("bucket-sort local_sort_kernel");
+  }
+  if (!inline_sampling_) {
+    StepScope step(timer, "local sampling");
+    local_sampling_kernel<<<blocks_for(ms, 256), 256, 0, stream>>>(sorted_.data(), n, L, s, m, samples_.data());
+    DEPTHSORT_CUDA_CHECK_LAUNCH("bucket-sort local_sampling_kernel");
+  }
+  const std::uint64_t* sorted_samples = samples_.data();
+  {
+    StepScope step(timer, "sample sort");
+    if (cub_sample_sort_) {
+      std::size_t bytes = radix_bytes_;
+      DEPTHSORT_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(radix_temp_.data(), bytes, samples_.data(),
+                                                          samples_alt_.data(), static_cast<int>(ms), 0, 64, stream));
+      sorted_samples = samples_alt_.data();
+    } else {
+      two_words_kernel<<<1, 1, 0, stream>>>(sample_begin_.data(), 0, ms);
+      DEPTHSORT_CUDA_CHECK_LAUNCH("bucket-sort two_words_kernel");
+      sort_segments(samples_.data(), sample_begin_.data(), 1, ms, ms, c.chunk, false, b, stream);
+    }
+  }
+  {
+    StepScope step(timer, "global sampling");
+    global_sampling_kernel<<<blocks_for(s, 256), 256, 0, stream>>>(sorted_samples, m, s, splitters_.data());
+    DEPTHSORT_CUDA_CHECK_LAUNCH("bucket-sort global_sampling_kernel");
+  }
+  {
+    StepScope step(timer, "sample indexing");
+    sample_indexing_kernel<<<m, kIndexThreads, indexing_smem(L, s), stream>>>(sorted_.data(), n, L, s, m,
+                                                                            splitters_.data(), bounds_.data(),
+                                                                            sizes_.data());
+    DEPTHSORT_CUDA_CHECK_LAUNCH("bucket-sort sample_indexing_kernel");
+  }
+  {
+    StepScope step(timer, "prefix sum");
+    std::size_t bytes = scan_bytes_;
+    DEPTHSORT_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scan_temp_.data(), bytes, sizes_.data(), offsets_.data(),
+                                                       static_cast<int>(ms), stream));
+    bucket_begin_kernel<<<blocks_for(s + 1, 256), 256, 0, stream>>>(offsets_.data(), m, s, n, bucket_begin_.data());
+    DEPTHSORT_CUDA_CHECK_LAUNCH("bucket-sort bucket_begin_kernel");
+  }
+  {
+    StepScope step(timer, "relocation");
+    relocation_kernel<<<m, kMoveThreads, 2 * s * 4, stream>>>(sorted_.data(), n, L, s, m, bounds_.data(),
+                                                              offsets_.data(), buckets_.data());
+    DEPTHSORT_CUDA_CHECK_LAUNCH("bucket-sort relocation_kernel");
+  }
+  {
+    StepScope step(timer, "sublist sort");
+    sort_segments(buckets_.data(), bucket_begin_.data(), s, n, bucket_bound(b.n, c), c.chunk, true, b, stream);
+  }
+}
+
+std::unique_ptr<Sorter> make_bucket_sorter(const OptionValues& options) {
+  return std::make_unique<BucketSorter>(options);
+}
+
+}  // namespace depthsort::bucket_sort

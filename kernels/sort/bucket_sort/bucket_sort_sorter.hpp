@@ -1,0 +1,87 @@
+// Dehne & Zaboli, "Deterministic Sample Sort for GPUs" (GPU Bucket Sort, 2010), Section 4,
+// Algorithm 1 steps 1-9: the registry entry `bucket-sort`.
+// See docs/algorithms/bucket-sort.md for the steps, the options and the deviations from the paper.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "depthsort/device_buffer.hpp"
+#include "depthsort/registry.hpp"
+
+namespace depthsort::bucket_sort {
+
+inline constexpr OptionSpec kBucketSortOptions[] = {
+    {"s", "samples per sublist = number of buckets, a power of two (0 = auto: 64 faithful, else by n)", 0, 0, 4096},
+    {"sublist", "n/m, pairs per sublist of the local sort, a power of two (0 = auto: 2048 faithful, else 8192)", 0,
+     0, 16384},
+    {"chunk", "pairs one block sorts in shared memory in steps 4 and 9, a power of two (0 = auto)", 0, 0, 16384},
+    {"faithful", "the paper's choices: s = 64, 2048-pair sublists, bitonic sorts everywhere (2048-pair chunks)", 0,
+     0, 1},
+    {"inline_sampling", "take the local samples while writing the sorted sublists (Section 4), not in a pass", 1,
+     0, 1},
+    {"cub_sample_sort", "step 4 by CUB's radix sort of the 64-bit samples instead of bitonic sort", 1, 0, 1},
+    {"radix_block_sort", "steps 2 and 9 by CUB's block radix sort of 8192-pair tiles instead of bitonic sort", 1, 0,
+     1},
+};
+
+// The configuration one sort ran with.
+struct Config {
+  std::uint32_t s = 64;        // samples per sublist, buckets
+  std::uint32_t sublist = 0;   // L = n/m
+  std::uint32_t chunk = 0;     // C
+  std::uint32_t m = 0;         // sublists
+};
+
+class BucketSorter final : public Sorter {
+ public:
+  explicit BucketSorter(const OptionValues& options);
+  ~BucketSorter() override;
+
+  std::size_t workspace_bytes() const override { return workspace_bytes_; }
+
+  // The configuration for n pairs.
+  Config config_for(std::size_t n) const;
+  // The guarantee of Section 4 for this configuration: |B_j| <= 2 * ceil(n/L) * L / s (the last
+  // sublist's virtual pads count in it; 2n/s when L divides n).
+  static std::uint64_t bucket_bound(std::size_t n, const Config& c);
+  // Sizes of the s buckets of the last sort (waits for it). For tests.
+  std::vector<std::uint32_t> last_bucket_sizes() const;
+  const Config& last_config() const noexcept { return last_; }
+
+ protected:
+  void do_reserve(std::size_t max_n) override;
+  void do_sort(const SortBuffers& buffers, cudaStream_t stream, StepTimer& timer) override;
+
+ private:
+  // Steps 4 (samples: whole words, to_pairs false) and 9 (buckets: by key, to the output).
+  void sort_segments(std::uint64_t* data, const std::uint32_t* begin, std::uint32_t segments, std::uint64_t total,
+                     std::uint64_t max_segment, std::uint32_t chunk, bool to_pairs, const SortBuffers& b,
+                     cudaStream_t stream);
+  bool radix_for(std::uint32_t tile) const;
+
+  int s_option_ = 0;
+  int sublist_option_ = 0;
+  int chunk_option_ = 0;
+  bool faithful_ = false;
+  bool inline_sampling_ = true;
+  bool cub_sample_sort_ = true;
+  bool radix_block_sort_ = true;
+  Config last_{};
+  std::size_t last_n_ = 0;
+  std::size_t workspace_bytes_ = 0;
+  std::size_t scan_bytes_ = 0;
+  std::size_t radix_bytes_ = 0;
+  std::size_t max_items_ = 0;
+
+  DeviceBuffer<std::uint64_t> sorted_, buckets_, samples_, samples_alt_, splitters_;
+  DeviceBuffer<std::uint32_t> bounds_, sizes_, offsets_, bucket_begin_, sample_begin_, item_count_;
+  DeviceBuffer<std::uint64_t> items_;  // SegmentItem pairs
+  DeviceBuffer<unsigned char> scan_temp_, radix_temp_;
+};
+
+std::unique_ptr<Sorter> make_bucket_sorter(const OptionValues& options);
+
+}  // namespace depthsort::bucket_sort
