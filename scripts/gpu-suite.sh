@@ -95,11 +95,12 @@ if has_part sanitize && fits sanitize 150 && command -v compute-sanitizer >/dev/
   mkdir -p "$work/sanitize"
   jobs_file=$work/sanitize/jobs.txt
   : >"$jobs_file"
-  # SANITIZE_SORTERS / SANITIZE_TOOLS (regular expressions) narrow a call to what changed.
-  for sorter in $(gpu_sorters | grep -E "^(${SANITIZE_SORTERS:-.*})$"); do
+  # SANITIZE_JOBS, a regular expression over the job lines "TOOL SORTER:OPTIONS", narrows a call
+  # to what changed (e.g. '^initcheck |bucket-sort').
+  for sorter in $(gpu_sorters); do
     for variant in $(option_variants "$sorter"); do
       for tool in memcheck racecheck synccheck initcheck; do
-        [[ $tool =~ ^(${SANITIZE_TOOLS:-.*})$ ]] && echo "$tool $variant" >>"$jobs_file"
+        [[ "$tool $variant" =~ ${SANITIZE_JOBS:-.} ]] && echo "$tool $variant" >>"$jobs_file"
       done
     done
   done
