@@ -60,6 +60,23 @@ TEST_P(GpuSorterLimits, ReservationBeyondDeviceMemoryIsAClearError) {
   EXPECT_NO_THROW(check_sorter(*sorter, Distribution::Uniform, std::array<std::size_t, 2>{1000, 4099}));
 }
 
+// Every option variant of one sorter reserved at once, as the demo's --cycle-sorters holds them,
+// then each sorts: a per-kernel setting one instance makes must not break another (seen: a
+// shared-memory ceiling lowered by the instance reserved last).
+TEST_P(GpuSorterLimits, OptionVariantsCoexist) {
+  DEPTHSORT_SKIP_WITHOUT_DEVICE(*GetParam().info);
+  const std::vector<OptionValues> variants = option_variants(*GetParam().info);
+  std::vector<std::unique_ptr<Sorter>> sorters;
+  for (const OptionValues& options : variants) {
+    sorters.push_back(GetParam().info->create(options));
+    sorters.back()->reserve(70000);
+  }
+  for (std::size_t i = 0; i < sorters.size(); ++i) {
+    const CheckResult result = sort_and_check(*sorters[i], Distribution::Uniform, 65537);
+    EXPECT_TRUE(result.ok) << format_options(variants[i]) << ": " << result.message;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Registry, GpuSorterLimits, ::testing::ValuesIn(sorter_cases(Backend::Gpu)),
                          [](const auto& info) { return info.param.label; });
 

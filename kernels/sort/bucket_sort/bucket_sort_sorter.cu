@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <string>
 
+#include "common/dynamic_smem.hpp"
 #include "depthsort/errors.hpp"
 #include "sort/bucket_sort/bucket_sort_kernels.cuh"
 #include "sort/bucket_sort/bucket_sort_sorter.hpp"
@@ -170,8 +171,7 @@ void BucketSorter::do_reserve(std::size_t max_n) {
   }
   // Shared memory above 48 KB must be asked for, per kernel.
   const auto allow = [](const void* kernel, std::size_t bytes) {
-    DEPTHSORT_CUDA_CHECK(
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+    common::allow_dynamic_smem(kernel, bytes, "a bucket-sort kernel");
   };
   allow(reinterpret_cast<const void*>(local_sort_kernel), local_sort_smem(16384));
   allow(reinterpret_cast<const void*>(chunk_sort_kernel<PairsOut, true, false>), chunk_smem(16384));

@@ -12,6 +12,7 @@
 
 #include <cub/device/device_radix_sort.cuh>
 
+#include "common/dynamic_smem.hpp"
 #include "depthsort/device_buffer.hpp"
 #include "depthsort/errors.hpp"
 #include "sort/hybrid/binning.cuh"
@@ -191,9 +192,8 @@ class HybridSorter final : public Sorter {
     const int onchip_smem = 4 * kCap * 4;
     for (const void* f : {reinterpret_cast<const void*>(vector_merge_onchip_kernel<16>),
                           reinterpret_cast<const void*>(vector_merge_onchip_kernel<8>)})
-      DEPTHSORT_CUDA_CHECK(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, onchip_smem));
-    DEPTHSORT_CUDA_CHECK(cudaFuncSetAttribute(vector_merge_global_kernel,
-                                              cudaFuncAttributeMaxDynamicSharedMemorySize, onchip_smem));
+      common::allow_dynamic_smem(f, onchip_smem, "hybrid vector_merge_onchip_kernel");
+    common::allow_dynamic_smem(vector_merge_global_kernel, onchip_smem, "hybrid vector_merge_global_kernel");
     int blocks_per_sm = 0;
     DEPTHSORT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, vector_merge_global_kernel,
                                                                        kSortThreads, onchip_smem));
@@ -277,30 +277,22 @@ class HybridSorter final : public Sorter {
  private:
   void set_smem_limits() {
     const int count_smem = kSmemBucketsMax * 4;
-    DEPTHSORT_CUDA_CHECK(cudaFuncSetAttribute(count_kernel<true, FloatPairs, BoundSearch>,
-                                              cudaFuncAttributeMaxDynamicSharedMemorySize, count_smem));
-    DEPTHSORT_CUDA_CHECK(cudaFuncSetAttribute(scatter_kernel<true, FloatPairs, BoundSearch, PackedStore>,
-                                              cudaFuncAttributeMaxDynamicSharedMemorySize, count_smem));
-    DEPTHSORT_CUDA_CHECK(cudaFuncSetAttribute(scatter_kernel<true, FloatPairs, BoundSearch, SplitStore>,
-                                              cudaFuncAttributeMaxDynamicSharedMemorySize, count_smem));
-    DEPTHSORT_CUDA_CHECK(cudaFuncSetAttribute(count_kernel<true, FloatPairs, QuickSplit>,
-                                              cudaFuncAttributeMaxDynamicSharedMemorySize, count_smem));
-    DEPTHSORT_CUDA_CHECK(cudaFuncSetAttribute(count_kernel<true, PackedPairs, QuickSplit>,
-                                              cudaFuncAttributeMaxDynamicSharedMemorySize, count_smem));
-    DEPTHSORT_CUDA_CHECK(cudaFuncSetAttribute(scatter_kernel<true, FloatPairs, QuickSplit, PackedStore>,
-                                              cudaFuncAttributeMaxDynamicSharedMemorySize, count_smem));
-    DEPTHSORT_CUDA_CHECK(cudaFuncSetAttribute(scatter_kernel<true, PackedPairs, QuickSplit, PackedStore>,
-                                              cudaFuncAttributeMaxDynamicSharedMemorySize, count_smem));
-    DEPTHSORT_CUDA_CHECK(cudaFuncSetAttribute(count_search_smem_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                              static_cast<int>(search_smem_max_)));
-    DEPTHSORT_CUDA_CHECK(cudaFuncSetAttribute(scatter_coarse_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                              static_cast<int>(sizeof(TileScatterSmem))));
-    DEPTHSORT_CUDA_CHECK(cudaFuncSetAttribute(scatter_fine_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                              static_cast<int>(sizeof(TileScatterSmem))));
-    DEPTHSORT_CUDA_CHECK(cudaFuncSetAttribute(histogram_kernel<512>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                              16384 * 4));
-    DEPTHSORT_CUDA_CHECK(cudaFuncSetAttribute(refine_from_histogram_kernel,
-                                              cudaFuncAttributeMaxDynamicSharedMemorySize, (16384 + 1) * 4));
+    common::allow_dynamic_smem(count_kernel<true, FloatPairs, BoundSearch>, count_smem, "hybrid count_kernel");
+    common::allow_dynamic_smem(scatter_kernel<true, FloatPairs, BoundSearch, PackedStore>, count_smem,
+                               "hybrid scatter_kernel");
+    common::allow_dynamic_smem(scatter_kernel<true, FloatPairs, BoundSearch, SplitStore>, count_smem,
+                               "hybrid scatter_kernel");
+    common::allow_dynamic_smem(count_kernel<true, FloatPairs, QuickSplit>, count_smem, "hybrid count_kernel");
+    common::allow_dynamic_smem(count_kernel<true, PackedPairs, QuickSplit>, count_smem, "hybrid count_kernel");
+    common::allow_dynamic_smem(scatter_kernel<true, FloatPairs, QuickSplit, PackedStore>, count_smem,
+                               "hybrid scatter_kernel");
+    common::allow_dynamic_smem(scatter_kernel<true, PackedPairs, QuickSplit, PackedStore>, count_smem,
+                               "hybrid scatter_kernel");
+    common::allow_dynamic_smem(count_search_smem_kernel, search_smem_max_, "hybrid count_search_smem_kernel");
+    common::allow_dynamic_smem(scatter_coarse_kernel, sizeof(TileScatterSmem), "hybrid scatter_coarse_kernel");
+    common::allow_dynamic_smem(scatter_fine_kernel, sizeof(TileScatterSmem), "hybrid scatter_fine_kernel");
+    common::allow_dynamic_smem(histogram_kernel<512>, 16384 * 4, "hybrid histogram_kernel");
+    common::allow_dynamic_smem(refine_from_histogram_kernel, (16384 + 1) * 4, "hybrid refine_from_histogram_kernel");
   }
 
   unsigned pass_grid(std::uint32_t n) const {
@@ -438,7 +430,7 @@ class HybridSorter final : public Sorter {
         DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid coarse_kernel");
       }
       StepScope step(timer, "reposition");
-      const int smem = static_cast<int>(sizeof(TileScatterSmem));
+      const int smem = sizeof(TileScatterSmem);
       scatter_coarse_kernel<<<grid_for(n, kScatterTile, 2u * sm_count_), kScatterThreads, smem, stream>>>(
           src, n, bucket16_.data(), fine, coarse, coarse_cursor_.data(), packed2_.data(), moved16_.data());
       DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid scatter_coarse_kernel");

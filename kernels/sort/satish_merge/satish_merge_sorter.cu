@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <string>
 
+#include "common/dynamic_smem.hpp"
 #include "depthsort/device_buffer.hpp"
 #include "depthsort/errors.hpp"
 #include "sort/satish_merge/satish_merge_kernels.cuh"
@@ -82,10 +83,8 @@ class SatishMergeSorter final : public Sorter {
     values_ = DeviceBuffer<std::uint32_t>(max_n, name());
     // Per level: pairs * (2R + 1) slots, at most tiles + pairs + 1.
     points_ = DeviceBuffer<SplitPoint>(tiles + tiles / 2 + 2, name());
-    DEPTHSORT_CUDA_CHECK(cudaFuncSetAttribute(merge_kernel_, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                              static_cast<int>(merge_smem())));
-    DEPTHSORT_CUDA_CHECK(cudaFuncSetAttribute(tile_sort_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                              static_cast<int>(2 * t_ * 4)));
+    common::allow_dynamic_smem(merge_kernel_, merge_smem(), "satish-merge merge_tiles_kernel");
+    common::allow_dynamic_smem(tile_sort_kernel, 2 * std::size_t{t_} * 4, "satish-merge tile_sort_kernel");
   }
 
   void do_sort(const SortBuffers& b, cudaStream_t stream, StepTimer& timer) override {
