@@ -34,6 +34,17 @@ inline constexpr int kSmemBucketsMax = 16384;  // block-local counters while L f
 inline constexpr int kPassThreads = 512;       // count / scatter blocks
 inline constexpr int kPassItems = 16;          // keys per thread per tile in those
 inline constexpr int kOneBlock = 1024;         // single-block kernels (refine, offsets)
+// Two-level reposition: pairs go first to kCoarse coarse ranges (runs of histogram bins, or of
+// buckets), in tiles of kScatterTile pairs, then to their buckets, in tiles of kFineTile pairs;
+// each tile ordered in shared memory by destination.
+inline constexpr int kCoarse = 128;
+inline constexpr int kScatterThreads = 512;  // first level (the second: kFineThreads)
+inline constexpr int kScatterItems = 8;
+inline constexpr int kScatterTile = kScatterThreads * kScatterItems;
+inline constexpr int kFineThreads = 256;
+inline constexpr int kFineDigits = 2048;  // destinations one second-level tile may order
+inline constexpr std::uint32_t kFineTile = kFineThreads * kScatterItems;
+static_assert(kCoarse <= 256, "a coarse range index is kept in one byte per bin");
 
 // Small per-sort state; zeroed by one memset each sort.
 struct Control {
@@ -251,29 +262,45 @@ __global__ void shuffle_kernel(const float* __restrict__ keys_in, const std::uin
 // ---------------------------------------------------------------------------------------------
 // Step 1, Section 5.1: min and max by a reduction, of all keys and of the finite keys (the bins).
 // ---------------------------------------------------------------------------------------------
+// Every key of keys[0, n) once, through f(float): 16-byte loads (kUnroll per thread in flight)
+// where the array is 16-byte aligned, the last n % 4 keys (or all, if unaligned) one by one.
+template <int kThreads, class F>
+__device__ __forceinline__ void for_each_key(const float* __restrict__ keys, std::size_t n, F&& f) {
+  constexpr int kUnroll = 4;
+  const bool aligned = (reinterpret_cast<std::uintptr_t>(keys) & 15u) == 0;
+  const std::size_t n4 = aligned ? n / 4 : 0;
+  const float4* __restrict__ k4 = reinterpret_cast<const float4*>(keys);
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * kThreads * kUnroll;
+  for (std::size_t base = static_cast<std::size_t>(blockIdx.x) * kThreads * kUnroll; base < n4; base += stride) {
+    float4 x[kUnroll];
+#pragma unroll
+    for (int q = 0; q < kUnroll; ++q) {
+      const std::size_t i = base + q * kThreads + threadIdx.x;
+      x[q] = i < n4 ? k4[i] : make_float4(0.f, 0.f, 0.f, 0.f);
+    }
+#pragma unroll
+    for (int q = 0; q < kUnroll; ++q)
+      if (base + q * kThreads + threadIdx.x < n4) {
+        f(x[q].x);
+        f(x[q].y);
+        f(x[q].z);
+        f(x[q].w);
+      }
+  }
+  for (std::size_t i = n4 * 4 + static_cast<std::size_t>(blockIdx.x) * kThreads + threadIdx.x; i < n;
+       i += static_cast<std::size_t>(gridDim.x) * kThreads)
+    f(keys[i]);
+}
+
 template <int kThreads>
 __global__ void __launch_bounds__(kThreads) minmax_kernel(const float* __restrict__ keys, std::size_t n,
                                                           Control* ctrl) {
   std::uint32_t omin = 0xFFFFFFFFu, omax = 0;
-  constexpr int kUnroll = 8;
-  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * kThreads * kUnroll;
-  for (std::size_t base = static_cast<std::size_t>(blockIdx.x) * kThreads * kUnroll; base < n; base += stride) {
-    float f[kUnroll];
-#pragma unroll
-    for (int q = 0; q < kUnroll; ++q) {
-      const std::size_t i = base + q * kThreads + threadIdx.x;
-      f[q] = i < n ? keys[i] : 0.f;
-    }
-#pragma unroll
-    for (int q = 0; q < kUnroll; ++q) {
-      const std::size_t i = base + q * kThreads + threadIdx.x;
-      if (i < n) {
-        const std::uint32_t o = ordered_key(f[q]);
-        omin = min(omin, o);
-        omax = max(omax, o);
-      }
-    }
-  }
+  for_each_key<kThreads>(keys, n, [&](float f) {
+    const std::uint32_t o = ordered_key(f);
+    omin = min(omin, o);
+    omax = max(omax, o);
+  });
   using Reduce = cub::BlockReduce<std::uint32_t, kThreads>;
   __shared__ typename Reduce::TempStorage temp[2];
   const std::uint32_t a = Reduce(temp[0]).Reduce(~omin, ::cuda::maximum<>{});
@@ -296,21 +323,7 @@ __global__ void __launch_bounds__(kThreads) histogram_kernel(const float* __rest
   for (int i = threadIdx.x; i < bins; i += kThreads) sh_hist[i] = 0;
   const Binning binning = make_binning(*ctrl, bins);
   __syncthreads();
-  constexpr int kUnroll = 8;
-  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * kThreads * kUnroll;
-  for (std::size_t base = static_cast<std::size_t>(blockIdx.x) * kThreads * kUnroll; base < n; base += stride) {
-    float f[kUnroll];
-#pragma unroll
-    for (int q = 0; q < kUnroll; ++q) {
-      const std::size_t i = base + q * kThreads + threadIdx.x;
-      f[q] = i < n ? keys[i] : 0.f;
-    }
-#pragma unroll
-    for (int q = 0; q < kUnroll; ++q) {
-      const std::size_t i = base + q * kThreads + threadIdx.x;
-      if (i < n) atomicAdd(&sh_hist[binning.bin(ordered_key(f[q]))], 1u);
-    }
-  }
+  for_each_key<kThreads>(keys, n, [&](float f) { atomicAdd(&sh_hist[binning.bin(ordered_key(f))], 1u); });
   __syncthreads();
   for (int i = threadIdx.x; i < bins; i += kThreads)
     if (sh_hist[i]) atomicAdd(&hist[i], sh_hist[i]);
@@ -325,7 +338,7 @@ __global__ void __launch_bounds__(kThreads) histogram_kernel(const float* __rest
 // the merge sentinels (hybrid_networks.hpp), and those two buckets are never merged.
 // ---------------------------------------------------------------------------------------------
 __device__ inline void build_pivot_table(const std::uint32_t* pivots, int L, const Binning& binning,
-                                         std::uint32_t* table) {
+                                         std::uint32_t* table) {  // pivots: global or shared memory
   // table[i] = number of pivots whose bin is below i (the bins of the sorted pivots are sorted).
   for (int i = threadIdx.x; i <= binning.bins; i += blockDim.x) {
     std::uint32_t lo = 0, hi = static_cast<std::uint32_t>(L - 1);
@@ -368,7 +381,7 @@ __device__ inline void block_cumulative_counts(const std::uint32_t* __restrict__
 template <class Inside>
 __device__ inline void interpolate_pivots(const std::uint32_t* cum, int cells, std::uint32_t n, int L,
                                           const Inside& inside, const Binning& binning, std::uint32_t* pivots,
-                                          std::uint32_t* table) {
+                                          std::uint32_t* table, std::uint32_t* shared_pivots = nullptr) {
   const std::uint32_t real_buckets = static_cast<std::uint32_t>(L - 2);
   for (int j = threadIdx.x; j < L - 1; j += kOneBlock) {
     std::uint32_t p;
@@ -394,17 +407,84 @@ __device__ inline void interpolate_pivots(const std::uint32_t* cum, int cells, s
       p = static_cast<std::uint32_t>(q);
     }
     pivots[j] = p;
+    if (shared_pivots) shared_pivots[j] = p;
   }
   __syncthreads();
-  build_pivot_table(pivots, L, binning, table);
+  // The table's binary searches read the pivots from shared memory where the caller has room.
+  build_pivot_table(shared_pivots ? shared_pivots : pivots, L, binning, table);
+}
+
+// The coarse ranges of the two-level reposition (default path), from the same cumulative
+// histogram: range c is the run of bins [cut[c], cut[c+1]), cut[c] the first bin whose cumulative
+// count reaches c * n / kCoarse (a bin holding more than n / kCoarse keys makes some ranges empty).
+// Writes each bin's range, the ranges' first positions (sums of bins: exact before any key moves)
+// and the list of second-level tiles (range, tile).
+struct CoarseSetup {
+  std::uint8_t* coarse_of_bin;   // H
+  std::uint32_t* coarse_off;     // kCoarse + 1
+  std::uint32_t* coarse_cursor;  // kCoarse
+  uint2* items;                  // second-level tiles
+  Control* ctrl;                 // fine_tiles
+};
+
+__device__ inline void cut_coarse_ranges(const std::uint32_t* cum, int cells, std::uint32_t n, const CoarseSetup& s) {
+  using Scan = cub::BlockScan<std::uint32_t, kOneBlock>;
+  __shared__ typename Scan::TempStorage scan_temp;
+  __shared__ std::uint32_t cut[kCoarse + 1];
+  const int tid = threadIdx.x;
+  for (int c = tid; c <= kCoarse; c += kOneBlock) {
+    std::uint32_t x = 0;
+    if (c == kCoarse) {
+      x = static_cast<std::uint32_t>(cells);
+    } else if (c > 0) {
+      const std::uint32_t target = static_cast<std::uint32_t>(static_cast<unsigned long long>(c) * n / kCoarse);
+      int lo = 0, hi = cells;  // first bin b with cum[b] >= target
+      while (lo < hi) {
+        const int mid = (lo + hi) >> 1;
+        if (cum[mid] < target)
+          lo = mid + 1;
+        else
+          hi = mid;
+      }
+      x = static_cast<std::uint32_t>(lo);
+    }
+    cut[c] = x;
+  }
+  __syncthreads();
+  for (int b = tid; b < cells; b += kOneBlock) {
+    int lo = 0, hi = kCoarse + 1;  // last c with cut[c] <= b
+    while (lo < hi) {
+      const int mid = (lo + hi) >> 1;
+      if (cut[mid] <= static_cast<std::uint32_t>(b))
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    s.coarse_of_bin[b] = static_cast<std::uint8_t>(lo - 1);
+  }
+  std::uint32_t tiles = 0;
+  if (tid < kCoarse) {
+    const std::uint32_t first = cum[cut[tid]], last = cum[cut[tid + 1]];
+    tiles = (last - first + kFineTile - 1) / kFineTile;
+    s.coarse_off[tid] = first;
+    s.coarse_cursor[tid] = first;
+  }
+  std::uint32_t at = 0, total = 0;
+  Scan(scan_temp).ExclusiveSum(tiles, at, total);
+  for (std::uint32_t t = 0; t < tiles; ++t) s.items[at + t] = make_uint2(static_cast<std::uint32_t>(tid), t);
+  if (tid == 0) {
+    s.coarse_off[kCoarse] = n;
+    s.ctrl->fine_tiles = total;
+  }
 }
 
 __global__ void __launch_bounds__(kOneBlock) refine_from_histogram_kernel(const std::uint32_t* __restrict__ hist,
                                                                           int bins, const Control* ctrl,
                                                                           std::uint32_t n, int L,
                                                                           std::uint32_t* pivots,
-                                                                          std::uint32_t* table) {
-  extern __shared__ std::uint32_t cum[];  // bins + 1
+                                                                          std::uint32_t* table, CoarseSetup coarse,
+                                                                          bool pivots_in_smem) {
+  extern __shared__ std::uint32_t cum[];  // bins + 1, then (pivots_in_smem) L - 1 pivots
   block_cumulative_counts(hist, bins, cum);
   const Binning binning = make_binning(*ctrl, bins);
   interpolate_pivots(
@@ -412,7 +492,8 @@ __global__ void __launch_bounds__(kOneBlock) refine_from_histogram_kernel(const 
       [&binning](int i, std::uint32_t taken, std::uint32_t in_cell) {
         return binning.bin_start(i) + ((static_cast<unsigned long long>(taken) << binning.shift) / in_cell);
       },
-      binning, pivots, table);
+      binning, pivots, table, pivots_in_smem ? cum + bins + 1 : nullptr);
+  if (coarse.coarse_of_bin) cut_coarse_ranges(cum, binning.bins, n, coarse);
 }
 
 // Further refinements (option refinements > 1): the counts of a count pass with the current
@@ -490,46 +571,6 @@ __global__ void __launch_bounds__(kPassThreads) count_kernel(Src src, std::uint3
     for (int i = threadIdx.x; i < buckets; i += kPassThreads)
       if (sh_count[i]) atomicAdd(&counts[i], sh_count[i]);
   }
-}
-
-// Step 4, the default count: as count_kernel, with the pivots and the pivot table copied into
-// shared memory (random lookups there cost a few bank conflicts instead of one L1 wavefront per
-// distinct line), and each element's bucket kept (16 bits) for the reposition passes.
-__global__ void __launch_bounds__(kPassThreads) count_search_smem_kernel(FloatPairs src, std::uint32_t n,
-                                                                         BoundSearch bound, int L,
-                                                                         std::uint32_t* __restrict__ counts,
-                                                                         std::uint16_t* __restrict__ bucket_of) {
-  extern __shared__ std::uint32_t sh_search[];
-  std::uint32_t* hist = sh_search;
-  std::uint32_t* pivots = hist + L;
-  std::uint32_t* table = pivots + (L - 1);
-  const Binning binning = make_binning(*bound.ctrl, bound.bins);
-  for (int i = threadIdx.x; i < L; i += kPassThreads) hist[i] = 0;
-  for (int i = threadIdx.x; i < L - 1; i += kPassThreads) pivots[i] = bound.pivots[i];
-  for (int i = threadIdx.x; i <= binning.bins; i += kPassThreads) table[i] = bound.table[i];
-  __syncthreads();
-  const PivotSearch<PlainLoad> search{pivots, table, binning};
-  constexpr std::uint32_t kTileSize = kPassThreads * kPassItems;
-  for (std::uint32_t base = blockIdx.x * kTileSize; base < n; base += gridDim.x * kTileSize) {
-    std::uint32_t key[kPassItems];
-#pragma unroll
-    for (int q = 0; q < kPassItems; ++q) {
-      const std::uint32_t i = base + q * kPassThreads + threadIdx.x;
-      key[q] = i < n ? src.key(i) : 0u;
-    }
-#pragma unroll
-    for (int q = 0; q < kPassItems; ++q) {
-      const std::uint32_t i = base + q * kPassThreads + threadIdx.x;
-      if (i < n) {
-        const std::uint32_t b = search(i, key[q]);
-        bucket_of[i] = static_cast<std::uint16_t>(b);
-        atomicAdd(&hist[b], 1u);
-      }
-    }
-  }
-  __syncthreads();
-  for (int i = threadIdx.x; i < L; i += kPassThreads)
-    if (hist[i]) atomicAdd(&counts[i], hist[i]);
 }
 
 // Step 4, Fig. 4 as printed: one thread per element, binary search over the pivots, atomicInc on
@@ -624,83 +665,228 @@ __global__ void __launch_bounds__(kPassThreads) scatter_kernel(Src src, std::uin
   }
 }
 
-// Step 6, two-level reposition (default while L < 65536). One scatter into L buckets writes L
-// interleaved streams of 8-byte pairs: on an H200 that cost 0.6-0.9 ms at 16M pairs, whether the
+// Step 6 (default while L < 65536): two-level reposition. One scatter into L ~ 6000 buckets writes
+// L interleaved streams of 8-byte pairs: on an H200 that cost 0.6-0.9 ms at 16M pairs, whether the
 // slots came from global atomics or from a per-block count matrix (partial sectors thrash L2).
-// Instead the pairs move twice, each time to at most kCoarse (or F = L / kCoarse) destinations:
-// a tile of kScatterTile pairs is ordered by destination in shared memory, one global atomicAdd per
-// destination reserves its slots, and the pairs leave in runs (coalesced). The bucket of every
-// element comes from the count pass (16-bit), so neither pass searches the pivots again.
-inline constexpr int kCoarse = 128;
-inline constexpr int kScatterThreads = 512;
-inline constexpr int kScatterItems = 8;
-inline constexpr int kScatterTile = kScatterThreads * kScatterItems;
-inline constexpr int kMaxFine = 512;  // F <= 512 since L < 65536
-
+// Instead the pairs move twice, each time to fewer destinations: a tile of pairs is ordered by
+// destination in shared memory, one global atomicAdd per destination reserves its slots, and the
+// pairs leave in runs. The first level goes to at most kCoarse coarse ranges, the second from each
+// tile of a coarse range to its buckets (digit = bucket - the tile's smallest bucket; a tile whose
+// buckets span kFineDigits or more writes each pair through a warp-aggregated global atomic).
+// Two ways to the coarse ranges:
+//  - fused (while the counters, pivots and pivot table fit shared memory beside the tile with two
+//    blocks per SM: L up to about 6800): the coarse ranges are runs of histogram bins, cut by refine
+//    so that each holds about n / kCoarse keys (cut_coarse_ranges). Their sizes are sums of
+//    histogram bins, known before any key moves, so one pass ("count+coarse") counts the keys per
+//    bucket (the search of Fig. 4, block-local counters) and scatters every pair to its coarse
+//    range with its bucket (16 bits): no count pass, no stored bucket ids to re-read.
+//  - counted (larger L): a count pass keeps each element's bucket (count_search_smem_kernel), the
+//    offsets give every bucket's place, and the coarse ranges are runs of L / kCoarse buckets.
+template <int kThreads, int kDigits>
 struct TileScatterSmem {
-  std::uint32_t hist[kMaxFine];
-  std::uint32_t offs[kMaxFine];
-  std::uint32_t base[kMaxFine];
-  std::uint32_t key[kScatterTile];
-  std::uint32_t value[kScatterTile];
-  std::uint16_t bucket[kScatterTile];
-  std::uint16_t digit[kScatterTile];
+  std::uint32_t hist[kDigits];
+  std::uint32_t offs[kDigits];
+  std::uint32_t base[kDigits];
+  std::uint32_t key[kThreads * kScatterItems];
+  std::uint32_t value[kThreads * kScatterItems];
+  std::uint32_t bd[kThreads * kScatterItems];  // bucket | digit << 16
 };
+using CoarseSmem = TileScatterSmem<kScatterThreads, kScatterThreads>;
+using FineSmem = TileScatterSmem<kFineThreads, kFineDigits>;
 
-// Orders one tile by digit (< digits) in shared memory and writes it to cursor[digit_base + d] +
-// rank, in runs. Elements i >= len of the tile are absent.
-template <class Load>
-__device__ __forceinline__ void scatter_tile(TileScatterSmem& sm, const Load& load, std::uint32_t len, int digits,
-                                             std::uint32_t* __restrict__ cursor, uint2* __restrict__ out_pairs,
-                                             std::uint16_t* __restrict__ out_bucket) {
-  using Scan = cub::BlockScan<std::uint32_t, kScatterThreads>;
+// Orders one tile (item q of thread t is element q * kThreads + t; elements >= len absent) by
+// digit (bd >> 16, < digits <= kDigits) in shared memory and writes it to cursor[digit] + rank,
+// in runs; the bucket (bd & 0xFFFF) goes beside each pair when out_bucket is given. Thread t
+// scans digits [t * kDigits / kThreads, (t + 1) * kDigits / kThreads).
+template <int kThreads, int kDigits>
+__device__ __forceinline__ void scatter_tile(TileScatterSmem<kThreads, kDigits>& sm,
+                                             const std::uint32_t (&k)[kScatterItems],
+                                             const std::uint32_t (&v)[kScatterItems],
+                                             const std::uint32_t (&bd)[kScatterItems], std::uint32_t len,
+                                             int digits, std::uint32_t* __restrict__ cursor,
+                                             uint2* __restrict__ out_pairs, std::uint16_t* __restrict__ out_bucket) {
+  static_assert(kDigits % kThreads == 0, "whole digits per thread");
+  constexpr int kPer = kDigits / kThreads;
+  using Scan = cub::BlockScan<std::uint32_t, kThreads>;
   __shared__ typename Scan::TempStorage scan_temp;
   const int tid = threadIdx.x;
-  for (int d = tid; d < digits; d += kScatterThreads) sm.hist[d] = 0;
+  for (int d = tid; d < digits; d += kThreads) sm.hist[d] = 0;
   __syncthreads();
-  std::uint32_t k[kScatterItems], v[kScatterItems], rank[kScatterItems];
-  std::uint16_t bk[kScatterItems], dg[kScatterItems];
+  std::uint32_t rank[kScatterItems];
 #pragma unroll
   for (int q = 0; q < kScatterItems; ++q) {
-    const std::uint32_t i = q * kScatterThreads + tid;
-    if (i < len) load(i, k[q], v[q], bk[q], dg[q]);
-  }
-#pragma unroll
-  for (int q = 0; q < kScatterItems; ++q) {
-    const std::uint32_t i = q * kScatterThreads + tid;
-    rank[q] = i < len ? atomicAdd(&sm.hist[dg[q]], 1u) : 0u;
+    const std::uint32_t i = q * kThreads + tid;
+    rank[q] = i < len ? atomicAdd(&sm.hist[bd[q] >> 16], 1u) : 0u;
   }
   __syncthreads();
-  const std::uint32_t count = tid < digits ? sm.hist[tid] : 0u;
+  std::uint32_t count[kPer], sum = 0;
+#pragma unroll
+  for (int j = 0; j < kPer; ++j) {
+    const int d = tid * kPer + j;
+    count[j] = d < digits ? sm.hist[d] : 0u;
+    sum += count[j];
+  }
   std::uint32_t off = 0;
-  Scan(scan_temp).ExclusiveSum(count, off);
-  if (tid < digits) {
-    sm.offs[tid] = off;
-    if (count) sm.base[tid] = atomicAdd(&cursor[tid], count);
-  }
-  __syncthreads();
+  Scan(scan_temp).ExclusiveSum(sum, off);
 #pragma unroll
-  for (int q = 0; q < kScatterItems; ++q) {
-    const std::uint32_t i = q * kScatterThreads + tid;
-    if (i < len) {
-      const std::uint32_t at = sm.offs[dg[q]] + rank[q];
-      sm.key[at] = k[q];
-      sm.value[at] = v[q];
-      sm.bucket[at] = bk[q];
-      sm.digit[at] = dg[q];
+  for (int j = 0; j < kPer; ++j) {
+    const int d = tid * kPer + j;
+    if (d < digits) {
+      sm.offs[d] = off;
+      if (count[j]) sm.base[d] = atomicAdd(&cursor[d], count[j]);
+      off += count[j];
     }
   }
   __syncthreads();
-  for (std::uint32_t i = tid; i < len; i += kScatterThreads) {
-    const std::uint32_t d = sm.digit[i];
+#pragma unroll
+  for (int q = 0; q < kScatterItems; ++q) {
+    const std::uint32_t i = q * kThreads + tid;
+    if (i < len) {
+      const std::uint32_t at = sm.offs[bd[q] >> 16] + rank[q];
+      sm.key[at] = k[q];
+      sm.value[at] = v[q];
+      sm.bd[at] = bd[q];
+    }
+  }
+  __syncthreads();
+  for (std::uint32_t i = tid; i < len; i += kThreads) {
+    const std::uint32_t x = sm.bd[i], d = x >> 16;
     const std::uint32_t pos = sm.base[d] + (i - sm.offs[d]);
     out_pairs[pos] = make_uint2(sm.key[i], sm.value[i]);
-    if (out_bucket) out_bucket[pos] = sm.bucket[i];
+    if (out_bucket) out_bucket[pos] = static_cast<std::uint16_t>(x & 0xFFFFu);
   }
   __syncthreads();
 }
 
-// Pass 1: input pairs -> coarse buckets (bucket / F), bucket ids carried along.
+__host__ __device__ constexpr std::size_t round16(std::size_t x) { return (x + 15) & ~static_cast<std::size_t>(15); }
+
+// Shared memory of count_coarse_kernel: the tile, the coarse range of each bin (bytes), then
+// counters (L), pivots (L - 1) and pivot table (bins + 1).
+__host__ __device__ constexpr std::size_t count_coarse_smem(int L, int bins) {
+  return sizeof(CoarseSmem) + round16(static_cast<std::size_t>(bins)) +
+         (2 * static_cast<std::size_t>(L) + static_cast<std::size_t>(bins) + 1) * 4;
+}
+
+struct CountCoarseArgs {
+  FloatPairs src;
+  std::uint32_t n;
+  BoundSearch bound;
+  int L;
+  const std::uint8_t* coarse_of_bin;
+  std::uint32_t* coarse_cursor;
+  std::uint32_t* counts;
+  uint2* out_pairs;
+  std::uint16_t* out_bucket;
+};
+
+// Fused path, level 1 with the count (a grid-stride loop over tiles of kScatterTile pairs).
+__global__ void __launch_bounds__(kScatterThreads, 2) count_coarse_kernel(CountCoarseArgs a) {
+  extern __shared__ __align__(16) unsigned char scatter_smem[];
+  CoarseSmem& sm = *reinterpret_cast<CoarseSmem*>(scatter_smem);
+  std::uint8_t* map = scatter_smem + sizeof(CoarseSmem);
+  std::uint32_t* hist = reinterpret_cast<std::uint32_t*>(map + round16(a.bound.bins));
+  std::uint32_t* pivots = hist + a.L;
+  std::uint32_t* table = pivots + (a.L - 1);
+  const int tid = threadIdx.x;
+  const Binning binning = make_binning(*a.bound.ctrl, a.bound.bins);
+  for (int i = tid; i < binning.bins; i += kScatterThreads) map[i] = a.coarse_of_bin[i];
+  for (int i = tid; i < a.L; i += kScatterThreads) hist[i] = 0;
+  for (int i = tid; i < a.L - 1; i += kScatterThreads) pivots[i] = a.bound.pivots[i];
+  for (int i = tid; i <= binning.bins; i += kScatterThreads) table[i] = a.bound.table[i];
+  __syncthreads();
+  const PivotSearch<PlainLoad> search{pivots, table, binning};
+  const std::uint32_t n = a.n;
+  for (std::uint32_t base = blockIdx.x * kScatterTile; base < n; base += gridDim.x * kScatterTile) {
+    const std::uint32_t len = min(static_cast<std::uint32_t>(kScatterTile), n - base);
+    std::uint32_t k[kScatterItems], v[kScatterItems], bd[kScatterItems];
+#pragma unroll
+    for (int q = 0; q < kScatterItems; ++q) {
+      const std::uint32_t i = q * kScatterThreads + tid;
+      k[q] = i < len ? ordered_key(a.src.keys[base + i]) : 0u;
+      v[q] = i < len ? a.src.values[base + i] : 0u;
+    }
+#pragma unroll
+    for (int q = 0; q < kScatterItems; ++q) {
+      const bool valid = q * kScatterThreads + tid < len;
+      const std::uint32_t b = valid ? search(0, k[q]) : 0u;
+      bd[q] = b | static_cast<std::uint32_t>(map[binning.bin(k[q])]) << 16;
+      if (valid) atomicAdd(&hist[b], 1u);
+    }
+    scatter_tile(sm, k, v, bd, len, kCoarse, a.coarse_cursor, a.out_pairs, a.out_bucket);
+  }
+  __syncthreads();
+  for (int i = tid; i < a.L; i += kScatterThreads)
+    if (hist[i]) atomicAdd(&a.counts[i], hist[i]);
+}
+
+// Counted path: the count, with the pivots and the pivot table copied into shared memory (random
+// lookups there cost a few bank conflicts instead of one L1 wavefront per distinct line), and
+// each element's bucket kept (16 bits) for level 1.
+__global__ void __launch_bounds__(kPassThreads) count_search_smem_kernel(FloatPairs src, std::uint32_t n,
+                                                                         BoundSearch bound, int L,
+                                                                         std::uint32_t* __restrict__ counts,
+                                                                         std::uint16_t* __restrict__ bucket_of) {
+  extern __shared__ std::uint32_t sh_search[];
+  std::uint32_t* hist = sh_search;
+  std::uint32_t* pivots = hist + L;
+  std::uint32_t* table = pivots + (L - 1);
+  const Binning binning = make_binning(*bound.ctrl, bound.bins);
+  for (int i = threadIdx.x; i < L; i += kPassThreads) hist[i] = 0;
+  for (int i = threadIdx.x; i < L - 1; i += kPassThreads) pivots[i] = bound.pivots[i];
+  for (int i = threadIdx.x; i <= binning.bins; i += kPassThreads) table[i] = bound.table[i];
+  __syncthreads();
+  const PivotSearch<PlainLoad> search{pivots, table, binning};
+  constexpr std::uint32_t kTileSize = kPassThreads * kPassItems;
+  for (std::uint32_t base = blockIdx.x * kTileSize; base < n; base += gridDim.x * kTileSize) {
+    std::uint32_t key[kPassItems];
+#pragma unroll
+    for (int q = 0; q < kPassItems; ++q) {
+      const std::uint32_t i = base + q * kPassThreads + threadIdx.x;
+      key[q] = i < n ? src.key(i) : 0u;
+    }
+#pragma unroll
+    for (int q = 0; q < kPassItems; ++q) {
+      const std::uint32_t i = base + q * kPassThreads + threadIdx.x;
+      if (i < n) {
+        const std::uint32_t b = search(i, key[q]);
+        bucket_of[i] = static_cast<std::uint16_t>(b);
+        atomicAdd(&hist[b], 1u);
+      }
+    }
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < L; i += kPassThreads)
+    if (hist[i]) atomicAdd(&counts[i], hist[i]);
+}
+
+// Counted path, coarse ranges of `fine` buckets each: their cursors and first positions, and the
+// list of second-level tiles (one block; at most kCoarse coarse ranges).
+__global__ void __launch_bounds__(kCoarse) coarse_kernel(const std::uint32_t* __restrict__ offset, int L,
+                                                         std::uint32_t fine, int coarse,
+                                                         std::uint32_t* __restrict__ coarse_cursor,
+                                                         std::uint32_t* __restrict__ coarse_off,
+                                                         uint2* __restrict__ items, Control* ctrl) {
+  using Scan = cub::BlockScan<std::uint32_t, kCoarse>;
+  __shared__ typename Scan::TempStorage scan_temp;
+  const int c = threadIdx.x;
+  std::uint32_t tiles = 0;
+  if (c < coarse) {
+    const std::uint32_t first = offset[c * fine];
+    const std::uint32_t last = offset[min(static_cast<std::uint32_t>(L), (c + 1) * fine)];
+    tiles = (last - first + kFineTile - 1) / kFineTile;
+    coarse_cursor[c] = first;
+    coarse_off[c] = first;
+  }
+  std::uint32_t at = 0, total = 0;
+  Scan(scan_temp).ExclusiveSum(tiles, at, total);
+  for (std::uint32_t t = 0; t < tiles; ++t) items[at + t] = make_uint2(c, t);
+  if (c == 0) {
+    coarse_off[coarse] = offset[L];
+    ctrl->fine_tiles = total;
+  }
+}
+
+// Counted path, level 1: pairs to coarse ranges (bucket / fine), bucket ids carried along.
 __global__ void __launch_bounds__(kScatterThreads, 2) scatter_coarse_kernel(FloatPairs src, std::uint32_t n,
                                                                          const std::uint16_t* __restrict__ bucket_of,
                                                                          std::uint32_t fine, int coarse,
@@ -708,68 +894,86 @@ __global__ void __launch_bounds__(kScatterThreads, 2) scatter_coarse_kernel(Floa
                                                                          uint2* __restrict__ out_pairs,
                                                                          std::uint16_t* __restrict__ out_bucket) {
   extern __shared__ __align__(16) unsigned char scatter_smem[];
-  TileScatterSmem& sm = *reinterpret_cast<TileScatterSmem*>(scatter_smem);
+  CoarseSmem& sm = *reinterpret_cast<CoarseSmem*>(scatter_smem);
+  const int tid = threadIdx.x;
   for (std::uint32_t base = blockIdx.x * kScatterTile; base < n; base += gridDim.x * kScatterTile) {
     const std::uint32_t len = min(static_cast<std::uint32_t>(kScatterTile), n - base);
-    scatter_tile(
-        sm,
-        [&](std::uint32_t i, std::uint32_t& k, std::uint32_t& v, std::uint16_t& b, std::uint16_t& d) {
-          k = src.key(base + i);
-          v = src.value(base + i);
-          b = bucket_of[base + i];
-          d = static_cast<std::uint16_t>(b / fine);
-        },
-        len, coarse, coarse_cursor, out_pairs, out_bucket);
+    std::uint32_t k[kScatterItems], v[kScatterItems], bd[kScatterItems];
+#pragma unroll
+    for (int q = 0; q < kScatterItems; ++q) {
+      const std::uint32_t i = q * kScatterThreads + tid;
+      const bool valid = i < len;
+      k[q] = valid ? src.key(base + i) : 0u;
+      v[q] = valid ? src.value(base + i) : 0u;
+      const std::uint32_t b = valid ? bucket_of[base + i] : 0u;
+      bd[q] = b | (b / fine) << 16;
+    }
+    scatter_tile(sm, k, v, bd, len, coarse, coarse_cursor, out_pairs, out_bucket);
   }
 }
 
-// Pass 2: each coarse bucket -> its F fine buckets (one block per tile of a coarse bucket).
-__global__ void __launch_bounds__(kScatterThreads, 2) scatter_fine_kernel(const uint2* __restrict__ in_pairs,
-                                                                       const std::uint16_t* __restrict__ in_bucket,
-                                                                       const std::uint32_t* __restrict__ offset,
-                                                                       const uint2* __restrict__ items,
-                                                                       const Control* ctrl, std::uint32_t fine,
-                                                                       int L, std::uint32_t* __restrict__ cursor,
-                                                                       uint2* __restrict__ out_pairs) {
+// Level 2 (both paths): one block per tile of kFineTile pairs of a coarse range (the tiles listed
+// by refine or coarse_kernel), into the buckets.
+__global__ void __launch_bounds__(kFineThreads, 4) scatter_fine_kernel(const uint2* __restrict__ in_pairs,
+                                                                    const std::uint16_t* __restrict__ in_bucket,
+                                                                    const std::uint32_t* __restrict__ coarse_off,
+                                                                    const uint2* __restrict__ items,
+                                                                    const Control* ctrl,
+                                                                    std::uint32_t* __restrict__ cursor,
+                                                                    uint2* __restrict__ out_pairs) {
   extern __shared__ __align__(16) unsigned char scatter_smem[];
-  TileScatterSmem& sm = *reinterpret_cast<TileScatterSmem*>(scatter_smem);
-  if (blockIdx.x >= ctrl->fine_tiles) return;  // number of coarse tiles
+  FineSmem& sm = *reinterpret_cast<FineSmem*>(scatter_smem);
+  __shared__ std::uint32_t s_lo, s_hi;
+  if (blockIdx.x >= ctrl->fine_tiles) return;
+  const int tid = threadIdx.x;
   const uint2 item = items[blockIdx.x];
-  const std::uint32_t first_bucket = item.x * fine;
-  const std::uint32_t last_bucket = min(static_cast<std::uint32_t>(L), first_bucket + fine);
-  const std::uint32_t begin = offset[first_bucket] + item.y * kScatterTile;
-  const std::uint32_t end = min(begin + kScatterTile, offset[last_bucket]);
-  scatter_tile(
-      sm,
-      [&](std::uint32_t i, std::uint32_t& k, std::uint32_t& v, std::uint16_t& b, std::uint16_t& d) {
-        const uint2 p = in_pairs[begin + i];
-        k = p.x;
-        v = p.y;
-        b = in_bucket[begin + i];
-        d = static_cast<std::uint16_t>(b - first_bucket);
-      },
-      end - begin, static_cast<int>(last_bucket - first_bucket), cursor + first_bucket, out_pairs, nullptr);
-}
-
-// Coarse cursors and the tiles of pass 2 (one block; at most kCoarse coarse buckets).
-__global__ void __launch_bounds__(kCoarse) coarse_kernel(const std::uint32_t* __restrict__ offset, int L,
-                                                         std::uint32_t fine, int coarse,
-                                                         std::uint32_t* __restrict__ coarse_cursor,
-                                                         uint2* __restrict__ items, Control* ctrl) {
-  using Scan = cub::BlockScan<std::uint32_t, kCoarse>;
-  __shared__ typename Scan::TempStorage scan_temp;
-  const int c = threadIdx.x;
-  std::uint32_t tiles = 0, first = 0;
-  if (c < coarse) {
-    first = offset[c * fine];
-    const std::uint32_t last = offset[min(static_cast<std::uint32_t>(L), (c + 1) * fine)];
-    tiles = (last - first + kScatterTile - 1) / kScatterTile;
-    coarse_cursor[c] = first;
+  const std::uint32_t begin = coarse_off[item.x] + item.y * kFineTile;
+  const std::uint32_t len = min(kFineTile, coarse_off[item.x + 1] - begin);
+  if (tid == 0) {
+    s_lo = 0xFFFFFFFFu;
+    s_hi = 0;
   }
-  std::uint32_t at = 0, total = 0;
-  Scan(scan_temp).ExclusiveSum(tiles, at, total);
-  for (std::uint32_t t = 0; t < tiles; ++t) items[at + t] = make_uint2(c, t);
-  if (c == 0) ctrl->fine_tiles = total;
+  std::uint32_t k[kScatterItems] = {}, v[kScatterItems] = {}, b[kScatterItems] = {};
+#pragma unroll
+  for (int q = 0; q < kScatterItems; ++q) {
+    const std::uint32_t i = q * kFineThreads + tid;
+    if (i < len) {
+      const uint2 p = in_pairs[begin + i];
+      k[q] = p.x;
+      v[q] = p.y;
+      b[q] = in_bucket[begin + i];
+    }
+  }
+  std::uint32_t lo = 0xFFFFFFFFu, hi = 0;
+#pragma unroll
+  for (int q = 0; q < kScatterItems; ++q)
+    if (q * kFineThreads + tid < len) {
+      lo = min(lo, b[q]);
+      hi = max(hi, b[q]);
+    }
+  lo = __reduce_min_sync(0xFFFFFFFFu, lo);
+  hi = __reduce_max_sync(0xFFFFFFFFu, hi);
+  __syncthreads();  // s_lo, s_hi initialised
+  if ((tid & 31) == 0) {
+    atomicMin(&s_lo, lo);
+    atomicMax(&s_hi, hi);
+  }
+  __syncthreads();
+  lo = s_lo;
+  hi = s_hi;
+  if (hi - lo < static_cast<std::uint32_t>(kFineDigits)) {
+    std::uint32_t bd[kScatterItems];
+#pragma unroll
+    for (int q = 0; q < kScatterItems; ++q) bd[q] = (b[q] - lo) << 16;
+    scatter_tile(sm, k, v, bd, len, static_cast<int>(hi - lo + 1), cursor + lo, out_pairs, nullptr);
+  } else {  // buckets too spread for one tile's ordering: one warp-aggregated atomic per bucket and warp
+#pragma unroll
+    for (int q = 0; q < kScatterItems; ++q) {
+      const bool valid = q * kFineThreads + tid < len;
+      const std::uint32_t pos = warp_aggregated_add(cursor, valid ? b[q] : 0u, valid, true);
+      if (valid) out_pairs[pos] = make_uint2(k[q], v[q]);
+    }
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -812,7 +1016,7 @@ __device__ __forceinline__ OffsetTotals bucket_totals(std::uint32_t c, bool spec
 }
 
 __global__ void __launch_bounds__(kOneBlock) offsets_kernel(OffsetsArgs a) {
-  using Scan = cub::BlockScan<OffsetTotals, kOneBlock>;
+  using Scan = cub::BlockScan<OffsetTotals, kOneBlock, cub::BLOCK_SCAN_WARP_SCANS>;
   __shared__ typename Scan::TempStorage scan_temp;
   const int per = (a.L + kOneBlock - 1) / kOneBlock;
   const int begin = min(a.L, static_cast<int>(threadIdx.x) * per), end = min(a.L, begin + per);

@@ -28,8 +28,12 @@ constexpr const char* kPartitionNames[] = {
     "partition-07", "partition-08", "partition-09", "partition-10", "partition-11", "partition-12",
     "partition-13", "partition-14", "partition-15", "partition-16", "partition-17"};
 
-// Shared memory the default count may take for its counters, pivots and table (one block per SM).
+// Shared memory the counted path's count may take for its counters, pivots and table (one block
+// per SM).
 constexpr std::size_t kSearchSmemMax = 200 * 1024;
+
+// Shared memory of refine (words): the cumulative histogram, and the pivots while bins + L fit.
+constexpr int kRefineSmemWords = 40 * 1024;
 
 // Largest n the 32-bit indices of the kernels allow, with room for padding.
 constexpr std::size_t kMaxPairs = (std::size_t{1} << 31) - (std::size_t{1} << 24);
@@ -83,6 +87,9 @@ class HybridSorter final : public Sorter {
     const std::size_t target = (n + kTargetBucket - 1) / kTargetBucket;
     return static_cast<int>(std::clamp<std::size_t>(target, kMinBuckets, kMaxAutoBuckets));
   }
+
+  // The fused path (count_coarse_kernel) while its shared memory lets two blocks share an SM.
+  bool fused_fits(int L, int bins) const { return count_coarse_smem(L, bins) <= fused_smem_max_; }
 
   void do_reserve(std::size_t max_n) override {
     if (max_n > kMaxPairs)
@@ -142,13 +149,29 @@ class HybridSorter final : public Sorter {
     int device = 0;
     DEPTHSORT_CUDA_CHECK(cudaGetDevice(&device));
     DEPTHSORT_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device));
+    {  // two blocks of count_coarse_kernel per SM: half an SM's shared memory each, less what the
+       // driver reserves per block and the kernel's static shared memory
+      int per_sm = 0, reserved = 0;
+      DEPTHSORT_CUDA_CHECK(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
+      DEPTHSORT_CUDA_CHECK(cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, device));
+      cudaFuncAttributes attr{};
+      DEPTHSORT_CUDA_CHECK(cudaFuncGetAttributes(&attr, reinterpret_cast<const void*>(count_coarse_kernel)));
+      fused_smem_max_ = static_cast<std::size_t>(per_sm) / 2 - static_cast<std::size_t>(reserved) - attr.sharedSizeBytes;
+    }
     if (split_ == Split::Bucket && !atomic_count_ && !global_merge_) {
-      bucket16_ = DeviceBuffer<std::uint16_t>(std::max<std::size_t>(max_n, 1), owner);
       moved16_ = DeviceBuffer<std::uint16_t>(std::max<std::size_t>(max_n, 1), owner);
       packed2_ = DeviceBuffer<uint2>(std::max<std::size_t>(max_n, 1), owner);
       coarse_cursor_ = u32(kCoarse);
-      fine_items_ = DeviceBuffer<uint2>(kCoarse + max_n / kScatterTile + 2, owner);
-      workspace_bytes_ += max_n * (2 + 2 + 8) + (kCoarse + max_n / kScatterTile + 2) * 8;
+      coarse_off_ = u32(kCoarse + 1);
+      coarse_of_bin_ = DeviceBuffer<std::uint8_t>(bins, owner);
+      fine_items_ = DeviceBuffer<uint2>(kCoarse + max_n / kFineTile + 2, owner);
+      workspace_bytes_ += max_n * (2 + 8) + bins + (kCoarse + max_n / kFineTile + 2) * 8;
+      // The counted path (buckets beyond the fused path's shared memory) keeps each element's
+      // bucket from its count pass; L never exceeds buckets_for(max_n).
+      if (!fused_fits(buckets_for(max_n), static_cast<int>(bins))) {
+        bucket16_ = DeviceBuffer<std::uint16_t>(std::max<std::size_t>(max_n, 1), owner);
+        workspace_bytes_ += max_n * 2;
+      }
     }
     const int onchip_smem = 4 * kCap * 4;
     for (const void* f : {reinterpret_cast<const void*>(vector_merge_onchip_kernel<16>),
@@ -253,16 +276,18 @@ class HybridSorter final : public Sorter {
                                               cudaFuncAttributeMaxDynamicSharedMemorySize, count_smem));
     DEPTHSORT_CUDA_CHECK(cudaFuncSetAttribute(scatter_kernel<true, PackedPairs, QuickSplit, PackedStore>,
                                               cudaFuncAttributeMaxDynamicSharedMemorySize, count_smem));
+    DEPTHSORT_CUDA_CHECK(cudaFuncSetAttribute(count_coarse_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                              static_cast<int>(fused_smem_max_)));
     DEPTHSORT_CUDA_CHECK(cudaFuncSetAttribute(count_search_smem_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                               static_cast<int>(kSearchSmemMax)));
     DEPTHSORT_CUDA_CHECK(cudaFuncSetAttribute(scatter_coarse_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                              static_cast<int>(sizeof(TileScatterSmem))));
+                                              static_cast<int>(sizeof(CoarseSmem))));
     DEPTHSORT_CUDA_CHECK(cudaFuncSetAttribute(scatter_fine_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                              static_cast<int>(sizeof(TileScatterSmem))));
+                                              static_cast<int>(sizeof(FineSmem))));
     DEPTHSORT_CUDA_CHECK(cudaFuncSetAttribute(histogram_kernel<512>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                               16384 * 4));
     DEPTHSORT_CUDA_CHECK(cudaFuncSetAttribute(refine_from_histogram_kernel,
-                                              cudaFuncAttributeMaxDynamicSharedMemorySize, (16384 + 1) * 4));
+                                              cudaFuncAttributeMaxDynamicSharedMemorySize, kRefineSmemWords * 4));
   }
 
   unsigned pass_grid(std::uint32_t n) const {
@@ -293,6 +318,15 @@ class HybridSorter final : public Sorter {
     DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid scatter_kernel");
   }
 
+  // Level 2 of the two-level reposition: every tile of every coarse range into its buckets.
+  void launch_fine(std::uint32_t n, const Control* ctrl, cudaStream_t stream) {
+    const unsigned tiles = static_cast<unsigned>(kCoarse + n / kFineTile + 1);
+    scatter_fine_kernel<<<tiles, kFineThreads, sizeof(FineSmem), stream>>>(packed2_.data(), moved16_.data(),
+                                                                           coarse_off_.data(), fine_items_.data(),
+                                                                           ctrl, cursor_.data(), packed_.data());
+    DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid scatter_fine_kernel");
+  }
+
   void launch_offsets(int L, int skip_lo, int skip_hi, const std::uint32_t* counts, Control* ctrl,
                       cudaStream_t stream) {
     OffsetsArgs args{counts,          L,
@@ -312,21 +346,30 @@ class HybridSorter final : public Sorter {
                     std::uint32_t* counts, std::uint32_t* counts2, cudaStream_t stream, StepTimer& timer) {
     {
       StepScope step(timer, "min/max");
-      minmax_kernel<512><<<grid_for(n, 512 * 8, 4u * sm_count_), 512, 0, stream>>>(src.keys, n, ctrl);
+      minmax_kernel<512><<<grid_for(n, 512 * 16, 4u * sm_count_), 512, 0, stream>>>(src.keys, n, ctrl);
       DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid minmax_kernel");
     }
     {
       StepScope step(timer, "histogram");
-      histogram_kernel<512><<<grid_for(n, 512 * 8, 2u * sm_count_), 512, bins * 4, stream>>>(src.keys, n, ctrl,
+      histogram_kernel<512><<<grid_for(n, 512 * 16, 2u * sm_count_), 512, bins * 4, stream>>>(src.keys, n, ctrl,
                                                                                              bins, hist);
       DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid histogram_kernel");
     }
     std::uint32_t* pivots = pivots_.data();
     std::uint32_t* spare = pivots2_.data();
+    // Default: two-level reposition (see hybrid_kernels.cuh), fused with the count while L allows
+    // (coarse ranges cut from the histogram by refine), else after a count pass.
+    const bool two_level = !atomic_count_ && !global_merge_ && L <= 65535 && moved16_.size() >= n;
+    const bool fused = two_level && fused_fits(L, bins);
+    const bool counted = two_level && !fused && bucket16_.size() >= n;
     {
       StepScope step(timer, "refine");
-      refine_from_histogram_kernel<<<1, kOneBlock, (bins + 1) * 4, stream>>>(hist, bins, ctrl, n, L, pivots,
-                                                                             table_.data());
+      const CoarseSetup coarse = fused ? CoarseSetup{coarse_of_bin_.data(), coarse_off_.data(),
+                                                     coarse_cursor_.data(), fine_items_.data(), ctrl}
+                                       : CoarseSetup{nullptr, nullptr, nullptr, nullptr, nullptr};
+      const bool pivots_in_smem = bins + L <= kRefineSmemWords;
+      refine_from_histogram_kernel<<<1, kOneBlock, (bins + 1 + (pivots_in_smem ? L - 1 : 0)) * 4, stream>>>(
+          hist, bins, ctrl, n, L, pivots, table_.data(), coarse, pivots_in_smem);
       DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid refine_from_histogram_kernel");
     }
     for (int r = 1; r < refinements_; ++r) {
@@ -342,16 +385,34 @@ class HybridSorter final : public Sorter {
       std::swap(pivots, spare);
     }
     const BoundSearch search{pivots, table_.data(), ctrl, bins};
-    if (!atomic_count_ && !global_merge_ && L <= 65535 && bucket16_.size() >= n) {
+    if (fused) {
+      {
+        StepScope step(timer, "count+coarse");
+        const CountCoarseArgs args{src,    n, search, L, coarse_of_bin_.data(), coarse_cursor_.data(), counts,
+                                   packed2_.data(), moved16_.data()};
+        count_coarse_kernel<<<grid_for(n, kScatterTile, 2u * sm_count_), kScatterThreads, count_coarse_smem(L, bins),
+                              stream>>>(args);
+        DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid count_coarse_kernel");
+      }
+      {
+        StepScope step(timer, "offsets");
+        launch_offsets(L, 0, L - 1, counts, ctrl, stream);
+      }
+      StepScope step(timer, "reposition");
+      launch_fine(n, ctrl, stream);
+      return;
+    }
+    if (counted) {
       {
         StepScope step(timer, "count");
         const std::size_t smem = (2 * static_cast<std::size_t>(L) + bins + 1) * 4;
-        if (smem <= kSearchSmemMax)
+        if (smem <= kSearchSmemMax) {
           count_search_smem_kernel<<<pass_grid(n), kPassThreads, smem, stream>>>(src, n, search, L, counts,
                                                                                  bucket16_.data());
-        else
+          DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid count_search_smem_kernel");
+        } else {
           launch_count(src, n, search, L, counts, stream, bucket16_.data());
-        DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid count_search_smem_kernel");
+        }
       }
       const std::uint32_t fine = static_cast<std::uint32_t>((L + kCoarse - 1) / kCoarse);
       const int coarse = static_cast<int>((static_cast<std::uint32_t>(L) + fine - 1) / fine);
@@ -359,19 +420,15 @@ class HybridSorter final : public Sorter {
         StepScope step(timer, "offsets");
         launch_offsets(L, 0, L - 1, counts, ctrl, stream);
         coarse_kernel<<<1, kCoarse, 0, stream>>>(offset_.data(), L, fine, coarse, coarse_cursor_.data(),
-                                                 fine_items_.data(), ctrl);
+                                                 coarse_off_.data(), fine_items_.data(), ctrl);
         DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid coarse_kernel");
       }
       StepScope step(timer, "reposition");
-      const int smem = static_cast<int>(sizeof(TileScatterSmem));
-      scatter_coarse_kernel<<<grid_for(n, kScatterTile, 2u * sm_count_), kScatterThreads, smem, stream>>>(
-          src, n, bucket16_.data(), fine, coarse, coarse_cursor_.data(), packed2_.data(), moved16_.data());
+      scatter_coarse_kernel<<<grid_for(n, kScatterTile, 2u * sm_count_), kScatterThreads, sizeof(CoarseSmem),
+                              stream>>>(src, n, bucket16_.data(), fine, coarse, coarse_cursor_.data(),
+                                        packed2_.data(), moved16_.data());
       DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid scatter_coarse_kernel");
-      const unsigned tiles = static_cast<unsigned>(coarse + n / kScatterTile + 1);
-      scatter_fine_kernel<<<tiles, kScatterThreads, smem, stream>>>(packed2_.data(), moved16_.data(), offset_.data(),
-                                                                   fine_items_.data(), ctrl, fine, L, cursor_.data(),
-                                                                   packed_.data());
-      DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid scatter_fine_kernel");
+      launch_fine(n, ctrl, stream);
       return;
     }
     {
@@ -490,6 +547,7 @@ class HybridSorter final : public Sorter {
   bool global_merge_ = false;
   int merge_outputs_ = 0;  // hybrid-quick: the defaults of hybrid
   bool word_merge_ = true;
+  std::size_t fused_smem_max_ = 0;  // dynamic shared memory of count_coarse_kernel with two blocks per SM
   int sm_count_ = 132;
   int cooperative_blocks_ = 132;
   std::uint64_t shuffle_serial_ = 0;
@@ -497,8 +555,9 @@ class HybridSorter final : public Sorter {
   std::size_t zero_words_ = 0;
   std::size_t max_items_ = 0;
   DeviceBuffer<std::uint16_t> bucket16_, moved16_;
+  DeviceBuffer<std::uint8_t> coarse_of_bin_;
   DeviceBuffer<uint2> fine_items_;
-  DeviceBuffer<std::uint32_t> coarse_cursor_, tile_start_;
+  DeviceBuffer<std::uint32_t> coarse_cursor_, coarse_off_, tile_start_;
   DeviceBuffer<std::uint32_t> zeroed_, pivots_, pivots2_, table_, cum_, offset_, base_, cursor_, poff_, ov_bucket_,
       ov_tile_start_, shuffled_values_, qoff_, qoff2_, qpivot_, sublist_, index_;
   DeviceBuffer<std::uint32_t> pkeys_[2], pvalues_[2];
