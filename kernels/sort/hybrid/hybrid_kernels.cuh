@@ -696,8 +696,7 @@ using FineSmem = TileScatterSmem<kFineThreads, kFineDigits>;
 
 // Orders one tile (item q of thread t is element q * kThreads + t; elements >= len absent) by
 // digit (bd >> 16, < digits <= kDigits) in shared memory and writes it to cursor[digit] + rank,
-// in runs; the bucket (bd & 0xFFFF) goes beside each pair when out_bucket is given. Thread t
-// scans digits [t * kDigits / kThreads, (t + 1) * kDigits / kThreads).
+// in runs; the bucket (bd & 0xFFFF) goes beside each pair when out_bucket is given.
 template <int kThreads, int kDigits>
 __device__ __forceinline__ void scatter_tile(TileScatterSmem<kThreads, kDigits>& sm,
                                              const std::uint32_t (&k)[kScatterItems],
@@ -719,23 +718,20 @@ __device__ __forceinline__ void scatter_tile(TileScatterSmem<kThreads, kDigits>&
     rank[q] = i < len ? atomicAdd(&sm.hist[bd[q] >> 16], 1u) : 0u;
   }
   __syncthreads();
-  std::uint32_t count[kPer], sum = 0;
-#pragma unroll
-  for (int j = 0; j < kPer; ++j) {
-    const int d = tid * kPer + j;
-    count[j] = d < digits ? sm.hist[d] : 0u;
-    sum += count[j];
-  }
-  std::uint32_t off = 0;
-  Scan(scan_temp).ExclusiveSum(sum, off);
-#pragma unroll
-  for (int j = 0; j < kPer; ++j) {
-    const int d = tid * kPer + j;
+  // Digits in rounds of kThreads (one round while digits <= kThreads): each thread takes one digit
+  // per round, so a thread waits on one global atomic per round, not on kPer in a row.
+  std::uint32_t carry = 0;
+  for (int r = 0; r < kPer && r * kThreads < digits; ++r) {
+    if (r > 0) __syncthreads();  // scan_temp reused
+    const int d = r * kThreads + tid;
+    const std::uint32_t count = d < digits ? sm.hist[d] : 0u;
+    std::uint32_t off = 0, total = 0;
+    Scan(scan_temp).ExclusiveSum(count, off, total);
     if (d < digits) {
-      sm.offs[d] = off;
-      if (count[j]) sm.base[d] = atomicAdd(&cursor[d], count[j]);
-      off += count[j];
+      sm.offs[d] = carry + off;
+      if (count) sm.base[d] = atomicAdd(&cursor[d], count);
     }
+    carry += total;
   }
   __syncthreads();
 #pragma unroll
