@@ -3,8 +3,12 @@
 # compute-sanitizer over every sorter, the benchmark, the paper studies, the demo's checks and the
 # soak. Binaries are built here (scripts/test.sh or cmake --build) and carried.
 #
-#   device run, carry [.gl, build/bin, build/CTestTestfile.cmake, build/tests]:
-#     scripts/gpu-suite.sh [build-dir] [parts...]
+#   here:  git rev-parse --short HEAD > build/COMMIT (after building), then pack what the parts
+#          need (the whole build/bin is over the 64 MiB a call carries): e.g.
+#          tar -cJf .carry/run/bins.tar.xz -C build COMMIT bin/depthsort-gpu-tests bin/depthsort-bench ...
+#          plus the CTestTestfile.cmake and *_tests.cmake / *_include.cmake files for ctest
+#   device run, carry [.gl, .carry/run]:
+#     mkdir -p build && tar -xJf .carry/run/bins.tar.xz -C build && scripts/gpu-suite.sh build [parts...]
 #   parts (default: tests sanitize bench):
 #     tests     ctest -L gpu (every sorter x option flags x 17 distributions x 21 sizes, app GPU tests)
 #     sanitize  compute-sanitizer memcheck, racecheck, synccheck, initcheck over every GPU sorter of
@@ -70,7 +74,10 @@ if [[ -n $configured && ! -e $configured ]]; then
   ln -sfn "$repo" "$(dirname "$configured")"
 fi
 
-note "== depthsort GPU suite, $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown), parts: $parts"
+# The commit the binaries were built from: BUILD/COMMIT, written where they were built (the device
+# machine's copy of the tree does not bring its git history up to date: its HEAD can be older).
+commit=$(cat "$build/COMMIT" 2>/dev/null || echo "unknown (no $build/COMMIT; this tree's HEAD: $(git rev-parse --short HEAD 2>/dev/null))")
+note "== depthsort GPU suite, $(date -u '+%Y-%m-%d %H:%M UTC'), binaries of commit $commit, parts: $parts"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader 2>&1 | tee -a "$summary"
 
 # The GPU sorters of the registry, and for each the option sets every test runs: the defaults,
