@@ -3,10 +3,7 @@
 # compute-sanitizer over every sorter, the benchmark, the paper studies, the demo's checks and the
 # soak. Binaries are built here (scripts/test.sh or cmake --build) and carried.
 #
-#   here:  git rev-parse --short HEAD > build/COMMIT (after building), then pack what the parts
-#          need (the whole build/bin is over the 64 MiB a call carries): e.g.
-#          tar -cJf .carry/run/bins.tar.xz -C build COMMIT bin/depthsort-gpu-tests bin/depthsort-bench ...
-#          plus the CTestTestfile.cmake and *_tests.cmake / *_include.cmake files for ctest
+#   here:  cmake --build build && scripts/device-pack.sh      (writes .carry/run/bins.tar.xz)
 #   device run, carry [.gl, .carry/run]:
 #     mkdir -p build && tar -xJf .carry/run/bins.tar.xz -C build && scripts/gpu-suite.sh build [parts...]
 #   parts (default: tests sanitize bench):
@@ -74,7 +71,7 @@ if [[ -n $configured && ! -e $configured ]]; then
   ln -sfn "$repo" "$(dirname "$configured")"
 fi
 
-# The commit the binaries were built from: BUILD/COMMIT, written where they were built (the device
+# The commit the binaries were built from: BUILD/COMMIT, written by scripts/device-pack.sh (the device
 # machine's copy of the tree does not bring its git history up to date: its HEAD can be older).
 commit=$(cat "$build/COMMIT" 2>/dev/null || echo "unknown (no $build/COMMIT; this tree's HEAD: $(git rev-parse --short HEAD 2>/dev/null))")
 note "== depthsort GPU suite, $(date -u '+%Y-%m-%d %H:%M UTC'), binaries of commit $commit, parts: $parts"

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Packs what scripts/gpu-suite.sh needs on the lent GPU into .carry/run/bins.tar.xz: the whole
+# build/bin is over the 64 MiB a device call may carry, xz brings the programs to about a quarter.
+# Also records the commit the binaries come from (build/COMMIT), since the device machine's copy of
+# the tree does not bring its git history up to date.
+#
+#   scripts/device-pack.sh [build-dir] [program...]   (default: every program gpu-suite.sh runs)
+#   then: device run, carry [.gl, .carry/run], command:
+#     mkdir -p build && tar -xJf .carry/run/bins.tar.xz -C build && scripts/gpu-suite.sh build PARTS
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build}
+shift || true
+programs=("$@")
+if ((${#programs[@]} == 0)); then
+  programs=(depthsort-gpu-tests depthsort-bench depthsort-app-gpu-tests depthsort depthsort-multigpu depthsort-mms-types)
+fi
+if [[ -n $(git status --porcelain --untracked-files=no) ]]; then
+  echo "device-pack: note: the tree has uncommitted changes; COMMIT names HEAD plus '-dirty'" >&2
+  suffix=-dirty
+fi
+git rev-parse --short HEAD | sed "s/\$/${suffix:-}/" >"$build/COMMIT"
+files=(COMMIT)
+for program in "${programs[@]}"; do
+  if [[ ! -x $build/bin/$program ]]; then
+    echo "device-pack: $build/bin/$program not built (cmake --build $build)" >&2
+    exit 1
+  fi
+  files+=("bin/$program")
+done
+# ctest's own files, so that `ctest -L ^gpu$` runs there as here.
+mapfile -t ctest_files < <(cd "$build" && find . \( -name CTestTestfile.cmake -o -name '*_include.cmake' -o -name '*_tests.cmake' \) -not -path '*/CMakeFiles/*')
+mkdir -p .carry/run
+tar -cJf .carry/run/bins.tar.xz -C "$build" "${files[@]}" "${ctest_files[@]}"
+size=$(stat -c %s .carry/run/bins.tar.xz)
+echo "device-pack: .carry/run/bins.tar.xz, $((size >> 20)) MiB, commit $(cat "$build/COMMIT"): ${programs[*]}"
+if ((size > 60 << 20)); then
+  echo "device-pack: over 60 MiB: with .gl it may not fit a call's 64 MiB; pack fewer programs" >&2
+  exit 1
+fi
