@@ -7,7 +7,7 @@
 #   device run, carry [.gl, .carry/run]:
 #     mkdir -p build && tar -xJf .carry/run/bins.tar.xz -C build && scripts/gpu-suite.sh build [parts...]
 #   parts (default: tests sanitize bench):
-#     tests     ctest -L gpu (every sorter x option flags x 17 distributions x 21 sizes, app GPU tests)
+#     tests     ctest -L ^gpu$ (every sorter x option flags x 17 distributions x 21 sizes, app GPU tests)
 #     sanitize  compute-sanitizer memcheck, racecheck, synccheck, initcheck over every GPU sorter of
 #               the registry, default options and each flag flipped, sizes around tile boundaries,
 #               three distributions; any reported error fails the part

@@ -15,13 +15,15 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
+#include <sstream>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "depthsort/count_text.hpp"
 #include "depthsort/device_buffer.hpp"
 #include "depthsort/errors.hpp"
+#include "depthsort/output_file.hpp"
 #include "sort/gpu_mms/gpu_mms_kernels.cuh"
 
 namespace depthsort::mms_types {
@@ -117,13 +119,6 @@ struct Options {
   std::string csv;
 };
 
-std::size_t parse_size(const std::string& s) {
-  std::size_t v = std::stoull(s);
-  if (s.back() == 'K') v <<= 10;
-  if (s.back() == 'M') v <<= 20;
-  return v;
-}
-
 template <class F>
 void split_list(const std::string& text, F f) {
   std::size_t start = 0;
@@ -137,7 +132,7 @@ void split_list(const std::string& text, F f) {
 
 class Runner {
  public:
-  Runner(const Options& o, std::ofstream& csv) : o_(o), csv_(csv) {
+  Runner(const Options& o, std::ostringstream& csv) : o_(o), csv_(csv) {
     const std::size_t max_n = *std::max_element(o.sizes.begin(), o.sizes.end());
     pristine_ = DeviceBuffer<Obj>(max_n, "types input");
     work_ = DeviceBuffer<Obj>(max_n, "types work");
@@ -215,7 +210,7 @@ class Runner {
   void report(const char* type, const char* input, std::size_t n, const char* sorter, int k, float ms, bool ok) {
     std::printf("%-9s %-9s %10zu  %-9s k=%-2d %9.3f ms %7.2f G/s  %s\n", type, input, n, sorter, k, ms,
                 n / (ms * 1e6), ok ? "pass" : "FAIL");
-    if (csv_) csv_ << type << ',' << input << ',' << n << ',' << sorter << ',' << k << ',' << ms << ','
+    csv_ << type << ',' << input << ',' << n << ',' << sorter << ',' << k << ',' << ms << ','
                    << n / (ms * 1e6) << ',' << (ok ? "pass" : "FAIL") << '\n';
     failed_ |= !ok;
   }
@@ -225,47 +220,73 @@ class Runner {
 
  private:
   const Options& o_;
-  std::ofstream& csv_;
+  std::ostringstream& csv_;  // rows, written to the --csv file once all ran
   DeviceBuffer<Obj> pristine_, work_, out_, a_, b_;
   DeviceBuffer<std::uint32_t> splits_;
   cudaEvent_t start_{}, stop_{};
 };
 
+constexpr const char* kUsage =
+    "usage: depthsort-mms-types [--sizes 1M,16M] [--reps 9] [--k 8,16] [--csv FILE]\n"
+    "  times gpu-mms against cub::DeviceMergeSort with the same comparator on the paper's types\n"
+    "  (pairs by first key, points by l1 norm, rationals) and on a conflict-heavy input (Fig. 6).\n"
+    "  Sizes: 1000000, 2^24 or binary K/M/G (16M = 2^24), up to 1G. Exit status: 0 done, 1 a check\n"
+    "  failed or an error, 2 bad command line.\n";
+
+// A bad command line: the message, the usage, exit status 2.
+int usage_error(const std::string& message) {
+  std::fprintf(stderr, "depthsort-mms-types: %s\n%s", message.c_str(), kUsage);
+  return 2;
+}
+
 int run(int argc, char** argv) {
   Options o;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string flag = argv[i], value = argv[i + 1];
+  std::string error;
+  auto count = [&](const std::string& flag, const std::string& text, std::uint64_t min, std::uint64_t max) {
+    std::string why;
+    const auto value = parse_count(text, min, max, &why);
+    if (!value && error.empty()) error = flag + ": " + quote_for_message(text) + ": " + why;
+    return value.value_or(min);
+  };
+  for (int i = 1; i < argc; ++i) {
+    const std::string flag = argv[i];
+    if (flag == "--help" || flag == "-h") {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
+    if (flag != "--sizes" && flag != "--k" && flag != "--reps" && flag != "--csv")
+      return usage_error("unknown flag " + quote_for_message(flag));
+    if (i + 1 == argc) return usage_error(flag + " needs a value");
+    const std::string value = argv[++i];
     if (flag == "--sizes") {
       o.sizes.clear();
-      split_list(value, [&](const std::string& s) { o.sizes.push_back(parse_size(s)); });
+      split_list(value, [&](const std::string& s) { o.sizes.push_back(count(flag, s, 1, std::uint64_t{1} << 30)); });
     } else if (flag == "--k") {
       o.ks.clear();
-      split_list(value, [&](const std::string& s) { o.ks.push_back(std::stoi(s)); });
+      split_list(value, [&](const std::string& s) { o.ks.push_back(static_cast<int>(count(flag, s, 1, 64))); });
     } else if (flag == "--reps") {
-      o.reps = std::stoi(value);
-    } else if (flag == "--csv") {
-      o.csv = value;
+      o.reps = static_cast<int>(count(flag, value, 1, 1000));
     } else {
-      std::fprintf(stderr, "usage: depthsort-mms-types [--sizes 1M,16M] [--reps 9] [--k 8,16] [--csv FILE]\n");
-      return 2;
+      if (value.empty()) return usage_error("--csv needs a file name");
+      o.csv = value;
     }
+    if (!error.empty()) return usage_error(error);
   }
   for (const int k : o.ks)
-    if (k != 8 && k != 16) {
-      std::fprintf(stderr, "--k: 8 or 16 (the instantiations this program carries)\n");
-      return 2;
-    }
-  std::ofstream csv;
-  if (!o.csv.empty()) {
-    csv.open(o.csv);
-    csv << "type,input,n,sorter,k,median_ms,gelems_per_s,check\n";
-  }
+    if (k != 8 && k != 16) return usage_error("--k: 8 or 16 (the instantiations this program carries)");
+  std::ostringstream csv;
+  csv << "type,input,n,sorter,k,median_ms,gelems_per_s,check\n";
   Runner r(o, csv);
   for (const std::size_t n : o.sizes) {
     r.run("pairs", "random", random_objs(n, false, n), kSentinel, ByFirst{});
     r.run("pairs", "conflict", conflict_objs(n), kSentinel, ByFirst{});
     r.run("l1", "random", random_objs(n, false, n + 1), kSentinel, ByL1{});
     r.run("rational", "random", random_objs(n, true, n + 2), kRatioSentinel, ByRatio{});
+  }
+  if (!o.csv.empty()) {
+    OutputFile file(o.csv);
+    file.write(csv.str());
+    file.commit();
   }
   return r.failed_ ? 1 : 0;
 }
