@@ -17,8 +17,7 @@ class GpuMmsK : public ::testing::TestWithParam<std::string> {};
 TEST_P(GpuMmsK, MatchesCpuReferenceAroundTilesAndRounds) {
   const SorterInfo* info = find_sorter("gpu-mms");
   ASSERT_NE(info, nullptr);
-  std::string why_not;
-  if (!info->is_available(&why_not)) GTEST_SKIP() << why_not;
+  DEPTHSORT_SKIP_WITHOUT_DEVICE(*info);
   const OptionValues options = parse_options(*info, GetParam());
   const std::size_t k = static_cast<std::size_t>(option_value(options, "k"));
   std::vector<std::size_t> sizes;

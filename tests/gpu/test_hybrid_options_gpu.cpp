@@ -49,8 +49,7 @@ class HybridOptionEdges : public ::testing::TestWithParam<OptionCase> {};
 TEST_P(HybridOptionEdges, MatchCpuReference) {
   const SorterInfo* info = find_sorter(GetParam().sorter);
   ASSERT_NE(info, nullptr);
-  std::string why_not;
-  if (!info->is_available(&why_not)) GTEST_SKIP() << why_not;
+  DEPTHSORT_SKIP_WITHOUT_DEVICE(*info);
   const OptionValues options = parse_options(*info, GetParam().options);
   for (const Distribution dist : kDistributions) {
     const std::unique_ptr<Sorter> sorter = info->create(options);

@@ -28,8 +28,7 @@ class SatishMergeOptionEdges : public ::testing::TestWithParam<const char*> {};
 TEST_P(SatishMergeOptionEdges, MatchCpuReference) {
   const SorterInfo* info = find_sorter("satish-merge");
   ASSERT_NE(info, nullptr);
-  std::string why_not;
-  if (!info->is_available(&why_not)) GTEST_SKIP() << why_not;
+  DEPTHSORT_SKIP_WITHOUT_DEVICE(*info);
   const OptionValues options = parse_options(*info, GetParam());
   for (const Distribution dist : kDistributions) {
     const std::unique_ptr<Sorter> sorter = info->create(options);

@@ -50,8 +50,7 @@ class SatishRadixBits : public ::testing::TestWithParam<Case> {};
 TEST_P(SatishRadixBits, MatchCpuReference) {
   const SorterInfo* info = find_sorter("satish-radix");
   ASSERT_NE(info, nullptr);
-  std::string why_not;
-  if (!info->is_available(&why_not)) GTEST_SKIP() << why_not;
+  DEPTHSORT_SKIP_WITHOUT_DEVICE(*info);
   const OptionValues options = parse_options(*info, options_text(GetParam()));
   for (const Distribution dist : kDistributions) {
     const std::unique_ptr<Sorter> sorter = info->create(options);
@@ -64,8 +63,7 @@ TEST_P(SatishRadixBits, MatchCpuReference) {
 TEST_P(SatishRadixBits, IsStable) {
   const SorterInfo* info = find_sorter("satish-radix");
   ASSERT_NE(info, nullptr);
-  std::string why_not;
-  if (!info->is_available(&why_not)) GTEST_SKIP() << why_not;
+  DEPTHSORT_SKIP_WITHOUT_DEVICE(*info);
   const std::unique_ptr<Sorter> sorter = info->create(parse_options(*info, options_text(GetParam())));
   for (const Distribution dist : {Distribution::Zipf, Distribution::AllEqual, Distribution::Specials}) {
     const std::size_t n = 100003;

@@ -12,12 +12,6 @@
 namespace depthsort::testing {
 namespace {
 
-#define DEPTHSORT_SKIP_WITHOUT_DEVICE(info)                                  \
-  do {                                                                      \
-    std::string why_not;                                                    \
-    if (!(info).is_available(&why_not)) GTEST_SKIP() << why_not;            \
-  } while (0)
-
 class GpuSorterTest : public ::testing::TestWithParam<std::tuple<SorterCase, Distribution>> {};
 
 TEST_P(GpuSorterTest, MatchesCpuReference) {
