@@ -21,6 +21,17 @@ namespace depthsort {
 // Where a sorter's buffers live.
 enum class Backend { Gpu, Cpu };
 
+// The structure of the last sort, for the teaching views (issue 12): the sorted output split into
+// the buckets (or sublists) the algorithm sorted independently. `starts` is a device array of
+// `count` ascending output positions, the first 0; segment i covers [starts[i], starts[i+1]) and
+// the last one ends at n. Valid on the sort's stream after sort() until the next sort(). Sorters
+// without such a structure (radix, the library sorts) return count 0.
+struct Segments {
+  const std::uint32_t* starts = nullptr;
+  std::uint32_t count = 0;
+  const char* kind = "";  // what a segment is called: "bucket", "sublist", ...
+};
+
 struct SortBuffers {
   const float* keys_in = nullptr;
   const std::uint32_t* values_in = nullptr;
@@ -54,6 +65,9 @@ class Sorter {
   void sort(const SortBuffers& buffers, cudaStream_t stream = nullptr);
 
   StepTimer& timer() noexcept { return timer_; }
+
+  // The buckets of the last sort (see Segments); none by default.
+  virtual Segments segments() const { return {}; }
 
  protected:
   virtual void do_reserve(std::size_t max_n) = 0;
