@@ -473,17 +473,16 @@ constexpr std::size_t bucket_tile_smem(int halves, bool gather, std::uint32_t m)
          (gather ? std::size_t{m} * 4 : 0);
 }
 
-// One block of 512 threads per bucket; the blocks of buckets with size in (min_size,
-// Halves * 8192] sort theirs, the others return at once (the host launches Halves = 1, then 2,
-// each over all s buckets). Halves = 2: a bucket of 8K to 16K pairs is sorted as two 8K halves
+// One block of 512 threads per bucket; the blocks of buckets above Halves * 8192 pairs return at
+// once (they take the global-memory path after it). A bucket of up to 8K pairs is one tile; with Halves = 2 (launched when the bound is
+// above 8K) a bucket of 8K to 16K pairs is sorted as two 8K halves
 // (1024 threads x 16 pairs, the one-block tile of 16K, would need 64 registers a thread and
 // spills), merged by rank: a pair of the first half goes to its index plus the number of keys
 // below it in the second, a pair of the second to its index plus the number of keys up to it in
 // the first (ties: first half first; pads, the largest, never count). Output: the sorted pairs.
 template <int Halves, bool Gather>
 __global__ void __launch_bounds__(kSortThreads) bucket_tile_kernel(
-    const std::uint32_t* __restrict__ bucket_begin, std::uint32_t s, std::uint32_t min_size,
-    const std::uint64_t* __restrict__ splitters, const std::uint64_t* __restrict__ source,
+    const std::uint32_t* __restrict__ bucket_begin, std::uint32_t s, const std::uint64_t* __restrict__ splitters, const std::uint64_t* __restrict__ source,
     const std::uint32_t* __restrict__ offsets, const std::uint32_t* __restrict__ bounds, std::uint32_t m,
     std::uint32_t L, float* __restrict__ keys_out, std::uint32_t* __restrict__ values_out) {
   static_assert(Halves == 1 || Halves == 2);
@@ -497,7 +496,7 @@ __global__ void __launch_bounds__(kSortThreads) bucket_tile_kernel(
   const std::uint32_t j = blockIdx.x;
   const std::uint32_t begin = bucket_begin[j];
   const std::uint32_t size = bucket_begin[j + 1] - begin;
-  if (size <= min_size || size > Halves * kHalf) return;  // the same for the whole block
+  if (size == 0 || size > Halves * kHalf) return;  // the same for the whole block
   const int end_bit = bucket_sort_end_bit(splitters, j, s);
   if constexpr (Gather) {
     for (std::uint32_t i = threadIdx.x; i < m; i += kSortThreads) piece_start[i] = offsets[j * m + i] - begin;
@@ -507,7 +506,9 @@ __global__ void __launch_bounds__(kSortThreads) bucket_tile_kernel(
   // Blocked: the pads come last and the stable sort keeps them there.
   load_bucket_items<Gather>(threadIdx.x * kRadixItems, size, begin, j, source, piece_start, bounds, m, L, k, v);
   SmallTile::Sort(storage).SortBlockedToStriped(k, v, 0, end_bit);
-  if constexpr (Halves == 1) {
+  // One kernel for both sizes: 512 threads of ~105-128 registers leave room for one block per SM
+  // either way, and no launch goes over all buckets only to find most of them the other size.
+  if (Halves == 1 || size <= kHalf) {
 #pragma unroll
     for (int e = 0; e < kRadixItems; ++e) {
       const std::uint32_t r = e * kSortThreads + threadIdx.x;

@@ -30,10 +30,9 @@ constexpr std::uint32_t kPaperSublist = 2048;
 // depthsort's default on the H200 (docs/algorithms/bucket-sort.md has the measurements).
 constexpr std::uint32_t kDefaultSublist = 8192;
 constexpr std::uint32_t kDefaultChunk = 8192;
-// onchip: sublists of one large radix tile (half the samples of 8192 at the same s), and the
-// most sublists whose piece starts the gathering bucket sort keeps in shared memory (64 KB).
 // onchip keeps L = 8192 (the radix tile): 16K-pair sublists would halve the samples, but a
-// one-block 16K radix sort spills (1024 threads x 16 pairs in 64 registers).
+// one-block 16K radix sort spills (1024 threads x 16 pairs in 64 registers). The gathering bucket
+// sort keeps the m piece starts of its bucket in shared memory: at most 8192 (32 KB).
 constexpr std::uint32_t kOnchipSublist = kDefaultSublist;
 constexpr std::uint32_t kMaxGatherSublists = 8192;
 constexpr std::uint32_t kMaxAutoS = 4096;
@@ -107,7 +106,7 @@ Config BucketSorter::config_for(std::size_t n) const {
     c.s = s_option_;
   } else if (onchip_) {
     // The fewest buckets whose bound 2mL/s fits one on-chip tile: every bucket is sorted by one
-    // block and the samples m*s = 2n*m/16K stay few (2M at 16M pairs). Above 32M pairs that
+    // block; the samples m*s = 2n*m/16K grow as n^2/L^2 (4M at 16M pairs). Above 32M pairs that
     // would be more than 4096 buckets (samples quadratic in n): s stops at 4096 and the buckets
     // above a tile take the global-memory path.
     const std::uint64_t needed = (2 * std::uint64_t{c.m} * c.sublist + kOnchipTile - 1) / kOnchipTile;
@@ -271,35 +270,32 @@ void BucketSorter::sort_segments(std::uint64_t* data, const std::uint32_t* begin
 namespace {
 
 template <int Halves, bool Gather>
-void launch_bucket_tiles(const Config& c, std::uint32_t min_size, const std::uint32_t* bucket_begin,
+void launch_bucket_tiles(const Config& c, const std::uint32_t* bucket_begin,
                          const std::uint64_t* splitters, const std::uint64_t* source, const std::uint32_t* offsets,
                          const std::uint32_t* bounds, const SortBuffers& b, cudaStream_t stream) {
   bucket_tile_kernel<Halves, Gather><<<c.s, kSortThreads, bucket_tile_smem(Halves, Gather, c.m), stream>>>(
-      bucket_begin, c.s, min_size, splitters, source, offsets, bounds, c.m, c.sublist, b.keys_out, b.values_out);
+      bucket_begin, c.s, splitters, source, offsets, bounds, c.m, c.sublist, b.keys_out, b.values_out);
   DEPTHSORT_CUDA_CHECK_LAUNCH("bucket-sort bucket_tile_kernel");
 }
 
 }  // namespace
 
-// onchip's step 9 (with step 8 when gathering): the buckets up to 8192 pairs by one radix tile,
-// those up to 16K by two tiles and a merge, each launch over all buckets (blocks of the other size
-// return at once); buckets above 16K (only when s is below 2n/16K) by the global-memory path.
+// onchip's step 9 (with step 8 when gathering): every bucket of up to 16K pairs by one block (one
+// radix tile up to 8192 pairs, two and a merge above; the one-tile kernel when the bound allows no
+// more); buckets above 16K (only when s is below 2n/16K) by the global-memory path after it.
 void BucketSorter::sort_buckets_onchip(const Config& c, std::uint64_t bound, const SortBuffers& b,
                                        cudaStream_t stream) {
   const std::uint32_t* begin = bucket_begin_.data();
-  if (c.gather) {
-    launch_bucket_tiles<1, true>(c, 0, begin, splitters_.data(), sorted_.data(), offsets_.data(),
-                                         bounds_.data(), b, stream);
-    if (bound > SmallTile::kPairs)
-      launch_bucket_tiles<2, true>(c, SmallTile::kPairs, begin, splitters_.data(), sorted_.data(),
-                                           offsets_.data(), bounds_.data(), b, stream);
-    return;
-  }
-  launch_bucket_tiles<1, false>(c, 0, begin, splitters_.data(), buckets_.data(), nullptr, nullptr, b,
-                                        stream);
-  if (bound > SmallTile::kPairs)
-    launch_bucket_tiles<2, false>(c, SmallTile::kPairs, begin, splitters_.data(), buckets_.data(), nullptr,
-                                          nullptr, b, stream);
+  const std::uint64_t* source = c.gather ? sorted_.data() : buckets_.data();
+  const bool one_tile = bound <= SmallTile::kPairs;
+  if (c.gather && one_tile)
+    launch_bucket_tiles<1, true>(c, begin, splitters_.data(), source, offsets_.data(), bounds_.data(), b, stream);
+  else if (c.gather)
+    launch_bucket_tiles<2, true>(c, begin, splitters_.data(), source, offsets_.data(), bounds_.data(), b, stream);
+  else if (one_tile)
+    launch_bucket_tiles<1, false>(c, begin, splitters_.data(), source, nullptr, nullptr, b, stream);
+  else
+    launch_bucket_tiles<2, false>(c, begin, splitters_.data(), source, nullptr, nullptr, b, stream);
   if (bound > kOnchipTile)
     sort_segments(buckets_.data(), begin, c.s, b.n, bound, c.chunk, true, b, stream, kOnchipTile);
 }
