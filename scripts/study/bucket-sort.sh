@@ -12,7 +12,8 @@
 #   fig46-big.csv   the same from 128M to 1G (3 reps: the largest n that fits; rows that do not
 #                   fit are skipped by the bench with a note in bench.log)
 #                   The per-step medians of their rows are Fig. 5.
-#   knobs.csv       each deviation from the paper alone at 16M, with steps
+#   knobs.csv       each deviation from the paper alone at 16M, with steps; the previous default is
+#                   onchip=0,sample_key_sort=0,radix_bits=4
 #   check.csv       the default, onchip=0 and the paper's configuration at 16M against the CPU
 # and prints a summary table at the end.
 set -uo pipefail
@@ -42,8 +43,9 @@ bench --sorters bucket-sort,cub-merge --sizes 1M,2M,4M,8M,16M,32M,64M --dist uni
 LIMIT=75 bench --sorters bucket-sort,cub-merge --sizes 128M,256M,512M,1G --dist uniform --reps 3 \
   --options bucket-sort:faithful=0 --options bucket-sort:faithful=1 --csv "$OUT/fig46-big.csv"
 bench --sorters bucket-sort --sizes 16M --dist uniform --reps 9 --options bucket-sort:s=0 \
-  --options bucket-sort:onchip=0 --options bucket-sort:sample_key_sort=0 \
-  --options bucket-sort:onchip=0,sample_key_sort=0 --options bucket-sort:s=4096 --options bucket-sort:s=1024 \
+  --options bucket-sort:onchip=0 --options bucket-sort:sample_key_sort=0 --options bucket-sort:radix_bits=4 \
+  --options bucket-sort:onchip=0,sample_key_sort=0,radix_bits=4 --options bucket-sort:s=4096 \
+  --options bucket-sort:s=1024 \
   --options bucket-sort:radix_block_sort=0 --options bucket-sort:cub_sample_sort=0 \
   --options bucket-sort:radix_block_sort=0,cub_sample_sort=0 --options bucket-sort:inline_sampling=0 \
   --options bucket-sort:sublist=4096 --options bucket-sort:onchip=0,chunk=4096 \
@@ -65,7 +67,7 @@ def rows(*names):
 def short(o):
     keep = [x for x in o.split(",") if x and x not in (
         "chunk=0", "cub_sample_sort=1", "inline_sampling=1", "radix_block_sort=1", "sublist=0", "faithful=0",
-        "onchip=1", "sample_key_sort=1", "s=0")]
+        "onchip=1", "sample_key_sort=1", "s=0", "radix_bits=5")]
     return ",".join(keep) or "default"
 def ms(r): return float(r["median_ms"]) if r["median_ms"] else float("nan")
 def key_of(r): return r["sorter"] + (" " + short(r["options"]) if r["sorter"] == "bucket-sort" else "")

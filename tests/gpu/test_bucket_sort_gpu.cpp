@@ -99,6 +99,8 @@ constexpr OptionCase kCases[] = {
     {"s=128"},                  // onchip: bound above 16K at 1M+3, relocation, tiles and global path
     {"s=4096,sublist=16384"},   // onchip gathering from bitonic-sorted 16K sublists
     {"sample_key_sort=0,inline_sampling=0"},
+    {"radix_bits=4"},                       // the 4-bit tiles, onchip
+    {"radix_bits=4,onchip=0,sample_key_sort=0"},  // the previous default exactly
 };
 
 constexpr std::size_t kSizes[] = {1, 2, 1000, 4097, 65537, (std::size_t{1} << 20) + 3};

@@ -74,19 +74,23 @@ __global__ void __launch_bounds__(kSortThreads) local_sort_kernel(const float* _
 // The block radix sorts (radix_block_sort, onchip; not the paper's): CUB's BlockRadixSort of a
 // tile of Threads x Items pairs, its storage in dynamic shared memory (a 16K-pair tile needs more
 // than the 48 KB of static shared memory).
-template <int Threads, int Items>
+template <int Threads, int Items, int RadixBits>
 struct RadixTile {
   static constexpr int kThreads = Threads;
   static constexpr int kItems = Items;
   static constexpr std::uint32_t kPairs = std::uint32_t{Threads} * Items;
-  using Sort = cub::BlockRadixSort<std::uint32_t, Threads, Items, std::uint32_t>;
+  using Sort = cub::BlockRadixSort<std::uint32_t, Threads, Items, std::uint32_t, RadixBits>;
   using Storage = typename Sort::TempStorage;
   // Storage first, then (bucket sort with the gather) the m piece starts, 16-byte aligned.
   static constexpr std::size_t kStorageBytes = (sizeof(Storage) + 15) / 16 * 16;
 };
-using SmallTile = RadixTile<kSortThreads, kRadixItems>;  // 8192 pairs: radix_block_sort's tile
+// 8192 pairs, the tile of radix_block_sort; RadixBits (option radix_bits) 4 or 5: 5 saves a pass
+// of the 8 over 32 bits (and of the ~4 over a bucket's bits) for 17 counter lanes instead of 9,
+// still without spills (-Xptxas -v; 6 spills in the two-tile bucket sort).
+template <int RadixBits>
+using SmallTile = RadixTile<kSortThreads, kRadixItems, RadixBits>;
 // onchip sorts buckets of up to two tiles on chip (bucket_tile_kernel).
-constexpr std::uint32_t kOnchipTile = 2 * SmallTile::kPairs;
+constexpr std::uint32_t kOnchipTile = 2 * kRadixTile;
 
 // Steps 1-3 with CUB's block radix sort of a tile of Tile::kPairs pairs instead of the paper's
 // bitonic sort (radix_block_sort, onchip). Loaded blocked and sorted stably, so the pads (key
@@ -468,8 +472,9 @@ __device__ __forceinline__ void load_bucket_items(std::uint32_t first, std::uint
 
 // Shared memory of bucket_tile_kernel: the block sort's storage; with two halves the first half's
 // keys and values and the second half's keys; with the gather the m piece starts.
+template <int RadixBits>
 constexpr std::size_t bucket_tile_smem(int halves, bool gather, std::uint32_t m) {
-  return SmallTile::kStorageBytes + (halves == 2 ? std::size_t{3} * SmallTile::kPairs * 4 : 0) +
+  return SmallTile<RadixBits>::kStorageBytes + (halves == 2 ? std::size_t{3} * kRadixTile * 4 : 0) +
          (gather ? std::size_t{m} * 4 : 0);
 }
 
@@ -480,16 +485,17 @@ constexpr std::size_t bucket_tile_smem(int halves, bool gather, std::uint32_t m)
 // spills), merged by rank: a pair of the first half goes to its index plus the number of keys
 // below it in the second, a pair of the second to its index plus the number of keys up to it in
 // the first (ties: first half first; pads, the largest, never count). Output: the sorted pairs.
-template <int Halves, bool Gather>
+template <int Halves, bool Gather, int RadixBits>
 __global__ void __launch_bounds__(kSortThreads) bucket_tile_kernel(
     const std::uint32_t* __restrict__ bucket_begin, std::uint32_t s, const std::uint64_t* __restrict__ splitters, const std::uint64_t* __restrict__ source,
     const std::uint32_t* __restrict__ offsets, const std::uint32_t* __restrict__ bounds, std::uint32_t m,
     std::uint32_t L, float* __restrict__ keys_out, std::uint32_t* __restrict__ values_out) {
   static_assert(Halves == 1 || Halves == 2);
   extern __shared__ __align__(16) unsigned char bucket_tile_smem_bytes[];
-  auto& storage = *reinterpret_cast<SmallTile::Storage*>(bucket_tile_smem_bytes);
-  constexpr std::uint32_t kHalf = SmallTile::kPairs;
-  std::uint32_t* keys_a = reinterpret_cast<std::uint32_t*>(bucket_tile_smem_bytes + SmallTile::kStorageBytes);
+  using Tile = SmallTile<RadixBits>;
+  auto& storage = *reinterpret_cast<typename Tile::Storage*>(bucket_tile_smem_bytes);
+  constexpr std::uint32_t kHalf = Tile::kPairs;
+  std::uint32_t* keys_a = reinterpret_cast<std::uint32_t*>(bucket_tile_smem_bytes + Tile::kStorageBytes);
   std::uint32_t* values_a = keys_a + kHalf;
   std::uint32_t* keys_b = values_a + kHalf;
   std::uint32_t* piece_start = Halves == 2 ? keys_b + kHalf : keys_a;
@@ -505,7 +511,7 @@ __global__ void __launch_bounds__(kSortThreads) bucket_tile_kernel(
   std::uint32_t k[kRadixItems], v[kRadixItems];
   // Blocked: the pads come last and the stable sort keeps them there.
   load_bucket_items<Gather>(threadIdx.x * kRadixItems, size, begin, j, source, piece_start, bounds, m, L, k, v);
-  SmallTile::Sort(storage).SortBlockedToStriped(k, v, 0, end_bit);
+  typename Tile::Sort(storage).SortBlockedToStriped(k, v, 0, end_bit);
   // One kernel for both sizes: 512 threads of ~105-128 registers leave room for one block per SM
   // either way, and no launch goes over all buckets only to find most of them the other size.
   if (Halves == 1 || size <= kHalf) {
@@ -528,7 +534,7 @@ __global__ void __launch_bounds__(kSortThreads) bucket_tile_kernel(
     __syncthreads();  // the storage is reused
     load_bucket_items<Gather>(kHalf + threadIdx.x * kRadixItems, size, begin, j, source, piece_start, bounds, m, L,
                               k, v);
-    SmallTile::Sort(storage).SortBlockedToStriped(k, v, 0, end_bit);
+    typename Tile::Sort(storage).SortBlockedToStriped(k, v, 0, end_bit);
 #pragma unroll
     for (int e = 0; e < kRadixItems; ++e) keys_b[e * kSortThreads + threadIdx.x] = k[e];
     __syncthreads();

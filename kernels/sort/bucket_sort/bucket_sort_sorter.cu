@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <string>
+#include <type_traits>
 
 #include "common/dynamic_smem.hpp"
 #include "depthsort/errors.hpp"
@@ -61,6 +62,15 @@ void check_pow2_option(int value, const char* name, int min_value) {
                       std::to_string(min_value) + ", got " + std::to_string(value));
 }
 
+// Calls f(std::integral_constant<int, B>) for the block radix sorts' bits per pass (4 or 5).
+template <class F>
+void with_radix_bits(int bits, F&& f) {
+  if (bits == 5)
+    f(std::integral_constant<int, 5>{});
+  else
+    f(std::integral_constant<int, 4>{});
+}
+
 __global__ void two_words_kernel(std::uint32_t* out, std::uint32_t a, std::uint32_t b) {
   out[0] = a;
   out[1] = b;
@@ -86,6 +96,7 @@ BucketSorter::BucketSorter(const OptionValues& options) : Sorter("bucket-sort", 
   // The on-chip bucket sort is a radix tile sort: off with the bitonic block sorts.
   onchip_ = radix_block_sort_ && option_value(options, "onchip") != 0;
   sample_key_sort_ = option_value(options, "sample_key_sort") != 0;
+  radix_bits_ = option_value(options, "radix_bits");
   check_pow2_option(s_option_, "s", 2);
   check_pow2_option(sublist_option_, "sublist", 64);
   check_pow2_option(chunk_option_, "chunk", 64);
@@ -195,11 +206,16 @@ void BucketSorter::do_reserve(std::size_t max_n) {
     common::allow_dynamic_smem(kernel, bytes, "a bucket-sort kernel");
   };
   allow(reinterpret_cast<const void*>(local_sort_kernel), local_sort_smem(16384));
-  allow(reinterpret_cast<const void*>(local_radix_sort_kernel<SmallTile>), SmallTile::kStorageBytes);
-  allow(reinterpret_cast<const void*>(bucket_tile_kernel<1, false>), bucket_tile_smem(1, false, 0));
-  allow(reinterpret_cast<const void*>(bucket_tile_kernel<2, false>), bucket_tile_smem(2, false, 0));
-  allow(reinterpret_cast<const void*>(bucket_tile_kernel<1, true>), bucket_tile_smem(1, true, kMaxGatherSublists));
-  allow(reinterpret_cast<const void*>(bucket_tile_kernel<2, true>), bucket_tile_smem(2, true, kMaxGatherSublists));
+  with_radix_bits(radix_bits_, [&](auto bits) {
+    constexpr int B = decltype(bits)::value;
+    allow(reinterpret_cast<const void*>(local_radix_sort_kernel<SmallTile<B>>), SmallTile<B>::kStorageBytes);
+    allow(reinterpret_cast<const void*>(bucket_tile_kernel<1, false, B>), bucket_tile_smem<B>(1, false, 0));
+    allow(reinterpret_cast<const void*>(bucket_tile_kernel<2, false, B>), bucket_tile_smem<B>(2, false, 0));
+    allow(reinterpret_cast<const void*>(bucket_tile_kernel<1, true, B>),
+          bucket_tile_smem<B>(1, true, kMaxGatherSublists));
+    allow(reinterpret_cast<const void*>(bucket_tile_kernel<2, true, B>),
+          bucket_tile_smem<B>(2, true, kMaxGatherSublists));
+  });
   allow(reinterpret_cast<const void*>(chunk_sort_kernel<PairsOut, true, false>), chunk_smem(16384));
   allow(reinterpret_cast<const void*>(chunk_sort_kernel<WordsOut, false, false>), chunk_smem(16384));
   allow(reinterpret_cast<const void*>(chunk_merge_kernel<PairsOut, true>), chunk_smem(16384));
@@ -269,11 +285,11 @@ void BucketSorter::sort_segments(std::uint64_t* data, const std::uint32_t* begin
 
 namespace {
 
-template <int Halves, bool Gather>
+template <int Halves, bool Gather, int B>
 void launch_bucket_tiles(const Config& c, const std::uint32_t* bucket_begin,
                          const std::uint64_t* splitters, const std::uint64_t* source, const std::uint32_t* offsets,
                          const std::uint32_t* bounds, const SortBuffers& b, cudaStream_t stream) {
-  bucket_tile_kernel<Halves, Gather><<<c.s, kSortThreads, bucket_tile_smem(Halves, Gather, c.m), stream>>>(
+  bucket_tile_kernel<Halves, Gather, B><<<c.s, kSortThreads, bucket_tile_smem<B>(Halves, Gather, c.m), stream>>>(
       bucket_begin, c.s, splitters, source, offsets, bounds, c.m, c.sublist, b.keys_out, b.values_out);
   DEPTHSORT_CUDA_CHECK_LAUNCH("bucket-sort bucket_tile_kernel");
 }
@@ -287,15 +303,19 @@ void BucketSorter::sort_buckets_onchip(const Config& c, std::uint64_t bound, con
                                        cudaStream_t stream) {
   const std::uint32_t* begin = bucket_begin_.data();
   const std::uint64_t* source = c.gather ? sorted_.data() : buckets_.data();
-  const bool one_tile = bound <= SmallTile::kPairs;
-  if (c.gather && one_tile)
-    launch_bucket_tiles<1, true>(c, begin, splitters_.data(), source, offsets_.data(), bounds_.data(), b, stream);
-  else if (c.gather)
-    launch_bucket_tiles<2, true>(c, begin, splitters_.data(), source, offsets_.data(), bounds_.data(), b, stream);
-  else if (one_tile)
-    launch_bucket_tiles<1, false>(c, begin, splitters_.data(), source, nullptr, nullptr, b, stream);
-  else
-    launch_bucket_tiles<2, false>(c, begin, splitters_.data(), source, nullptr, nullptr, b, stream);
+  const bool one_tile = bound <= kRadixTile;
+  const std::uint64_t* split = splitters_.data();
+  with_radix_bits(radix_bits_, [&](auto bits) {
+    constexpr int B = decltype(bits)::value;
+    if (c.gather && one_tile)
+      launch_bucket_tiles<1, true, B>(c, begin, split, source, offsets_.data(), bounds_.data(), b, stream);
+    else if (c.gather)
+      launch_bucket_tiles<2, true, B>(c, begin, split, source, offsets_.data(), bounds_.data(), b, stream);
+    else if (one_tile)
+      launch_bucket_tiles<1, false, B>(c, begin, split, source, nullptr, nullptr, b, stream);
+    else
+      launch_bucket_tiles<2, false, B>(c, begin, split, source, nullptr, nullptr, b, stream);
+  });
   if (bound > kOnchipTile)
     sort_segments(buckets_.data(), begin, c.s, b.n, bound, c.chunk, true, b, stream, kOnchipTile);
 }
@@ -311,8 +331,11 @@ void BucketSorter::do_sort(const SortBuffers& b, cudaStream_t stream, StepTimer&
   {
     StepScope step(timer, "local sort");
     if (radix_for(L))
-      local_radix_sort_kernel<SmallTile><<<m, SmallTile::kThreads, SmallTile::kStorageBytes, stream>>>(
-          b.keys_in, b.values_in, n, s, inline_sampling_, sorted_.data(), samples_.data());
+      with_radix_bits(radix_bits_, [&](auto bits) {
+        using Tile = SmallTile<decltype(bits)::value>;
+        local_radix_sort_kernel<Tile><<<m, Tile::kThreads, Tile::kStorageBytes, stream>>>(
+            b.keys_in, b.values_in, n, s, inline_sampling_, sorted_.data(), samples_.data());
+      });
     else
       local_sort_kernel<<<m, kSortThreads, local_sort_smem(L), stream>>>(b.keys_in, b.values_in, n, L, s,
                                                                          inline_sampling_, sorted_.data(),

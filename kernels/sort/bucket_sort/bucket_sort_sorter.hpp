@@ -28,6 +28,9 @@ inline constexpr OptionSpec kBucketSortOptions[] = {
     // The default is predicted, not measured (docs/algorithms/bucket-sort.md): 0 restores the old one.
     {"onchip", "every bucket sorted by one block on chip (auto s so that 2n/s <= 16K pairs, radix sort over the "
                "bits the bucket's keys do not share, relocation fused into it); needs radix_block_sort", 1, 0, 1},
+    // Predicted, not measured, like onchip: 4 is CUB's default and the previous one.
+    {"radix_bits", "bits per pass of the block radix sorts of the local sort and onchip's bucket sort (4 or 5)", 5,
+     4, 5},
     {"sample_key_sort", "step 4's CUB sort over the 32 key bits alone (stable: the samples are in position order)", 1,
      0, 1},
 };
@@ -79,6 +82,7 @@ class BucketSorter final : public Sorter {
   bool radix_block_sort_ = true;
   bool onchip_ = true;
   bool sample_key_sort_ = true;
+  int radix_bits_ = 5;
   Config last_{};
   std::size_t last_n_ = 0;
   std::size_t workspace_bytes_ = 0;
