@@ -195,9 +195,10 @@ void BucketSorter::do_reserve(std::size_t max_n) {
   workspace_bytes_ += scan_bytes_;
   if (cub_sample_sort_) {
     samples_alt_ = u64(ms);
+    // Asked with the bits the sort will run over (sample_key_sort: the 32 key bits).
     radix_bytes_ = 0;
     DEPTHSORT_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, radix_bytes_, samples_.data(), samples_alt_.data(),
-                                                        static_cast<int>(ms)));
+                                                        static_cast<int>(ms), sample_begin_bit(), 64));
     radix_temp_ = DeviceBuffer<unsigned char>(radix_bytes_, owner);
     workspace_bytes_ += radix_bytes_;
   }
@@ -354,10 +355,9 @@ void BucketSorter::do_sort(const SortBuffers& b, cudaStream_t stream, StepTimer&
       std::size_t bytes = radix_bytes_;
       // The samples lie in position order (sublist by sublist, each ascending), so a stable sort
       // of their keys alone leaves them in (key, p) order: half the passes of the whole words.
-      const int begin_bit = sample_key_sort_ ? 32 : 0;
       DEPTHSORT_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(radix_temp_.data(), bytes, samples_.data(),
-                                                          samples_alt_.data(), static_cast<int>(ms), begin_bit, 64,
-                                                          stream));
+                                                          samples_alt_.data(), static_cast<int>(ms), sample_begin_bit(),
+                                                          64, stream));
       sorted_samples = samples_alt_.data();
     } else {
       two_words_kernel<<<1, 1, 0, stream>>>(sample_begin_.data(), 0, ms);

@@ -71,6 +71,7 @@ class BucketSorter final : public Sorter {
                      std::uint64_t max_segment, std::uint32_t chunk, bool to_pairs, const SortBuffers& b,
                      cudaStream_t stream, std::uint32_t min_size = 0);
   bool radix_for(std::uint32_t tile) const;
+  int sample_begin_bit() const { return sample_key_sort_ ? 32 : 0; }
   void sort_buckets_onchip(const Config& c, std::uint64_t bound, const SortBuffers& b, cudaStream_t stream);
 
   int s_option_ = 0;
