@@ -32,7 +32,7 @@ using bitonic::value_of;
 
 constexpr std::uint64_t kPadWord = ~std::uint64_t{0};
 constexpr int kSortThreads = 512;   // the paper's 512 threads per block (Section 4)
-constexpr int kIndexThreads = 256;  // sample indexing: at most s/2 searches at once
+constexpr int kIndexThreads = 512;  // sample indexing: s/2 searches in its last round (1024 at s = 2048)
 constexpr int kMoveThreads = 512;   // relocation
 // The radix block sort (radix_block_sort, not the paper's): 512 threads x 16 pairs, one tile size.
 constexpr int kRadixItems = 16;
