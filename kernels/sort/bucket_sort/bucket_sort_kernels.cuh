@@ -479,15 +479,16 @@ constexpr std::size_t bucket_tile_smem(int halves, bool gather, std::uint32_t m)
 }
 
 // One block of 512 threads per bucket; the blocks of buckets above Halves * 8192 pairs return at
-// once (they take the global-memory path after it). A bucket of up to 8K pairs is one tile; with Halves = 2 (launched when the bound is
-// above 8K) a bucket of 8K to 16K pairs is sorted as two 8K halves
-// (1024 threads x 16 pairs, the one-block tile of 16K, would need 64 registers a thread and
-// spills), merged by rank: a pair of the first half goes to its index plus the number of keys
+// once (they take the global-memory path after it). A bucket of up to 8K pairs is one tile. With
+// Halves = 2 (launched when the bound is above 8K) a bucket of 8K to 16K pairs is sorted as two
+// 8K halves (1024 threads x 16 pairs, the one-block tile of 16K, would have 64 registers a thread
+// and spills), merged by rank: a pair of the first half goes to its index plus the number of keys
 // below it in the second, a pair of the second to its index plus the number of keys up to it in
 // the first (ties: first half first; pads, the largest, never count). Output: the sorted pairs.
 template <int Halves, bool Gather, int RadixBits>
 __global__ void __launch_bounds__(kSortThreads) bucket_tile_kernel(
-    const std::uint32_t* __restrict__ bucket_begin, std::uint32_t s, const std::uint64_t* __restrict__ splitters, const std::uint64_t* __restrict__ source,
+    const std::uint32_t* __restrict__ bucket_begin, std::uint32_t s, const std::uint64_t* __restrict__ splitters,
+    const std::uint64_t* __restrict__ source,
     const std::uint32_t* __restrict__ offsets, const std::uint32_t* __restrict__ bounds, std::uint32_t m,
     std::uint32_t L, float* __restrict__ keys_out, std::uint32_t* __restrict__ values_out) {
   static_assert(Halves == 1 || Halves == 2);
@@ -547,7 +548,7 @@ __global__ void __launch_bounds__(kSortThreads) bucket_tile_kernel(
       values_out[begin + place] = values_a[r];
     }
     const std::uint32_t real_b = size - kHalf;
-#pragma unroll 4
+#pragma unroll  // k and v stay in registers only if every index is a constant
     for (int e = 0; e < kRadixItems; ++e) {
       const std::uint32_t r = e * kSortThreads + threadIdx.x;
       if (r >= real_b) continue;
