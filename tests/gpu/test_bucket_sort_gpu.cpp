@@ -100,6 +100,7 @@ constexpr OptionCase kCases[] = {
     {"s=4096,sublist=16384"},   // onchip gathering from bitonic-sorted 16K sublists
     {"sample_key_sort=0,inline_sampling=0"},
     {"radix_bits=4"},                       // the 4-bit tiles, onchip
+    {"bucket_key_bits=0,s=128"},            // all 32 bits; buckets around 8K (one and two tiles) at 1M+3
     {"radix_bits=4,onchip=0,sample_key_sort=0"},  // the previous default exactly
 };
 

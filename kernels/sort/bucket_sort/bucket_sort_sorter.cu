@@ -97,6 +97,7 @@ BucketSorter::BucketSorter(const OptionValues& options) : Sorter("bucket-sort", 
   onchip_ = radix_block_sort_ && option_value(options, "onchip") != 0;
   sample_key_sort_ = option_value(options, "sample_key_sort") != 0;
   radix_bits_ = option_value(options, "radix_bits");
+  bucket_key_bits_ = option_value(options, "bucket_key_bits") != 0;
   check_pow2_option(s_option_, "s", 2);
   check_pow2_option(sublist_option_, "sublist", 64);
   check_pow2_option(chunk_option_, "chunk", 64);
@@ -289,9 +290,11 @@ namespace {
 template <int Halves, bool Gather, int B>
 void launch_bucket_tiles(const Config& c, const std::uint32_t* bucket_begin,
                          const std::uint64_t* splitters, const std::uint64_t* source, const std::uint32_t* offsets,
-                         const std::uint32_t* bounds, const SortBuffers& b, cudaStream_t stream) {
+                         const std::uint32_t* bounds, bool shared_bits_skipped, const SortBuffers& b,
+                         cudaStream_t stream) {
   bucket_tile_kernel<Halves, Gather, B><<<c.s, kSortThreads, bucket_tile_smem<B>(Halves, Gather, c.m), stream>>>(
-      bucket_begin, c.s, splitters, source, offsets, bounds, c.m, c.sublist, b.keys_out, b.values_out);
+      bucket_begin, c.s, splitters, source, offsets, bounds, c.m, c.sublist, shared_bits_skipped, b.keys_out,
+      b.values_out);
   DEPTHSORT_CUDA_CHECK_LAUNCH("bucket-sort bucket_tile_kernel");
 }
 
@@ -306,16 +309,17 @@ void BucketSorter::sort_buckets_onchip(const Config& c, std::uint64_t bound, con
   const std::uint64_t* source = c.gather ? sorted_.data() : buckets_.data();
   const bool one_tile = bound <= kRadixTile;
   const std::uint64_t* split = splitters_.data();
+  const bool skip_shared = bucket_key_bits_;
   with_radix_bits(radix_bits_, [&](auto bits) {
     constexpr int B = decltype(bits)::value;
     if (c.gather && one_tile)
-      launch_bucket_tiles<1, true, B>(c, begin, split, source, offsets_.data(), bounds_.data(), b, stream);
+      launch_bucket_tiles<1, true, B>(c, begin, split, source, offsets_.data(), bounds_.data(), skip_shared, b, stream);
     else if (c.gather)
-      launch_bucket_tiles<2, true, B>(c, begin, split, source, offsets_.data(), bounds_.data(), b, stream);
+      launch_bucket_tiles<2, true, B>(c, begin, split, source, offsets_.data(), bounds_.data(), skip_shared, b, stream);
     else if (one_tile)
-      launch_bucket_tiles<1, false, B>(c, begin, split, source, nullptr, nullptr, b, stream);
+      launch_bucket_tiles<1, false, B>(c, begin, split, source, nullptr, nullptr, skip_shared, b, stream);
     else
-      launch_bucket_tiles<2, false, B>(c, begin, split, source, nullptr, nullptr, b, stream);
+      launch_bucket_tiles<2, false, B>(c, begin, split, source, nullptr, nullptr, skip_shared, b, stream);
   });
   if (bound > kOnchipTile)
     sort_segments(buckets_.data(), begin, c.s, b.n, bound, c.chunk, true, b, stream, kOnchipTile);

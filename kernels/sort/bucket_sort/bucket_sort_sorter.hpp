@@ -31,6 +31,8 @@ inline constexpr OptionSpec kBucketSortOptions[] = {
     // Predicted, not measured, like onchip: 4 is CUB's default and the previous one.
     {"radix_bits", "bits per pass of the block radix sorts of the local sort and onchip's bucket sort (4 or 5)", 5,
      4, 5},
+    {"bucket_key_bits", "onchip's bucket sort over the key bits its bucket's keys do not share (0: all 32, the same "
+                        "work on every input)", 1, 0, 1},
     {"sample_key_sort", "step 4's CUB sort over the 32 key bits alone (stable: the samples are in position order)", 1,
      0, 1},
 };
@@ -84,6 +86,7 @@ class BucketSorter final : public Sorter {
   bool onchip_ = true;
   bool sample_key_sort_ = true;
   int radix_bits_ = 5;
+  bool bucket_key_bits_ = true;
   Config last_{};
   std::size_t last_n_ = 0;
   std::size_t workspace_bytes_ = 0;
