@@ -414,11 +414,11 @@ InteropMapping::InteropMapping(RegisteredBuffer* const* buffers, int count, cuda
     if (!b || (!b->external() && !b->resource()))
       throw std::logic_error(std::string("InteropMapping: buffer '") + (b ? b->label() : "?") + "' is not registered");
     buffers_[static_cast<std::size_t>(i)] = b;
-    if (b->external()) writes_external_ |= b->flags() != cudaGraphicsRegisterFlagsReadOnly;
+    if (b->external()) any_external_ = true;
     else mapped_resources_[static_cast<std::size_t>(mapped_count_++)] = b->resource();
   }
   if (count_ == 0) return;
-  if (writes_external_) wait_for_gl();
+  if (any_external_) wait_for_gl();
   if (mapped_count_ > 0) DEPTHSORT_CUDA_CHECK(cudaGraphicsMapResources(mapped_count_, mapped_resources_.data(), stream_));
   active_ = true;
 }
@@ -426,7 +426,7 @@ InteropMapping::InteropMapping(RegisteredBuffer* const* buffers, int count, cuda
 InteropMapping::~InteropMapping() {
   if (!active_) return;
   if (mapped_count_ > 0) cudaGraphicsUnmapResources(mapped_count_, mapped_resources_.data(), stream_);
-  if (writes_external_) cudaStreamSynchronize(stream_);
+  if (any_external_) cudaStreamSynchronize(stream_);
 }
 
 void* InteropMapping::pointer(int i, std::size_t* bytes) const {
@@ -454,7 +454,7 @@ void InteropMapping::unmap() {
     DEPTHSORT_CUDA_CHECK(cudaGraphicsUnmapResources(mapped_count_, mapped_resources_.data(), stream_));
   // GL commands issued after this see CUDA's writes: without an exportable semaphore the host
   // is the only place both APIs can order against.
-  if (writes_external_) DEPTHSORT_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  if (any_external_) DEPTHSORT_CUDA_CHECK(cudaStreamSynchronize(stream_));
 }
 
 }  // namespace depthsort::app

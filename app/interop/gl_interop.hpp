@@ -54,8 +54,8 @@ class RegisteredBuffer {
  public:
   RegisteredBuffer();  // registered nothing (defined where ExternalBuffer is complete)
   // flags: cudaGraphicsRegisterFlagsNone / ReadOnly / WriteDiscard (what CUDA does with the
-  // buffer; on the external path ReadOnly spares the per-frame fence wait, and WriteDiscard
-  // spares copying the buffer's contents into the shared storage). `label` names it in errors.
+  // buffer; on the external path WriteDiscard spares copying the buffer's contents into the
+  // shared storage). `label` names it in errors.
   // On the external path the GL buffer must have mutable storage (glNamedBufferData); its name,
   // size and contents stay, its storage becomes the shared one. A buffer that cannot be shared
   // (immutable storage, size 0, a failed import) is registered on the map path instead.
@@ -84,10 +84,10 @@ class RegisteredBuffer {
 };
 
 // Makes up to kMax registered buffers usable by CUDA on `stream` for one frame: the map-path ones
-// in a single cudaGraphicsMapResources call; for external ones, the host waits for GL's earlier
-// commands if CUDA may write any of them. unmap() (or the destructor) ends it: one
-// cudaGraphicsUnmapResources call, and for external ones the host waits for the stream, so GL
-// commands issued afterwards see CUDA's writes.
+// in a single cudaGraphicsMapResources call; if any is external, the host waits for GL's earlier
+// commands. unmap() (or the destructor) ends it: one cudaGraphicsUnmapResources call, and if any
+// is external the host waits for the stream, so GL commands issued afterwards see CUDA's writes
+// (and do not write under CUDA's reads). The same ordering map/unmap gives, whatever the flags.
 class InteropMapping {
  public:
   static constexpr int kMax = 8;
@@ -104,7 +104,7 @@ class InteropMapping {
   std::array<const RegisteredBuffer*, kMax> buffers_{};
   std::array<cudaGraphicsResource_t, kMax> mapped_resources_{};  // the map-path subset
   int count_ = 0, mapped_count_ = 0;
-  bool writes_external_ = false;  // an external buffer CUDA may write: fence wait, stream wait
+  bool any_external_ = false;  // then the host orders GL and CUDA: fence wait, stream wait
   cudaStream_t stream_ = nullptr;
   bool active_ = false;
 };
