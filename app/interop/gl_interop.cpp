@@ -161,6 +161,8 @@ class ExternalBuffer {
 
  private:
   void share(GLuint gl_buffer, bool keep_contents, const char* label) {
+    // The driver API calls below need the runtime's primary context current on this thread.
+    DEPTHSORT_CUDA_CHECK(cudaFree(nullptr));
     int device = 0;
     DEPTHSORT_CUDA_CHECK(cudaGetDevice(&device));
     CUmemAllocationProp prop{};
