@@ -71,9 +71,9 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>
 HELP=$("$DS" --help | tr '\n' ' ' | tr -s ' ')
 
 # 1. The app's GPU tests (every GPU sorter gives the CPU path's pixels, both interop paths share
-#    buffers both ways, map + unmap timed on both), at most a third of the budget.
+#    buffers both ways, map + unmap timed on both), at most half the budget (120 s).
 if [ "${DEMO_TESTS:-1}" != 0 ] && [ -x "$BIN/depthsort-app-gpu-tests" ]; then
-  limit=$(( BUDGET / 3 )); [ $limit -gt 120 ] && limit=120
+  limit=$(( BUDGET / 2 )); [ $limit -gt 120 ] && limit=120
   (cd "$D" && timeout "$limit" "$BIN/depthsort-app-gpu-tests" > "$D/app-gpu-tests.log" 2>&1)
   rc=$?
   [ $rc -ne 0 ] && failures=$((failures + 1))
