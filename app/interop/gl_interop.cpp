@@ -205,11 +205,15 @@ class ExternalBuffer {
     // The contents move through a GL copy: once the storage is switched the old one is gone.
     GlBuffer saved;
     if (keep_contents) {
-      GLuint id = 0;
-      DEPTHSORT_GL_CHECK(glCreateBuffers(1, &id));
-      saved = GlBuffer(id);
-      DEPTHSORT_GL_CHECK(glNamedBufferStorage(id, static_cast<GLsizeiptr>(bytes_), nullptr, 0));
-      DEPTHSORT_GL_CHECK(glCopyNamedBufferSubData(gl_buffer, id, 0, 0, static_cast<GLsizeiptr>(bytes_)));
+      try {
+        GLuint id = 0;
+        DEPTHSORT_GL_CHECK(glCreateBuffers(1, &id));
+        saved = GlBuffer(id);
+        DEPTHSORT_GL_CHECK(glNamedBufferStorage(id, static_cast<GLsizeiptr>(bytes_), nullptr, 0));
+        DEPTHSORT_GL_CHECK(glCopyNamedBufferSubData(gl_buffer, id, 0, 0, static_cast<GLsizeiptr>(bytes_)));
+      } catch (const GlError& e) {  // e.g. no memory for the copy: the buffer is still untouched
+        throw InteropUnavailable(std::string("saving the contents of '") + label + "' failed: " + e.what());
+      }
     }
     glNamedBufferStorageMemEXT(gl_buffer, static_cast<GLsizeiptr>(bytes_), memory_object_, 0);
     if (const std::string e = gl_error_text(); !e.empty())
