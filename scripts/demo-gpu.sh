@@ -12,7 +12,8 @@
 # Environment: DEMO_BUDGET_S (default 200) bounds the whole script: runs are made in priority
 # order (the goal's configuration and the interop comparison first, then every sorter, then the
 # full matrix) and whatever would not fit is skipped and listed as skipped. DEMO_FRAMES (60)
-# frames a run (medians over them); DEMO_SORTERS (every GPU sorter); DEMO_TESTS=0 skips the app's GPU tests.
+# frames a run (medians over them); DEMO_SORTERS (every GPU sorter); DEMO_TESTS=0 skips the app's GPU
+# tests; DEMO_NSYS=1 adds Nsight Systems summaries of both interop paths (where nsys exists).
 set -u
 BUILD=${1:?usage: demo-gpu.sh BUILD_DIR OUT_DIR}
 OUT=${2:?usage: demo-gpu.sh BUILD_DIR OUT_DIR}
@@ -106,6 +107,20 @@ fi
 if [[ $HELP == *--coherent* ]]; then
   run "t5M-p1M-1280x720-hybrid-coherent" "$(est_for 5M 1M)" --triangles 5M --particles 1M --size 1280x720 \
       --sorter hybrid --coherent
+fi
+
+# Where map/unmap's time goes (opt-in, DEMO_NSYS=1, where nsys exists): Nsight Systems over 60
+# frames of each path; the CUDA API and GPU summaries (host time per cudaGraphicsMapResources
+# call, kernels and GL/CUDA gaps) land in nsys-*.txt.
+if [ "${DEMO_NSYS:-0}" = 1 ] && command -v nsys > /dev/null; then
+  for mode in map external; do
+    if [ $(( $(elapsed) + 40 )) -gt "$BUDGET" ]; then echo "nsys-$mode" >> "$SKIPPED"; continue; fi
+    timeout 120 nsys profile -t cuda,nvtx,opengl -o "$D/runs/nsys-$mode" --force-overwrite true \
+      "$DS" --headless --frames 60 --camera-path orbit --triangles 5M --particles 1M --interop "$mode" \
+      > "$D/runs/nsys-$mode.log" 2>&1 &&
+      timeout 60 nsys stats -r cuda_api_sum,nvtx_sum "$D/runs/nsys-$mode.nsys-rep" > "$D/nsys-$mode.txt" 2>&1
+    note "nsys $mode rc=$?: $(grep -E 'cudaGraphicsMapResources|cudaGraphicsUnmapResources|cudaStreamSynchronize' "$D/nsys-$mode.txt" | tr -s ' ' | cut -c1-160 | tr '\n' ';')"
+  done
 fi
 
 # 3. Every GPU sorter on the goal's configuration.
