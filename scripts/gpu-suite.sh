@@ -14,7 +14,7 @@
 #     bench     depthsort-bench, every GPU sorter, uniform 1M..64M, 21 repetitions
 #     before    the 16M uniform row of a bench binary built before a refactor (.carry/before/),
 #               beside this build's, in the same call (issue 15: "no change in speed")
-#     studies   scripts/study/*.sh: each paper's figures (one script per sorter)
+#     studies   scripts/study/*.sh: each paper's figures (one script per sorter; STUDIES names some)
 #     hybrid    scripts/hybrid-study.sh (HYBRID_PARTS, default "dists")
 #     dists     every GPU sorter on every distribution at 16M
 #     demo      scripts/demo-gpu.sh
@@ -192,6 +192,7 @@ if has_part studies; then
   for study in scripts/study/*.sh; do
     [[ -x $study ]] || continue
     name=$(basename "$study" .sh)
+    [[ " ${STUDIES:-$name} " == *" $name "* ]] || continue  # STUDIES="bucket-sort gpu-mms" narrows
     fits "study $name" 100 || continue
     note "== $study"
     mkdir -p "$work/study/$name"

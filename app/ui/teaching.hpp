@@ -1,0 +1,21 @@
+// The panel's teaching widgets (issue 12, part 4): per-step timings as one stacked bar per sorter
+// (live for the current sorter, side by side after "compare all"), and a histogram of bucket sizes
+// for the sorters that have buckets. Drawing only: the data comes from compare_all.hpp and
+// teaching.hpp.
+#pragma once
+
+#include <span>
+
+#include "compare_all.hpp"
+#include "depthsort/teaching.hpp"
+
+namespace depthsort::app {
+
+// Horizontal stacked bars on one millisecond scale (the longest bar fills the width); each step
+// has a stable colour by name, and hovering a segment names the step and its time.
+void draw_step_bars(std::span<const StepBar> bars);
+
+// Bucket sizes of the last sort: counts per size range, with the largest bucket and the count.
+void draw_size_histogram(const SizeHistogram& histogram, std::size_t segments, const char* kind);
+
+}  // namespace depthsort::app
