@@ -58,4 +58,30 @@ __global__ void __launch_bounds__(kOneBlock) pivots_from_sample_kernel(const std
   build_pivot_table(pivots, L, make_binning(range, bins), table);
 }
 
+// hybrid-coherent (issue 13), step `keep-splitters`: s keys of the sorted output at equal ranks
+// (ordered bits, ascending because the output is), the sample the next sort takes its pivots from
+// instead of sampling and sorting its own keys. Needs s <= n.
+__global__ void keep_splitters_kernel(const float* __restrict__ sorted_keys, std::uint32_t n, std::uint32_t s,
+                                      std::uint32_t* __restrict__ kept) {
+  for (std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < s; i += gridDim.x * blockDim.x) {
+    // The middle of the i-th of s equal strata: rank (2i + 1) n / 2s < n.
+    const std::uint32_t rank = static_cast<std::uint32_t>((2ull * i + 1ull) * n / (2ull * s));
+    kept[i] = ordered_key(sorted_keys[rank]);
+  }
+}
+
+// hybrid-coherent, step `validate` (one block): verdict[0] += buckets of the real range (1 .. L-2)
+// holding more than one block sorts on chip, verdict[1] = the largest of them. verdict zeroed first.
+__global__ void __launch_bounds__(kOneBlock) bucket_overflow_kernel(const std::uint32_t* __restrict__ counts, int L,
+                                                                    std::uint32_t* verdict) {
+  std::uint32_t over = 0, largest = 0;
+  for (int b = 1 + static_cast<int>(threadIdx.x); b < L - 1; b += kOneBlock) {
+    const std::uint32_t c = counts[b];
+    over += c > static_cast<std::uint32_t>(kCap);
+    largest = max(largest, c);
+  }
+  if (over) atomicAdd(verdict, over);
+  if (largest) atomicMax(verdict + 1, largest);
+}
+
 }  // namespace depthsort::hybrid
