@@ -372,33 +372,41 @@ class HybridSorter final : public Sorter {
     last_sample_size_ = s;
   }
 
-  // hybrid-coherent: pivots from the last sort's splitters, then the count with them, then one
-  // small host round trip (8 bytes) to read whether any bucket overflows. Returns false (and
-  // leaves the zeroed area to be cleared again) when the bucket sizes say the last frame's order
-  // no longer holds (a camera cut): the caller then runs the normal path in this same sort.
-  bool coherent_count(FloatPairs src, std::uint32_t n, int L, int bins, Control* ctrl, std::uint32_t* counts,
-                      std::uint32_t* pivots, cudaStream_t stream, StepTimer& timer) {
+  // hybrid-coherent: pivots from the last sort's splitters, then a sample of this frame's keys
+  // counted into those buckets, then one small host round trip (8 bytes) to read whether any
+  // bucket would overflow. Returns false when the estimated bucket sizes say the last frame's
+  // order no longer holds (a camera cut): the caller then runs the normal path in this same sort,
+  // having spent only the sample's cost. The validation estimates; a bucket that still overflows
+  // stays exact (the global merge of oversized buckets), it only costs time.
+  bool coherent_pivots(FloatPairs src, std::uint32_t n, int L, int bins, Control* ctrl, std::uint32_t* hits,
+                       std::uint32_t* pivots, cudaStream_t stream, StepTimer& timer) {
     {
       StepScope step(timer, "refine");
       pivots_from_sample_kernel<<<1, kOneBlock, 0, stream>>>(last_sample_.data(), last_sample_size_, ctrl, bins, L,
                                                              pivots, table_.data());
       DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid pivots_from_sample_kernel");
     }
-    {
-      StepScope step(timer, "count");
-      count_pass(src, n, L, bins, ctrl, counts, pivots, stream);
-    }
     StepScope step(timer, "validate");
+    const std::uint32_t s = sample_size(n, L);
+    // hits: the zeroed area's second counters, unused on this path.
+    sample_hits_kernel<<<grid_for(s, 256, 4u * sm_count_), 256, 0, stream>>>(
+        src.keys, n, s, 0x9E3779B9u, BoundSearch{pivots, table_.data(), ctrl, bins}, hits);
+    DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid sample_hits_kernel");
+    // Sample hits per bucket that stand for kCap keys (at least 1).
+    const std::uint32_t limit =
+        static_cast<std::uint32_t>(std::max<std::uint64_t>(1, std::uint64_t{kCap} * s / n));
     DEPTHSORT_CUDA_CHECK(cudaMemsetAsync(overflow_.data(), 0, 2 * sizeof(std::uint32_t), stream));
-    bucket_overflow_kernel<<<1, kOneBlock, 0, stream>>>(counts, L, overflow_.data());
+    bucket_overflow_kernel<<<1, kOneBlock, 0, stream>>>(hits, L, limit, overflow_.data());
     DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid bucket_overflow_kernel");
     std::uint32_t verdict[2] = {0, 0};
     DEPTHSORT_CUDA_CHECK(cudaMemcpyAsync(verdict, overflow_.data(), sizeof verdict, cudaMemcpyDeviceToHost, stream));
     DEPTHSORT_CUDA_CHECK(cudaStreamSynchronize(stream));
-    // verdict[0]: buckets over what one block sorts on chip; verdict[1]: the largest bucket. A few
-    // slightly oversized buckets the normal path also has; many, or one far too big, mean a cut.
+    // verdict[0]: buckets estimated over what one block sorts on chip; verdict[1]: the largest
+    // estimate. A few slightly oversized buckets the normal path also has; many, or one far too
+    // big, mean a cut.
     const std::uint32_t allowed = std::max<std::uint32_t>(2, static_cast<std::uint32_t>(L) / kCoherentOversizedShare);
-    return verdict[0] <= allowed && verdict[1] <= kCoherentMaxBucket;
+    const std::uint64_t largest_keys = std::uint64_t{verdict[1]} * n / std::max<std::uint32_t>(s, 1);
+    return verdict[0] <= allowed && largest_keys <= kCoherentMaxBucket;
   }
 
   // Section 5.1: min/max, histogram, refine (Fig. 5), count (Fig. 4), offsets, reposition (Fig. 6).
@@ -408,7 +416,11 @@ class HybridSorter final : public Sorter {
     std::uint32_t* spare = pivots2_.data();
     if (last_frame_pivots_ && last_sample_size_ > 0 && !atomic_count_ && !global_merge_ && L <= 65536 &&
         bucket16_.size() >= n) {
-      if (coherent_count(src, n, L, bins, ctrl, counts, pivots, stream, timer)) {
+      if (coherent_pivots(src, n, L, bins, ctrl, counts2, pivots, stream, timer)) {
+        {
+          StepScope step(timer, "count");
+          count_pass(src, n, L, bins, ctrl, counts, pivots, stream);
+        }
         reposition_pass(src, n, L, ctrl, counts, stream, timer);
         ++coherent_sorts_;
         return;

@@ -70,14 +70,28 @@ __global__ void keep_splitters_kernel(const float* __restrict__ sorted_keys, std
   }
 }
 
+// hybrid-coherent, step `validate`: this frame's sample (the keys sample_keys_kernel would draw)
+// counted into the buckets of the last frame's pivots: hits[b] += sampled keys in bucket b, an
+// estimate of the bucket sizes at s/n of the cost of the count. hits (L words) zeroed first.
+__global__ void sample_hits_kernel(const float* __restrict__ keys, std::uint32_t n, std::uint32_t s,
+                                   std::uint32_t seed, BoundSearch bound, std::uint32_t* __restrict__ hits) {
+  const auto bucket_of = bound.prepare();
+  for (std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < s; i += gridDim.x * blockDim.x) {
+    const unsigned long long lo = static_cast<unsigned long long>(i) * n / s;
+    const unsigned long long hi = static_cast<unsigned long long>(i + 1) * n / s;
+    const std::uint32_t pos = static_cast<std::uint32_t>(lo + Feistel::mix(i ^ seed) % (hi - lo));
+    atomicAdd(hits + bucket_of(pos, ordered_key(keys[pos])), 1u);
+  }
+}
+
 // hybrid-coherent, step `validate` (one block): verdict[0] += buckets of the real range (1 .. L-2)
-// holding more than one block sorts on chip, verdict[1] = the largest of them. verdict zeroed first.
+// holding more than `limit`, verdict[1] = the largest of them. verdict zeroed first.
 __global__ void __launch_bounds__(kOneBlock) bucket_overflow_kernel(const std::uint32_t* __restrict__ counts, int L,
-                                                                    std::uint32_t* verdict) {
+                                                                    std::uint32_t limit, std::uint32_t* verdict) {
   std::uint32_t over = 0, largest = 0;
   for (int b = 1 + static_cast<int>(threadIdx.x); b < L - 1; b += kOneBlock) {
     const std::uint32_t c = counts[b];
-    over += c > static_cast<std::uint32_t>(kCap);
+    over += c > limit;
     largest = max(largest, c);
   }
   if (over) atomicAdd(verdict, over);
