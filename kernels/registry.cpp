@@ -30,7 +30,7 @@ const std::array kSorters{
                "pivots from a sample of the keys (the paper's histogram: splitter=0) into L buckets, then float4-network mergesort of each bucket on chip",
                Backend::Gpu, false, hybrid::kHybridOptions, cuda_device_usable, hybrid::make_hybrid_sorter},
     SorterInfo{"hybrid-coherent", "Sintorn & Assarsson 2008 (as hybrid), pivots from the last frame (issue 13)",
-               "hybrid whose pivots are the last sort's output at equal ranks: no sample; a bucket overflow (camera cut) falls back to hybrid in the same sort",
+               "hybrid whose pivots are the last sort's output at equal ranks (no sample sort), checked on a sample of this frame's keys; a camera cut falls back to hybrid in the same sort",
                Backend::Gpu, false, hybrid::kHybridOptions, cuda_device_usable, hybrid::make_hybrid_coherent_sorter},
     SorterInfo{"patch-merge", "depthsort (issue 13), adaptive sort by outlier extraction (docs/algorithms/patch-merge.md)",
                "tiles sorted on chip; keys out of place across tiles extracted, sorted, merged back by rank; far from sorted: cub-radix",
