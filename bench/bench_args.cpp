@@ -88,7 +88,7 @@ ParseResult parse_bench_args(std::span<const std::string_view> args,
   };
   constexpr std::string_view kFlags =
       "valid flags: --sorters --sizes --dist --reps --warmup --seed --options --csv --json --check "
-      "--list --help";
+      "--sequence --frames --list --help";
 
   // Two spellings CLI11 reads differently from our documented grammar, refused before it sees
   // them: "--flag=" (CLI11 would take the next argument as the value) and "--check=1" (CLI11
@@ -99,8 +99,9 @@ ParseResult parse_bench_args(std::span<const std::string_view> args,
     if (eq == std::string_view::npos) continue;
     const std::string flag(arg.substr(0, eq));
     if (flag == "--help" || flag == "--list" || flag == "--check") return fail(flag + " takes no value");
-    constexpr std::array<std::string_view, 10> kValueFlags{
-        "--sorters", "--sizes", "--dist", "--dists", "--reps", "--warmup", "--seed", "--options", "--csv", "--json"};
+    constexpr std::array<std::string_view, 12> kValueFlags{
+        "--sorters", "--sizes", "--dist", "--dists", "--reps", "--warmup", "--seed", "--options", "--csv", "--json",
+        "--sequence", "--frames"};
     if (eq + 1 == arg.size() && std::find(kValueFlags.begin(), kValueFlags.end(), flag) != kValueFlags.end())
       return fail(flag + " needs a value (see --help)");
   }
@@ -112,7 +113,7 @@ ParseResult parse_bench_args(std::span<const std::string_view> args,
   // Every flag that takes a value is read as text, one value per occurrence, and interpreted
   // below, so messages name the exact item that is wrong.
   std::vector<std::string> sorters, sizes, dists, options;
-  std::string reps, warmup, seed;
+  std::string reps, warmup, seed, sequence, frames;
   bool help = false;
   auto list_option = [&](const std::string& names, std::vector<std::string>& out) {
     app.add_option(names, out)->expected(1)->allow_extra_args(false)->multi_option_policy(
@@ -131,6 +132,8 @@ ParseResult parse_bench_args(std::span<const std::string_view> args,
   value_option("--reps", reps);
   value_option("--warmup", warmup);
   value_option("--seed", seed);
+  value_option("--sequence", sequence);
+  value_option("--frames", frames);
   value_option("--csv", config.csv_path);
   value_option("--json", config.json_path);
 
@@ -225,6 +228,19 @@ ParseResult parse_bench_args(std::span<const std::string_view> args,
     if (!value) return fail("bad --seed " + quote_for_message(seed) + "; valid: an unsigned integer");
     config.seed = *value;
   }
+  if (app.count("--sequence") > 0) {
+    config.sequence = parse_camera_path(trim(sequence));
+    if (!config.sequence)
+      return fail("unknown --sequence " + quote_for_message(sequence) + "; valid camera paths: " +
+                  camera_path_names());
+    if (!dists.empty()) return fail("--sequence and --dist exclude each other: a sequence makes its own keys");
+  }
+  if (app.count("--frames") > 0) {
+    const auto value = parse_int_in(trim(frames), 2, 100000);
+    if (!value) return fail("bad --frames " + quote_for_message(frames) + "; valid: an integer from 2 to 100000");
+    if (!config.sequence) return fail("--frames needs --sequence");
+    config.frames = *value;
+  }
   for (const std::string& text : options) {
     const std::size_t colon = text.find(':');
     const std::string_view name = trim(std::string_view(text).substr(0, colon));
@@ -255,7 +271,8 @@ ParseResult parse_bench_args(std::span<const std::string_view> args,
                     "', which is not in --sorters");
     }
   }
-  if (sizes.empty()) config.sizes = {std::size_t{1} << 20, std::size_t{1} << 22,
+  if (sizes.empty() && config.sequence) config.sizes = {std::size_t{1} << 22};
+  else if (sizes.empty()) config.sizes = {std::size_t{1} << 20, std::size_t{1} << 22,
                                      std::size_t{1} << 24, std::size_t{1} << 26};
   if (dists.empty()) config.distributions = {Distribution::Uniform};
 
@@ -366,6 +383,17 @@ Usage: depthsort-bench [flags]
                       Both go to a temporary file next to FILE, renamed over it when complete:
                       a reader never sees half a file and a run cut short keeps its finished
                       rows. /dev/stdout or a pipe is written once, at the end.
+  --sequence PATH     frame sequences instead of --dist inputs (issue 13): a mesh-like cloud of n
+                      points (n from --sizes, default 4M) seen along a camera path, one of
+                      @PATHS@; every frame's depths are listed in the order the same sorter
+                      instance sorted the last frame into (as depthsort --coherent does), so
+                      inputs are nearly sorted, and every frame is timed (the depth pass is
+                      not) and checked on the GPU. Frame 0 (scene order) is not counted. Rows:
+                      dist `seq-PATH` (median over frames 1..F-1); for cuts also
+                      `seq-cuts@cut` (the cut frames alone, every 30th, from scratch) and
+                      `seq-cuts@shot` (the others). --reps is ignored; --warmup W sorts frame 0
+                      W times first.
+  --frames F          frames per sequence (default 60, 2..100000)
   --check             verify every row once more, untimed, with poisoned outputs, against the
                       CPU reference (check_sorted_pairs); a failure makes the exit status 1
   --list              print the registry (sorters, availability, options) and exit
@@ -414,6 +442,8 @@ reported as skipped and the exit status is 0.
     line_length += name.size();
   }
   text.replace(text.find(marker), marker.size(), names);
+  const std::string paths_marker = "@PATHS@";
+  text.replace(text.find(paths_marker), paths_marker.size(), camera_path_names());
   return text;
 }
 

@@ -45,6 +45,10 @@ struct BenchConfig {
   bool check = false;
   std::string csv_path;
   std::string json_path;
+  // --sequence PATH: frame sequences of a synthetic scene sorted the coherent way (issue 13)
+  // instead of independent inputs; --frames of them per sorter and size.
+  std::optional<CameraPath> sequence;
+  int frames = 60;
 };
 
 struct ParseResult {

@@ -9,6 +9,7 @@
 #include "sort/gpu_mms/gpu_mms_sorter.hpp"
 #include "sort/bucket_sort/bucket_sort_sorter.hpp"
 #include "sort/hybrid/hybrid_sorter.hpp"
+#include "sort/patch_merge/patch_merge_sorter.hpp"
 #include "sort/satish_radix/satish_radix_sorter.hpp"
 #include "sort/satish_merge/satish_merge_sorter.hpp"
 
@@ -28,6 +29,13 @@ const std::array kSorters{
     SorterInfo{"hybrid", "Sintorn & Assarsson 2008, bucketsort + vector-mergesort (Sections 4, 5.1, 6)",
                "pivots from a sample of the keys (the paper's histogram: splitter=0) into L buckets, then float4-network mergesort of each bucket on chip",
                Backend::Gpu, false, hybrid::kHybridOptions, cuda_device_usable, hybrid::make_hybrid_sorter},
+    SorterInfo{"hybrid-coherent", "Sintorn & Assarsson 2008 (as hybrid), pivots from the last frame (issue 13)",
+               "hybrid whose pivots are the last sort's output at equal ranks (no sample sort), checked on a sample of this frame's keys; a camera cut falls back to hybrid in the same sort",
+               Backend::Gpu, false, hybrid::kHybridOptions, cuda_device_usable, hybrid::make_hybrid_coherent_sorter},
+    SorterInfo{"patch-merge", "depthsort (issue 13), adaptive sort by outlier extraction (docs/algorithms/patch-merge.md)",
+               "tiles sorted on chip; keys out of place across tiles extracted, sorted, merged back by rank; far from sorted: cub-radix",
+               Backend::Gpu, false, patch_merge::kPatchMergeOptions, cuda_device_usable,
+               patch_merge::make_patch_merge_sorter},
     SorterInfo{"hybrid-quick", "Sintorn & Assarsson 2008, partial quicksort + vector-mergesort (Section 5.2)",
                "log2(L) quicksort partition passes into L sublists, then the same vector-mergesort",
                Backend::Gpu, false, hybrid::kHybridQuickOptions, cuda_device_usable,

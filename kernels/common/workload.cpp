@@ -36,6 +36,10 @@ constexpr std::array kDistributions{
     NamedDistribution{Distribution::GroundPlane, "ground-plane"},
     NamedDistribution{Distribution::HalfEqual, "half-equal"},
     NamedDistribution{Distribution::NanPayloads, "nan-payloads"},
+    NamedDistribution{Distribution::Swaps16, "swaps-16"},
+    NamedDistribution{Distribution::SwapsSparse, "sparse-swaps"},
+    NamedDistribution{Distribution::LocalDisplace, "local-displace"},
+    NamedDistribution{Distribution::CameraStep, "camera-step"},
 };
 
 constexpr std::array<Distribution, kDistributions.size()> kDistributionList = [] {
@@ -154,6 +158,29 @@ void fill_nan_payloads(Random& random, std::span<float> out) {
   }
 }
 
+void fill_sorted_with_swaps(Random& random, std::size_t swaps, std::span<float> out) {
+  fill_uniform(random, out);
+  std::sort(out.begin(), out.end());
+  if (out.size() < 2) return;
+  for (; swaps > 0; --swaps) std::swap(out[random.below(out.size())], out[random.below(out.size())]);
+}
+
+// key_i = i + d * u_i with u_i uniform in [0, 1): every key j < i - d is below key i and every
+// j > i + d above it, so no key lies more than d positions from its sorted place, and the
+// displacements cross any tile boundary (no aligned windows).
+void fill_local_displace(Random& random, std::span<float> out) {
+  for (std::size_t i = 0; i < out.size(); ++i)
+    out[i] = static_cast<float>(static_cast<double>(i) +
+                                static_cast<double>(kLocalDisplacement) * static_cast<double>(random.unit()));
+}
+
+// Two consecutive orbit frames: frame 1's depths in frame 0's sorted order.
+void fill_camera_step(std::uint64_t seed, std::span<float> out) {
+  const std::vector<ScenePoint> scene = make_scene(out.size(), seed);
+  const std::vector<std::uint32_t> order = sorted_order(scene, camera_plane(CameraPath::Orbit, 0));
+  fill_depths_in_order(scene, camera_plane(CameraPath::Orbit, 1), order, out);
+}
+
 }  // namespace
 
 std::span<const Distribution> all_distributions() { return kDistributionList; }
@@ -224,7 +251,123 @@ void fill_keys(Distribution d, std::uint64_t seed, std::span<float> out) {
       for (float& key : out) key = (random.next() & 1) ? 0.5f : random.unit();
       break;
     case Distribution::NanPayloads: fill_nan_payloads(random, out); break;
+    case Distribution::Swaps16: fill_sorted_with_swaps(random, 16, out); break;
+    case Distribution::SwapsSparse: fill_sorted_with_swaps(random, out.size() / 1000, out); break;
+    case Distribution::LocalDisplace: fill_local_displace(random, out); break;
+    case Distribution::CameraStep: fill_camera_step(seed, out); break;
   }
+}
+
+namespace {
+
+struct NamedPath {
+  CameraPath path;
+  std::string_view name;
+};
+constexpr std::array kPaths{NamedPath{CameraPath::Orbit, "orbit"}, NamedPath{CameraPath::Fly, "fly"},
+                            NamedPath{CameraPath::Cuts, "cuts"}};
+
+// A camera at eye looking at target (y up): the view-space z row of the view matrix (OpenGL looks
+// down -z, so z = -dot(forward, p - eye)).
+DepthPlane look_at(const double eye[3], const double target[3]) {
+  double f[3] = {target[0] - eye[0], target[1] - eye[1], target[2] - eye[2]};
+  const double length = std::sqrt(f[0] * f[0] + f[1] * f[1] + f[2] * f[2]);
+  for (double& c : f) c = length > 0.0 ? c / length : 0.0;
+  if (length == 0.0) f[2] = -1.0;
+  return DepthPlane{static_cast<float>(-f[0]), static_cast<float>(-f[1]), static_cast<float>(-f[2]),
+                    static_cast<float>(f[0] * eye[0] + f[1] * eye[1] + f[2] * eye[2])};
+}
+
+DepthPlane orbit_plane(double degrees, double height) {
+  const double a = degrees * std::numbers::pi / 180.0;
+  const double eye[3] = {9.0 * std::sin(a), height, 9.0 * std::cos(a)};
+  const double target[3] = {0.0, 0.0, 0.0};
+  return look_at(eye, target);
+}
+
+}  // namespace
+
+std::string_view camera_path_name(CameraPath path) {
+  for (const auto& entry : kPaths)
+    if (entry.path == path) return entry.name;
+  return "unknown";
+}
+
+std::optional<CameraPath> parse_camera_path(std::string_view name) {
+  for (const auto& entry : kPaths)
+    if (entry.name == name) return entry.path;
+  return std::nullopt;
+}
+
+std::string camera_path_names() {
+  std::string names;
+  for (const auto& entry : kPaths) {
+    if (!names.empty()) names += ", ";
+    names += entry.name;
+  }
+  return names;
+}
+
+// Points along the tube of fill_mesh's (2,3) torus knot, in ring order, each jittered a little
+// so that depths are not quantised to rings: consecutive ids are close in space, as in a mesh.
+std::vector<ScenePoint> make_scene(std::size_t n, std::uint64_t seed) {
+  constexpr std::size_t kAround = 32;
+  Random random(seed ^ 0x5CE9Eull);
+  std::vector<ScenePoint> scene(n);
+  const std::size_t rings = std::max<std::size_t>(1, (n + kAround - 1) / kAround);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double t = 2.0 * std::numbers::pi * (static_cast<double>(i / kAround) + random.unit()) /
+                     static_cast<double>(rings);
+    const double phi = 2.0 * std::numbers::pi * (static_cast<double>(i % kAround) + random.unit()) / kAround;
+    const double r = 2.0 + std::cos(3.0 * t);
+    const double tube = 0.35 + 0.05 * random.unit();
+    scene[i] = ScenePoint{static_cast<float>(r * std::cos(2.0 * t) + tube * std::cos(phi) * std::cos(2.0 * t)),
+                          static_cast<float>(r * std::sin(2.0 * t) + tube * std::cos(phi) * std::sin(2.0 * t)),
+                          static_cast<float>(-std::sin(3.0 * t) + tube * std::sin(phi))};
+  }
+  return scene;
+}
+
+bool is_cut(CameraPath path, int frame) { return path == CameraPath::Cuts && frame > 0 && frame % kCutEvery == 0; }
+
+DepthPlane camera_plane(CameraPath path, int frame) {
+  switch (path) {
+    case CameraPath::Orbit: return orbit_plane(0.6 * frame, 3.0);
+    case CameraPath::Fly: {
+      // From far in front, through the knot's middle, out the other side, swaying sideways.
+      const double s = 0.02 * frame;
+      const double z = 12.0 - std::fmod(s, 24.0);
+      const double eye[3] = {0.8 * std::sin(0.7 * s), 0.3 + 0.4 * std::sin(0.3 * s), z};
+      const double target[3] = {eye[0] + 0.3 * std::sin(0.5 * s), eye[1] - 0.1, z - 4.0};
+      return look_at(eye, target);
+    }
+    case CameraPath::Cuts: {
+      // A shot of kCutEvery orbit frames, then a jump to a view unrelated to the last one.
+      const int shot = frame / kCutEvery;
+      const double start = std::fmod(137.5 * shot, 360.0);  // golden angle: every shot elsewhere
+      return orbit_plane(start + 0.6 * (frame % kCutEvery), shot % 2 ? -4.0 : 3.0);
+    }
+  }
+  return orbit_plane(0.0, 3.0);
+}
+
+void fill_depths_in_order(std::span<const ScenePoint> scene, const DepthPlane& plane,
+                          std::span<const std::uint32_t> order, std::span<float> keys) {
+  for (std::size_t i = 0; i < keys.size() && i < order.size(); ++i) {
+    const ScenePoint& p = scene[order[i]];
+    keys[i] = point_key(plane, p.x, p.y, p.z);
+  }
+}
+
+std::vector<std::uint32_t> sorted_order(std::span<const ScenePoint> scene, const DepthPlane& plane) {
+  // (ordered key, id) packed in 64 bits: one integer sort, ties by id.
+  std::vector<std::uint64_t> packed(scene.size());
+  for (std::size_t i = 0; i < scene.size(); ++i)
+    packed[i] = (std::uint64_t{ordered_key(point_key(plane, scene[i].x, scene[i].y, scene[i].z))} << 32) | i;
+  std::sort(packed.begin(), packed.end());
+  std::vector<std::uint32_t> order(scene.size());
+  for (std::size_t i = 0; i < scene.size(); ++i) order[i] = static_cast<std::uint32_t>(packed[i]);
+  return order;
 }
 
 std::vector<float> make_keys(Distribution d, std::size_t n, std::uint64_t seed) {

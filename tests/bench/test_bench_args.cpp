@@ -476,5 +476,34 @@ TEST(BenchReport, TableIsAlignedAndMarksTheBaseline) {
   EXPECT_NE(out.str().find("steps (median ms):  split 2.500  merge 10.00"), std::string::npos) << out.str();
 }
 
+// --sequence and --frames (issue 13): frame sequences of a camera path instead of --dist inputs.
+TEST(BenchArgs, SequenceTakesACameraPathAndFrames) {
+  const BenchConfig plain = parse_ok({});
+  EXPECT_FALSE(plain.sequence.has_value());
+  const BenchConfig orbit = parse_ok({"--sequence", "orbit"});
+  ASSERT_TRUE(orbit.sequence.has_value());
+  EXPECT_EQ(*orbit.sequence, CameraPath::Orbit);
+  EXPECT_EQ(orbit.frames, 60);
+  EXPECT_EQ(orbit.sizes, (std::vector<std::size_t>{std::size_t{1} << 22}));  // modest default
+  const BenchConfig cuts = parse_ok({"--sequence=cuts", "--frames", "300", "--sizes", "5000000,10000000"});
+  EXPECT_EQ(*cuts.sequence, CameraPath::Cuts);
+  EXPECT_EQ(cuts.frames, 300);
+  EXPECT_EQ(cuts.sizes.size(), 2u);
+  EXPECT_EQ(*parse_ok({"--sequence", "fly"}).sequence, CameraPath::Fly);
+}
+
+TEST(BenchArgs, SequenceErrorsNameWhatIsValid) {
+  const ParseResult bad_path = parse({"--sequence", "spin"});
+  ASSERT_FALSE(bad_path.ok());
+  EXPECT_NE(bad_path.error.find("orbit, fly, cuts"), std::string::npos) << bad_path.error;
+  EXPECT_FALSE(parse({"--frames", "10"}).ok());  // frames without a sequence
+  EXPECT_FALSE(parse({"--sequence", "orbit", "--frames", "1"}).ok());
+  EXPECT_FALSE(parse({"--sequence", "orbit", "--frames", "ten"}).ok());
+  EXPECT_FALSE(parse({"--sequence", "orbit", "--dist", "uniform"}).ok());
+  EXPECT_FALSE(parse({"--sequence="}).ok());
+  EXPECT_NE(usage_text().find("--sequence PATH"), std::string::npos);
+  EXPECT_NE(usage_text().find("orbit, fly, cuts"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace depthsort::bench

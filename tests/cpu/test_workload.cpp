@@ -130,6 +130,102 @@ TEST(Workload, NanPayloadsAreManyDistinctNansOfBothSigns) {
   EXPECT_GT(std::unique(nan_bits.begin(), nan_bits.end()) - nan_bits.begin(), 10000);
 }
 
+// The nearly sorted inputs of issue 13.
+std::size_t misplaced(const std::vector<float>& keys) {
+  auto sorted = keys;
+  std::sort(sorted.begin(), sorted.end());
+  std::size_t count = 0;
+  for (std::size_t i = 0; i < keys.size(); ++i) count += keys[i] != sorted[i];
+  return count;
+}
+
+TEST(Workload, SwapsMoveFewKeys) {
+  const std::size_t n = 200000;
+  const auto few = make_keys(Distribution::Swaps16, n);
+  EXPECT_GT(misplaced(few), 0u);
+  EXPECT_LE(misplaced(few), 32u);
+  const auto sparse = make_keys(Distribution::SwapsSparse, n);
+  EXPECT_GT(misplaced(sparse), n / 2000);
+  EXPECT_LE(misplaced(sparse), 2 * n / 1000);
+  // Tiny sizes: nothing to swap with, still the right size and sorted.
+  EXPECT_EQ(make_keys(Distribution::SwapsSparse, 1).size(), 1u);
+}
+
+TEST(Workload, LocalDisplaceKeepsEveryKeyNearItsPlace) {
+  const std::size_t n = 100000;
+  const auto keys = make_keys(Distribution::LocalDisplace, n);
+  std::vector<std::pair<float, std::size_t>> ranked(n);
+  for (std::size_t i = 0; i < n; ++i) ranked[i] = {keys[i], i};
+  std::stable_sort(ranked.begin(), ranked.end());
+  std::size_t moved = 0, largest = 0;
+  for (std::size_t rank = 0; rank < n; ++rank) {
+    const std::size_t from = ranked[rank].second;
+    const std::size_t distance = from > rank ? from - rank : rank - from;
+    largest = std::max(largest, distance);
+    moved += distance != 0;
+  }
+  EXPECT_LE(largest, kLocalDisplacement);
+  EXPECT_GT(moved, n / 2);  // displaced almost everywhere, not in a few places
+  EXPECT_GT(largest, kLocalDisplacement / 4);
+}
+
+// Fraction of pairs (i, i + n/16) out of order: about 0 where the last frame's order nearly holds
+// (keys move by a small fraction of n), near 1/2 where it says nothing. Neighbours swap freely in
+// both cases (a dense scene's adjacent depths are closer than one frame's motion).
+double far_inversions(const std::vector<float>& keys) {
+  const std::size_t gap = keys.size() / 16;
+  std::size_t pairs = 0, inverted = 0;
+  for (std::size_t i = 0; i + gap < keys.size(); i += 3, ++pairs) inverted += keys[i + gap] < keys[i];
+  return pairs ? static_cast<double>(inverted) / static_cast<double>(pairs) : 0.0;
+}
+
+TEST(Workload, CameraStepIsNearlySortedButNotSorted) {
+  const auto keys = make_keys(Distribution::CameraStep, 1 << 16);
+  EXPECT_FALSE(std::is_sorted(keys.begin(), keys.end()));
+  EXPECT_LT(far_inversions(keys), 0.01);
+}
+
+TEST(Workload, CameraPathsNameAndCut) {
+  for (CameraPath path : {CameraPath::Orbit, CameraPath::Fly, CameraPath::Cuts})
+    EXPECT_EQ(parse_camera_path(camera_path_name(path)), path);
+  EXPECT_FALSE(parse_camera_path("spin").has_value());
+  EXPECT_EQ(camera_path_names(), "orbit, fly, cuts");
+  EXPECT_FALSE(is_cut(CameraPath::Orbit, kCutEvery));
+  EXPECT_FALSE(is_cut(CameraPath::Cuts, 0));
+  EXPECT_TRUE(is_cut(CameraPath::Cuts, kCutEvery));
+  EXPECT_FALSE(is_cut(CameraPath::Cuts, kCutEvery + 1));
+}
+
+TEST(Workload, ConsecutiveFramesAreCoherentAndCutsAreNot) {
+  const std::size_t n = 1 << 15;
+  const auto scene = make_scene(n, 2);
+  // Fraction of the last frame's order that is out of place under this frame's plane.
+  auto disorder = [&](CameraPath path, int frame) {
+    const auto order = sorted_order(scene, camera_plane(path, frame - 1));
+    std::vector<float> keys(n);
+    fill_depths_in_order(scene, camera_plane(path, frame), order, keys);
+    return far_inversions(keys);
+  };
+  for (CameraPath path : {CameraPath::Orbit, CameraPath::Fly}) {
+    SCOPED_TRACE(std::string(camera_path_name(path)));
+    EXPECT_LT(disorder(path, 5), 0.02);
+  }
+  EXPECT_LT(disorder(CameraPath::Cuts, kCutEvery - 1), 0.02);
+  EXPECT_GT(disorder(CameraPath::Cuts, kCutEvery), 0.1);  // after a cut the old order says little  // after a cut the old order says little
+}
+
+TEST(Workload, SortedOrderIsAPermutationInKeyOrder) {
+  const auto scene = make_scene(5000, 4);
+  const DepthPlane plane = camera_plane(CameraPath::Fly, 17);
+  const auto order = sorted_order(scene, plane);
+  std::vector<float> keys(order.size());
+  fill_depths_in_order(scene, plane, order, keys);
+  EXPECT_TRUE(std::is_sorted(keys.begin(), keys.end(), [](float a, float b) { return key_less(a, b); }));
+  auto ids = order;
+  std::sort(ids.begin(), ids.end());
+  for (std::size_t i = 0; i < ids.size(); ++i) ASSERT_EQ(ids[i], i);
+}
+
 TEST(Workload, ValuesEncodeTheirPosition) {
   const auto values = make_values(1000);
   for (std::size_t i = 0; i < values.size(); ++i) EXPECT_EQ(index_for_value(values[i]), i);

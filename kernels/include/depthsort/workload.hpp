@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "depthsort/depth.hpp"
+
 namespace depthsort {
 
 enum class Distribution {
@@ -30,7 +32,15 @@ enum class Distribution {
   GroundPlane,   // distances to a ground plane tessellated in rings out to the horizon (1 .. 1e5)
   HalfEqual,     // half the keys equal (0.5), the rest uniform in [0, 1), mixed at random
   NanPayloads,   // a quarter NaNs of both signs with random payloads, the rest uniform in [-1, 1)
+  // Nearly sorted inputs, as a frame-coherent pipeline hands them to the sorter (issue 13):
+  Swaps16,       // ascending, then 16 random pairs of positions swapped
+  SwapsSparse,   // ascending, then n/1000 random pairs of positions swapped
+  LocalDisplace, // every key at most kLocalDisplacement positions from its sorted place
+  CameraStep,    // this frame's depths of a scene, listed in the last frame's sorted order
 };
+
+// LocalDisplace: no key lies further than this from its place in the sorted order.
+inline constexpr std::size_t kLocalDisplacement = 100;
 
 std::span<const Distribution> all_distributions();
 std::string_view distribution_name(Distribution d);
@@ -40,6 +50,34 @@ std::string distribution_names();  // "uniform, gaussian, ..."
 // Deterministic keys for (distribution, n, seed).
 std::vector<float> make_keys(Distribution d, std::size_t n, std::uint64_t seed = 1);
 void fill_keys(Distribution d, std::uint64_t seed, std::span<float> out);
+
+// Frame sequences of a synthetic scene (issue 13): a mesh-like point cloud (points along a
+// torus-knot tube, neighbours in index order close in space) seen from a camera path. The key of
+// a point is its view-space z (depth.hpp's convention: ascending = far to near).
+enum class CameraPath {
+  Orbit,  // circles the scene at a steady 0.6 degrees a frame
+  Fly,    // flies through the scene along a gently swaying line
+  Cuts,   // the orbit, but every kCutEvery frames the camera jumps to an unrelated view
+};
+inline constexpr int kCutEvery = 30;
+std::string_view camera_path_name(CameraPath path);
+std::optional<CameraPath> parse_camera_path(std::string_view name);
+std::string camera_path_names();  // "orbit, fly, cuts"
+
+struct ScenePoint {
+  float x, y, z;
+};
+std::vector<ScenePoint> make_scene(std::size_t n, std::uint64_t seed = 1);
+// The depth plane of frame `frame` of `path`: view-space z of p is dot(plane.xyz, p) + plane.w.
+DepthPlane camera_plane(CameraPath path, int frame);
+// True where frame `frame` of `path` is a cut (the view unrelated to the previous frame's).
+bool is_cut(CameraPath path, int frame);
+// keys[i] = view-space z of scene[order[i]] under plane: this frame's depths in the last frame's
+// order. order.size() == keys.size(), every entry < scene.size().
+void fill_depths_in_order(std::span<const ScenePoint> scene, const DepthPlane& plane,
+                          std::span<const std::uint32_t> order, std::span<float> keys);
+// The ids of scene sorted by their keys under plane (ties by id): the order a sorter hands on.
+std::vector<std::uint32_t> sorted_order(std::span<const ScenePoint> scene, const DepthPlane& plane);
 
 // Values are the input position scrambled by a mask, so a sorter that writes positions instead
 // of moving the values it was given fails the check.

@@ -28,6 +28,11 @@ inline constexpr int kSmemBucketsMax = 16384;  // block-local counters while L f
 inline constexpr int kPassThreads = 512;       // count / scatter blocks
 inline constexpr int kPassItems = 16;          // keys per thread per tile in those
 inline constexpr int kOneBlock = 1024;         // single-block kernels (refine, offsets)
+// hybrid-coherent (issue 13): the last frame's pivots are kept while at most L/64 buckets (and at
+// least 2) exceed kCap and none exceeds 4 kCap; beyond that the frame is a cut and is bucketed from
+// scratch. Oversized buckets stay exact either way (the global merge); the limits bound its cost.
+inline constexpr unsigned kCoherentOversizedShare = 64;
+inline constexpr unsigned kCoherentMaxBucket = 4 * kCap;
 
 // Small per-sort state; zeroed by one memset each sort.
 struct Control {

@@ -58,11 +58,18 @@ unsigned grid_for(std::size_t work, unsigned per_block, unsigned cap) {
 }
 
 enum class Split { Bucket, Quick };
+// Where the bucket pivots come from: this frame's keys only, or the last sort's output (issue 13).
+enum class Pivots { ThisFrame, LastFrame };
+
+const char* sorter_name(Split split, Pivots pivots) {
+  if (split == Split::Quick) return "hybrid-quick";
+  return pivots == Pivots::LastFrame ? "hybrid-coherent" : "hybrid";
+}
 
 class HybridSorter final : public Sorter {
  public:
-  HybridSorter(Split split, const OptionValues& options)
-      : Sorter(split == Split::Bucket ? "hybrid" : "hybrid-quick", Backend::Gpu), split_(split) {
+  HybridSorter(Split split, const OptionValues& options, Pivots pivots = Pivots::ThisFrame)
+      : Sorter(sorter_name(split, pivots), Backend::Gpu), split_(split), last_frame_pivots_(pivots == Pivots::LastFrame) {
     shuffle_ = option_value(options, "shuffle") != 0;
     buckets_option_ = option_value(options, "buckets");
     if (split == Split::Bucket) {
@@ -81,6 +88,11 @@ class HybridSorter final : public Sorter {
   }
 
   std::size_t workspace_bytes() const override { return workspace_bytes_; }
+
+  // The buckets (sublists) of the last sort: offset_[b] is bucket b's first output position.
+  Segments segments() const override {
+    return Segments{offset_.data(), segment_count_, split_ == Split::Bucket ? "bucket" : "sublist"};
+  }
 
  protected:
   // Number of buckets (sublists) for n pairs.
@@ -146,6 +158,13 @@ class HybridSorter final : public Sorter {
     }
     packed_ = DeviceBuffer<uint2>(std::max<std::size_t>(max_n, 1), owner);
     workspace_bytes_ += max_n * sizeof(uint2);
+    if (split_ == Split::Bucket && last_frame_pivots_) {
+      // The splitters kept from the last sort (as many as the sample splitter draws), and the
+      // overflow verdict of the bucket sizes they give.
+      last_sample_ = u32(sample_size(max_n, static_cast<int>(L)));
+      last_sample_size_ = 0;  // a new reservation starts with no last frame
+      overflow_ = u32(2);
+    }
     if (split_ == Split::Bucket && sample_splitter_) {
       const std::uint32_t s = sample_size(max_n, static_cast<int>(L));
       sample_ = u32(s);
@@ -203,6 +222,7 @@ class HybridSorter final : public Sorter {
 
   void do_sort(const SortBuffers& b, cudaStream_t stream, StepTimer& timer) override {
     const std::uint32_t n = static_cast<std::uint32_t>(b.n);
+    segment_count_ = 0;
     if (n == 0) return;
     const int L = buckets_for(b.n);
     std::uint32_t* zero = zeroed_.data();
@@ -240,8 +260,10 @@ class HybridSorter final : public Sorter {
       bucketed = in_second ? packed2_.data() : packed_.data();
       tmp = in_second ? packed2_.data() : packed_.data();  // the on-chip pass reads before it writes
     }
+    segment_count_ = static_cast<std::uint32_t>(final_buckets);
     if (split_ == Split::Bucket && global_merge_) {
       merge_in_global_memory(b, L, counts, stream, timer);
+      keep_splitters(b, L, stream, timer);
       return;
     }
     {
@@ -272,6 +294,7 @@ class HybridSorter final : public Sorter {
                                                        4 * kCap * 4, stream));
       DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid vector_merge_global_kernel");
     }
+    keep_splitters(b, L, stream, timer);
   }
 
  private:
@@ -337,11 +360,75 @@ class HybridSorter final : public Sorter {
     DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid offsets_kernel");
   }
 
+  // hybrid-coherent, step `keep-splitters`: the sorted output's keys at s equal ranks, the
+  // splitters of the next sort. On the device, no host sync.
+  void keep_splitters(const SortBuffers& b, int L, cudaStream_t stream, StepTimer& timer) {
+    if (!last_frame_pivots_ || split_ != Split::Bucket) return;
+    StepScope step(timer, "keep-splitters");
+    const std::uint32_t n = static_cast<std::uint32_t>(b.n);
+    const std::uint32_t s = std::min(sample_size(b.n, L), static_cast<std::uint32_t>(last_sample_.size()));
+    keep_splitters_kernel<<<grid_for(s, 256, 4u * sm_count_), 256, 0, stream>>>(b.keys_out, n, s, last_sample_.data());
+    DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid keep_splitters_kernel");
+    last_sample_size_ = s;
+  }
+
+  // hybrid-coherent: pivots from the last sort's splitters, then a sample of this frame's keys
+  // counted into those buckets, then one small host round trip (8 bytes) to read whether any
+  // bucket would overflow. Returns false when the estimated bucket sizes say the last frame's
+  // order no longer holds (a camera cut): the caller then runs the normal path in this same sort,
+  // having spent only the sample's cost. The validation estimates; a bucket that still overflows
+  // stays exact (the global merge of oversized buckets), it only costs time.
+  bool coherent_pivots(FloatPairs src, std::uint32_t n, int L, int bins, Control* ctrl, std::uint32_t* hits,
+                       std::uint32_t* pivots, cudaStream_t stream, StepTimer& timer) {
+    {
+      StepScope step(timer, "refine");
+      pivots_from_sample_kernel<<<1, kOneBlock, 0, stream>>>(last_sample_.data(), last_sample_size_, ctrl, bins, L,
+                                                             pivots, table_.data());
+      DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid pivots_from_sample_kernel");
+    }
+    StepScope step(timer, "validate");
+    const std::uint32_t s = sample_size(n, L);
+    // hits: the zeroed area's second counters, unused on this path.
+    sample_hits_kernel<<<grid_for(s, 256, 4u * sm_count_), 256, 0, stream>>>(
+        src.keys, n, s, 0x9E3779B9u, BoundSearch{pivots, table_.data(), ctrl, bins}, hits);
+    DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid sample_hits_kernel");
+    // Sample hits per bucket that stand for kCap keys (at least 1).
+    const std::uint32_t limit =
+        static_cast<std::uint32_t>(std::max<std::uint64_t>(1, std::uint64_t{kCap} * s / n));
+    DEPTHSORT_CUDA_CHECK(cudaMemsetAsync(overflow_.data(), 0, 2 * sizeof(std::uint32_t), stream));
+    bucket_overflow_kernel<<<1, kOneBlock, 0, stream>>>(hits, L, limit, overflow_.data());
+    DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid bucket_overflow_kernel");
+    std::uint32_t verdict[2] = {0, 0};
+    DEPTHSORT_CUDA_CHECK(cudaMemcpyAsync(verdict, overflow_.data(), sizeof verdict, cudaMemcpyDeviceToHost, stream));
+    DEPTHSORT_CUDA_CHECK(cudaStreamSynchronize(stream));
+    // verdict[0]: buckets estimated over what one block sorts on chip; verdict[1]: the largest
+    // estimate. A few slightly oversized buckets the normal path also has; many, or one far too
+    // big, mean a cut.
+    const std::uint32_t allowed = std::max<std::uint32_t>(2, static_cast<std::uint32_t>(L) / kCoherentOversizedShare);
+    const std::uint64_t largest_keys = std::uint64_t{verdict[1]} * n / std::max<std::uint32_t>(s, 1);
+    return verdict[0] <= allowed && largest_keys <= kCoherentMaxBucket;
+  }
+
   // Section 5.1: min/max, histogram, refine (Fig. 5), count (Fig. 4), offsets, reposition (Fig. 6).
   void bucket_split(FloatPairs src, std::uint32_t n, int L, int bins, Control* ctrl, std::uint32_t* hist,
                     std::uint32_t* counts, std::uint32_t* counts2, cudaStream_t stream, StepTimer& timer) {
     std::uint32_t* pivots = pivots_.data();
     std::uint32_t* spare = pivots2_.data();
+    if (last_frame_pivots_ && last_sample_size_ > 0 && !atomic_count_ && !global_merge_ && L <= 65536 &&
+        bucket16_.size() >= n) {
+      if (coherent_pivots(src, n, L, bins, ctrl, counts2, pivots, stream, timer)) {
+        {
+          StepScope step(timer, "count");
+          count_pass(src, n, L, bins, ctrl, counts, pivots, stream);
+        }
+        reposition_pass(src, n, L, ctrl, counts, stream, timer);
+        ++coherent_sorts_;
+        return;
+      }
+      // A cut: this frame from scratch.
+      ++fallback_sorts_;
+      DEPTHSORT_CUDA_CHECK(cudaMemsetAsync(zeroed_.data(), 0, zero_words_ * 4, stream));
+    }
     if (sample_splitter_)
       sample_pivots(src, n, L, bins, ctrl, pivots, stream, timer);
     else
@@ -412,14 +499,31 @@ class HybridSorter final : public Sorter {
     if (!atomic_count_ && !global_merge_ && L <= 65536 && bucket16_.size() >= n) {
       {
         StepScope step(timer, "count");
-        const std::size_t smem = (2 * static_cast<std::size_t>(L) + bins + 1) * 4;
-        if (smem <= search_smem_max_)
-          count_search_smem_kernel<<<pass_grid(n), kPassThreads, smem, stream>>>(src, n, search, L, counts,
-                                                                                 bucket16_.data());
-        else
-          launch_count(src, n, search, L, counts, stream, bucket16_.data());
-        DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid count_search_smem_kernel");
+        count_pass(src, n, L, bins, ctrl, counts, pivots, stream);
       }
+      reposition_pass(src, n, L, ctrl, counts, stream, timer);
+      return;
+    }
+    bucket_pass_general(src, n, L, bins, ctrl, counts, pivots, search, stream, timer);
+  }
+
+  // The default count: every key's bucket (16 bits, kept for the reposition) and the bucket sizes.
+  void count_pass(FloatPairs src, std::uint32_t n, int L, int bins, Control* ctrl, std::uint32_t* counts,
+                  std::uint32_t* pivots, cudaStream_t stream) {
+    const BoundSearch search{pivots, table_.data(), ctrl, bins};
+    const std::size_t smem = (2 * static_cast<std::size_t>(L) + bins + 1) * 4;
+    if (smem <= search_smem_max_)
+      count_search_smem_kernel<<<pass_grid(n), kPassThreads, smem, stream>>>(src, n, search, L, counts,
+                                                                             bucket16_.data());
+    else
+      launch_count(src, n, search, L, counts, stream, bucket16_.data());
+    DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid count_search_smem_kernel");
+  }
+
+  // The default offsets and two-level reposition, from count_pass's buckets.
+  void reposition_pass(FloatPairs src, std::uint32_t n, int L, Control* ctrl, std::uint32_t* counts,
+                       cudaStream_t stream, StepTimer& timer) {
+    {
       const std::uint32_t fine = static_cast<std::uint32_t>((L + kCoarse - 1) / kCoarse);
       const int coarse = static_cast<int>((static_cast<std::uint32_t>(L) + fine - 1) / fine);
       {
@@ -439,8 +543,12 @@ class HybridSorter final : public Sorter {
                                                                    fine_items_.data(), ctrl, fine, L, cursor_.data(),
                                                                    packed_.data());
       DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid scatter_fine_kernel");
-      return;
     }
+  }
+
+  // The paper's count and reposition (atomic_count, global_merge) and the generic one for large L.
+  void bucket_pass_general(FloatPairs src, std::uint32_t n, int L, int bins, Control* ctrl, std::uint32_t* counts,
+                           std::uint32_t* pivots, const BoundSearch& search, cudaStream_t stream, StepTimer& timer) {
     {
       StepScope step(timer, "count");
       if (atomic_count_) {
@@ -546,6 +654,10 @@ class HybridSorter final : public Sorter {
   }
 
   Split split_;
+  bool last_frame_pivots_ = false;
+  std::uint32_t last_sample_size_ = 0;  // splitters kept by the last sort; 0: none yet
+  std::uint64_t coherent_sorts_ = 0, fallback_sorts_ = 0;
+  std::uint32_t segment_count_ = 0;
   bool shuffle_ = false;
   int buckets_option_ = 0;
   int bins_ = 1024;
@@ -571,7 +683,7 @@ class HybridSorter final : public Sorter {
     for (auto* b : {&fine_items_, &items_, &chunk_mm_, &packed_, &packed2_}) *b = {};
     for (auto* b : {&coarse_cursor_, &tile_start_, &zeroed_, &pivots_, &pivots2_, &table_, &cum_, &offset_, &base_,
                     &cursor_, &poff_, &ov_bucket_, &ov_tile_start_, &shuffled_values_, &qoff_, &qoff2_, &qpivot_,
-                    &sublist_, &index_, &sample_, &sample_sorted_, &pkeys_[0], &pkeys_[1], &pvalues_[0], &pvalues_[1]})
+                    &sublist_, &index_, &sample_, &sample_sorted_, &last_sample_, &overflow_, &pkeys_[0], &pkeys_[1], &pvalues_[0], &pvalues_[1]})
       *b = {};
     shuffled_keys_ = {};
     sample_temp_ = {};
@@ -581,7 +693,8 @@ class HybridSorter final : public Sorter {
   DeviceBuffer<uint2> fine_items_;
   DeviceBuffer<std::uint32_t> coarse_cursor_, tile_start_;
   DeviceBuffer<std::uint32_t> zeroed_, pivots_, pivots2_, table_, cum_, offset_, base_, cursor_, poff_, ov_bucket_,
-      ov_tile_start_, shuffled_values_, qoff_, qoff2_, qpivot_, sublist_, index_, sample_, sample_sorted_;
+      ov_tile_start_, shuffled_values_, qoff_, qoff2_, qpivot_, sublist_, index_, sample_, sample_sorted_,
+      last_sample_, overflow_;
   DeviceBuffer<unsigned char> sample_temp_;
   DeviceBuffer<std::uint32_t> pkeys_[2], pvalues_[2];
   DeviceBuffer<float> shuffled_keys_;
@@ -592,6 +705,9 @@ class HybridSorter final : public Sorter {
 
 std::unique_ptr<Sorter> make_hybrid_sorter(const OptionValues& options) {
   return std::make_unique<HybridSorter>(Split::Bucket, options);
+}
+std::unique_ptr<Sorter> make_hybrid_coherent_sorter(const OptionValues& options) {
+  return std::make_unique<HybridSorter>(Split::Bucket, options, Pivots::LastFrame);
 }
 std::unique_ptr<Sorter> make_hybrid_quick_sorter(const OptionValues& options) {
   return std::make_unique<HybridSorter>(Split::Quick, options);

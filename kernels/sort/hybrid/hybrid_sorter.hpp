@@ -29,6 +29,8 @@ inline constexpr OptionSpec kHybridQuickOptions[] = {
 };
 
 std::unique_ptr<Sorter> make_hybrid_sorter(const OptionValues& options);
+// `hybrid` with the pivots of the last sort of the same instance (issue 13, frame coherence).
+std::unique_ptr<Sorter> make_hybrid_coherent_sorter(const OptionValues& options);
 std::unique_ptr<Sorter> make_hybrid_quick_sorter(const OptionValues& options);
 
 }  // namespace depthsort::hybrid

@@ -58,4 +58,44 @@ __global__ void __launch_bounds__(kOneBlock) pivots_from_sample_kernel(const std
   build_pivot_table(pivots, L, make_binning(range, bins), table);
 }
 
+// hybrid-coherent (issue 13), step `keep-splitters`: s keys of the sorted output at equal ranks
+// (ordered bits, ascending because the output is), the sample the next sort takes its pivots from
+// instead of sampling and sorting its own keys. Needs s <= n.
+__global__ void keep_splitters_kernel(const float* __restrict__ sorted_keys, std::uint32_t n, std::uint32_t s,
+                                      std::uint32_t* __restrict__ kept) {
+  for (std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < s; i += gridDim.x * blockDim.x) {
+    // The middle of the i-th of s equal strata: rank (2i + 1) n / 2s < n.
+    const std::uint32_t rank = static_cast<std::uint32_t>((2ull * i + 1ull) * n / (2ull * s));
+    kept[i] = ordered_key(sorted_keys[rank]);
+  }
+}
+
+// hybrid-coherent, step `validate`: this frame's sample (the keys sample_keys_kernel would draw)
+// counted into the buckets of the last frame's pivots: hits[b] += sampled keys in bucket b, an
+// estimate of the bucket sizes at s/n of the cost of the count. hits (L words) zeroed first.
+__global__ void sample_hits_kernel(const float* __restrict__ keys, std::uint32_t n, std::uint32_t s,
+                                   std::uint32_t seed, BoundSearch bound, std::uint32_t* __restrict__ hits) {
+  const auto bucket_of = bound.prepare();
+  for (std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < s; i += gridDim.x * blockDim.x) {
+    const unsigned long long lo = static_cast<unsigned long long>(i) * n / s;
+    const unsigned long long hi = static_cast<unsigned long long>(i + 1) * n / s;
+    const std::uint32_t pos = static_cast<std::uint32_t>(lo + Feistel::mix(i ^ seed) % (hi - lo));
+    atomicAdd(hits + bucket_of(pos, ordered_key(keys[pos])), 1u);
+  }
+}
+
+// hybrid-coherent, step `validate` (one block): verdict[0] += buckets of the real range (1 .. L-2)
+// holding more than `limit`, verdict[1] = the largest of them. verdict zeroed first.
+__global__ void __launch_bounds__(kOneBlock) bucket_overflow_kernel(const std::uint32_t* __restrict__ counts, int L,
+                                                                    std::uint32_t limit, std::uint32_t* verdict) {
+  std::uint32_t over = 0, largest = 0;
+  for (int b = 1 + static_cast<int>(threadIdx.x); b < L - 1; b += kOneBlock) {
+    const std::uint32_t c = counts[b];
+    over += c > limit;
+    largest = max(largest, c);
+  }
+  if (over) atomicAdd(verdict, over);
+  if (largest) atomicMax(verdict + 1, largest);
+}
+
 }  // namespace depthsort::hybrid
