@@ -17,7 +17,9 @@
 #     studies   scripts/study/*.sh: each paper's figures (one script per sorter; STUDIES names some)
 #     hybrid    scripts/hybrid-study.sh (HYBRID_PARTS, default "dists")
 #     dists     every GPU sorter on every distribution at 16M
-#     demo      scripts/demo-gpu.sh
+#     demo      scripts/demo-gpu.sh (whole frames with drawing, interop paths; DEMO_BUDGET_S)
+#     views     scripts/demo-views-gpu.sh (one order's pixel tests, coherent frames, teaching views)
+#     coherent  depthsort-bench --sequence orbit, fly, cuts: frame-coherent sorting (issue 13)
 #     soak      10,000 headless frames switching sorter and options every frame (--cycle-sorters)
 #     multigpu  scripts/multi-gpu.sh: the multi-GPU sort's exactness tests and benchmark on every
 #               GPU of the machine (N = 1 on a one-GPU machine; MULTIGPU_SIZES, MULTIGPU_BUDGET_S)
@@ -224,6 +226,29 @@ if has_part demo && fits demo 200 && [[ -x scripts/demo-gpu.sh ]]; then
     timeout 300 scripts/demo-gpu.sh "$build" "$work" >"$work/demo.log" 2>&1
   status "demo checks" $?
   tail -40 "$work/demo/summary.txt" | tee -a "$summary"
+fi
+
+if has_part views && fits views 100 && [[ -x scripts/demo-views-gpu.sh ]]; then
+  note "== scripts/demo-views-gpu.sh (one order for meshes and particles, coherent frames, teaching views)"
+  timeout ${VIEWS_S:-200} scripts/demo-views-gpu.sh "$build" "$work" >"$work/views.log" 2>&1
+  status "demo views" $?
+  tail -40 "$work/views/summary.txt" | tee -a "$summary"
+fi
+
+if has_part coherent && fits coherent 90 && [[ -x $bin/depthsort-bench ]]; then
+  # Issue 13: consecutive frames of a synthetic scene, each sorter fed the depths in the order its
+  # own instance left the last frame; every frame checked on the device.
+  note "== depthsort-bench --sequence orbit|fly|cuts (COHERENT_SIZES, COHERENT_FRAMES)"
+  for path in orbit fly cuts; do
+    frames=${COHERENT_FRAMES:-120}
+    [[ $path == cuts ]] && frames=${COHERENT_CUT_FRAMES:-$frames}
+    timeout ${COHERENT_S:-150} "$bin/depthsort-bench" --sequence "$path" --frames "$frames" \
+      --sizes "${COHERENT_SIZES:-4M,15M}" --csv "$work/sequence-$path.csv" --json "$work/sequence-$path.json" \
+      >"$work/sequence-$path.log" 2>&1
+    status "sequence $path" $?
+    tail -30 "$work/sequence-$path.log" | tee -a "$summary"
+    cp "$work/sequence-$path.csv" "$OUT/sequence-$path.csv" 2>/dev/null
+  done
 fi
 
 if has_part soak && fits soak 120 && [[ -x $bin/depthsort ]]; then
