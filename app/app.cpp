@@ -178,6 +178,11 @@ class App {
     ui_.knot_triangles =
         config_.meshes.empty() && config_.scene == SceneKind::Knot ? static_cast<int>(scene_.mesh.triangles()) : 0;
     ui_.check_every = config_.check_every;
+    ui_.separate_passes = config_.separate_passes;
+    ui_.coherent = config_.coherent;
+    ui_.colour_mode = config_.colour_mode;
+    ui_.wipe_on = config_.wipe >= 0.0f;
+    if (ui_.wipe_on) ui_.wipe = config_.wipe;
     ui_.vsync = config_.vsync;
     camera_ = scene_.camera;
     views_.saved[0] = camera_;
@@ -299,18 +304,34 @@ class App {
     c.freeze = ui_.freeze;
     c.simulate = ui_.simulate;
     c.check_every = cycle_.empty() ? ui_.check_every : 1;  // cycling: every frame's sorter checked
+    c.separate_passes = ui_.separate_passes;
+    c.coherent = ui_.coherent;
+    c.segment_ids = !ui_.separate_passes && ui_.colour_mode == static_cast<int>(ColourMode::Segment);
     c.emitter = scene_.emitter;
     c.emitter.time = time;
     c.emitter.dt = dt;
     return c;
   }
 
+  DrawOptions draw_options() const {
+    DrawOptions d;
+    d.opacity = ui_.opacity;
+    d.lighting = ui_.lighting;
+    d.separate_passes = ui_.separate_passes;
+    // Rank, segment and the wipe show the single order; the separate passes draw the scene's colours.
+    if (!ui_.separate_passes) {
+      d.colour = static_cast<ColourMode>(ui_.colour_mode);
+      d.wipe = ui_.wipe_on ? ui_.wipe : -1.0f;
+    }
+    return d;
+  }
+
   void collect(Timings& timings, bool wait, bool sorted, double now, std::uint64_t frame, float host_ms) {
     if (wait) {
       for (const StepTime& s : pipeline_->timer().wait_last()) timings.add("frame", s.name, s.ms, now, frame);
       timings.add("frame", "compute", pipeline_->timer().last_frame_ms(), now, frame);
-      if (sorted && pipeline_->mesh_sorter())
-        for (const StepTime& s : pipeline_->mesh_sorter()->timer().wait_last()) timings.add("sort", s.name, s.ms, now, frame);
+      if (sorted && pipeline_->sorter())
+        for (const StepTime& s : pipeline_->sorter()->timer().wait_last()) timings.add("sort", s.name, s.ms, now, frame);
       if (sorted && pipeline_->particle_sorter())
         for (const StepTime& s : pipeline_->particle_sorter()->timer().wait_last())
           timings.add("particle sort", s.name, s.ms, now, frame);
@@ -327,7 +348,7 @@ class App {
         }
         timings.add("frame", "step sum", total, now, frame);
       }
-      if (pipeline_->mesh_sorter() && pipeline_->mesh_sorter()->timer().poll(steps_))
+      if (pipeline_->sorter() && pipeline_->sorter()->timer().poll(steps_))
         for (const StepTime& s : steps_) timings.add("sort", s.name, s.ms, now, frame);
       if (pipeline_->particle_sorter() && pipeline_->particle_sorter()->timer().poll(steps_))
         for (const StepTime& s : steps_) timings.add("particle sort", s.name, s.ms, now, frame);
@@ -360,7 +381,7 @@ class App {
       if (draw) {
         NvtxRange range("draw");
         gl_timer_->begin_step("draw");
-        renderer_->draw(scene_, camera_, ui_.opacity, ui_.lighting);
+        renderer_->draw(scene_, camera_, draw_options());
         gl_timer_->end_step();
       }
       gl_timer_->end_frame();
@@ -444,6 +465,10 @@ class App {
     m["frames"] = frames;
     m["draw"] = config_.draw;
     m["sort"] = ui_.sort;
+    m["order"] = ui_.separate_passes ? "separate passes" : "single";
+    m["coherent"] = ui_.coherent;
+    m["colour"] = ui_.colour_mode == 1 ? "rank" : ui_.colour_mode == 2 ? "segment" : "scene";
+    if (ui_.wipe_on && !ui_.separate_passes) m["wipe"] = ui_.wipe;
     m["order_checks"] = c.checks;
     m["order_check_failures"] = c.failures;
     if (!cycle_.empty()) {
@@ -579,7 +604,7 @@ class App {
       {
         NvtxRange range("draw");
         gl_timer_->begin_step("draw");
-        renderer_->draw(scene_, camera_, ui_.opacity, ui_.lighting);
+        renderer_->draw(scene_, camera_, draw_options());
         gl_timer_->end_step();
       }
 

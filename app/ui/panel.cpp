@@ -86,8 +86,12 @@ void Panel::draw(UiState& state, const PanelInfo& info, const Timings& timings, 
           break;
         case CheckLight::Fail:
           colour = ImVec4(1.0f, 0.2f, 0.2f, 1);
-          std::snprintf(text, sizeof text, "ORDER CHECK FAILED at frame %llu: %u mesh, %u particle positions wrong",
-                        static_cast<unsigned long long>(c.frame), c.bad_mesh, c.bad_particles);
+          if (state.separate_passes)
+            std::snprintf(text, sizeof text, "ORDER CHECK FAILED at frame %llu: %u mesh, %u particle positions wrong",
+                          static_cast<unsigned long long>(c.frame), c.bad_mesh, c.bad_particles);
+          else
+            std::snprintf(text, sizeof text, "ORDER CHECK FAILED at frame %llu: %u positions wrong",
+                          static_cast<unsigned long long>(c.frame), c.bad_mesh);
           break;
       }
     }
@@ -136,6 +140,29 @@ void Panel::draw(UiState& state, const PanelInfo& info, const Timings& timings, 
     ImGui::SameLine();
     ImGui::Checkbox("freeze order", &state.freeze);
     ImGui::SliderInt("check every N frames", &state.check_every, 1, 600);
+    ImGui::Checkbox("coherent (start from last frame's order)", &state.coherent);
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("depths computed in last frame's sorted order: the sorter gets nearly sorted input");
+  }
+
+  if (ImGui::CollapsingHeader("Drawing", ImGuiTreeNodeFlags_DefaultOpen)) {
+    ImGui::Checkbox("separate passes (meshes, then particles: wrong)", &state.separate_passes);
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("off: one back-to-front order of every triangle and particle, one draw");
+    if (state.separate_passes) ImGui::BeginDisabled();
+    ImGui::RadioButton("colours", &state.colour_mode, 0);
+    ImGui::SameLine();
+    ImGui::RadioButton("by rank", &state.colour_mode, 1);
+    ImGui::SameLine();
+    ImGui::RadioButton("by segment", &state.colour_mode, 2);
+    if (state.colour_mode == 2 && info.segments == 0)
+      ImGui::TextDisabled("this sorter has no buckets or sublists: one colour");
+    ImGui::Checkbox("wipe: unsorted | sorted", &state.wipe_on);
+    if (state.wipe_on) {
+      ImGui::SameLine();
+      ImGui::SliderFloat("##wipe", &state.wipe, 0.0f, 1.0f);
+    }
+    if (state.separate_passes) ImGui::EndDisabled();
   }
 
   if (ImGui::CollapsingHeader("Scene", ImGuiTreeNodeFlags_DefaultOpen)) {
@@ -173,10 +200,12 @@ void Panel::draw(UiState& state, const PanelInfo& info, const Timings& timings, 
   if (ImGui::CollapsingHeader("Timings (ms: last-second mean, min..max)", ImGuiTreeNodeFlags_DefaultOpen)) {
     ImGui::TextDisabled("frame phases%s", info.gpu_path ? " (CUDA events / GL timer queries, read back late)" : " (host clock)");
     timing_rows(timings, "frame", now);
-    ImGui::TextDisabled("sort steps (mesh)");
+    ImGui::TextDisabled(state.separate_passes ? "sort steps (mesh)" : "sort steps (every primitive, one order)");
     timing_rows(timings, "sort", now);
-    ImGui::TextDisabled("sort steps (particles)");
-    timing_rows(timings, "particle sort", now);
+    if (state.separate_passes) {
+      ImGui::TextDisabled("sort steps (particles)");
+      timing_rows(timings, "particle sort", now);
+    }
   }
   ImGui::End();
 }

@@ -26,6 +26,10 @@ struct UiState {
   int particles = 0;         // requested count (applied with "rebuild")
   int knot_triangles = 0;    // requested knot size (applied with "rebuild"); 0 when not a knot scene
   int check_every = 30;
+  bool separate_passes = false, coherent = false;
+  int colour_mode = 0;       // ColourMode
+  bool wipe_on = false;
+  float wipe = 0.5f;         // fraction of the width drawn unsorted
   CameraMode camera_mode = CameraMode::Orbit;
   // One-shot requests
   bool rebuild = false, reset_camera = false;
@@ -42,6 +46,7 @@ struct PanelInfo {
   std::size_t triangles = 0, particles = 0;
   std::size_t device_bytes_used = 0, device_bytes_total = 0, workspace_bytes = 0;
   bool gpu_path = true;
+  std::size_t segments = 0;  // the current sorter's segments in the last sort (0: none)
   const CheckState* check = nullptr;
   const Viewpoints* views = nullptr;
   float fps = 0;

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <fstream>
 #include <cstdlib>
 #include <string>
 
@@ -73,6 +74,75 @@ TEST(HeadlessBlend, OrderFollowsTheCamera) {
   // Two frames of the orbit path: the last looks from behind (yaw + pi), where blue is farthest.
   const Image image = render_test_scene("behind.png", {"--camera-path", "orbit", "--frames", "2"});
   expect_pixel(image, kW / 2, kH / 2, expected_blend({2, 1, 0}), "centre seen from behind, sorted");
+}
+
+// Issue 12, part 1: a particle (green) halfway between a near blue and a far red triangle. One
+// order for every primitive blends red, green, blue; the separate passes draw both triangles
+// first and the particle last, which is wrong, and the test must see the difference.
+TEST(HeadlessBlend, OneOrderForTrianglesAndParticles) {
+  const std::array<int, 3> one_order = expected_blend({0, 1, 2});
+  const std::array<int, 3> separate = expected_blend({0, 2, 1});
+  ASSERT_GT(max_channel_difference(one_order, separate), 60);
+  for (const char* coherent : {"", "--coherent"}) {
+    std::vector<std::string> extra = {"--scene", "mixed", "--check-every", "1"};
+    if (*coherent) extra.push_back(coherent);
+    const Image image = render_test_scene(std::string("mixed") + coherent + ".png", extra);
+    expect_pixel(image, kW / 2, kH / 2, one_order, "centre: red, then the green particle, then blue");
+    expect_pixel(image, 1, 1, {0, 0, 0}, "corner (background)");
+  }
+  const Image wrong = render_test_scene("mixed_separate.png", {"--scene", "mixed", "--separate-passes"});
+  expect_pixel(wrong, kW / 2, kH / 2, separate, "centre with --separate-passes: the particle over both triangles");
+}
+
+// The particle is a camera-facing quad with a round soft edge: green at its centre, none outside
+// its radius (1 world unit wide, 4 units from the camera: about 31 pixels at 160x120), where only
+// the red and blue triangles show.
+TEST(HeadlessBlend, ParticleQuadIsRound) {
+  const Image image = render_test_scene("mixed_quad.png", {"--scene", "mixed"});
+  EXPECT_GT(image.at(kW / 2, kH / 2)[1], 50) << "no green particle at the centre";
+  // 12 pixels up and right of the centre: inside the quad's square, outside its disc (r ~ 15.5 px).
+  EXPECT_LE(image.at(kW / 2 + 12, kH / 2 - 12)[1], 2) << "the quad's corner is drawn";
+  EXPECT_GT(image.at(kW / 2 + 6, kH / 2 - 6)[1], 20) << "the disc is missing inside its radius";
+}
+
+// The views that teach (issue 12, part 4): left of the wipe the submission order, right of it
+// the sorted order, each pixel as in the full-screen render of that order.
+TEST(HeadlessBlend, WipeShowsUnsortedLeftAndSortedRight) {
+  const Image wipe = render_test_scene("wipe.png", {"--wipe", "0.5"});
+  const Image sorted = render_test_scene("wipe_sorted.png", {});
+  const Image unsorted = render_test_scene("wipe_unsorted.png", {"--no-sort"});
+  const auto rgb = [](const Image& image, int x, int y) {
+    const auto p = image.at(x, y);
+    return std::array<int, 3>{p[0], p[1], p[2]};
+  };
+  for (const int x : {kW / 2 - 8, kW / 2 - 3}) expect_pixel(wipe, x, kH / 2, rgb(unsorted, x, kH / 2), "left of the wipe");
+  for (const int x : {kW / 2 + 3, kW / 2 + 8}) expect_pixel(wipe, x, kH / 2, rgb(sorted, x, kH / 2), "right of the wipe");
+  ASSERT_GT(max_channel_difference(rgb(sorted, kW / 2 - 8, kH / 2), rgb(unsorted, kW / 2 - 8, kH / 2)), 60);
+}
+
+TEST(HeadlessBlend, ColourModesRun) {
+  for (const char* mode : {"rank", "segment"}) {
+    const Image image = render_test_scene(std::string("colour_") + mode + ".png", {"--scene", "mixed", "--colour", mode});
+    expect_pixel(image, 1, 1, {0, 0, 0}, "corner (background)");
+    const auto centre = image.at(kW / 2, kH / 2);
+    EXPECT_GT(centre[0] + centre[1] + centre[2], 40) << mode;
+  }
+}
+
+TEST(HeadlessRun, CoherentModeKeepsEveryCheckPassing) {
+  const std::string json = out_path("coherent.json");
+  const CommandResult r = run_depthsort({"--headless", "--cpu", "--frames", "12", "--size", "200x120", "--triangles",
+                                         "3K", "--particles", "2K", "--camera-path", "orbit", "--coherent",
+                                         "--check-every", "1", "--json", json});
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("order checks: 12/12 passed"), std::string::npos) << r.output;
+  std::ifstream in(json);
+  const nlohmann::json doc = nlohmann::json::parse(in);
+  EXPECT_EQ(doc["meta"]["coherent"], true);
+  EXPECT_EQ(doc["meta"]["order"], "single");
+  bool sort_steps = false;
+  for (const auto& [label, ms] : doc["median_ms"].items()) sort_steps |= label.rfind("sort/", 0) == 0;
+  EXPECT_TRUE(sort_steps) << "the sorter's per-step timings are missing from --json";
 }
 
 TEST(HeadlessRun, DefaultSceneWithParticlesRunsAndWritesJson) {
