@@ -22,6 +22,7 @@
 #include "depthsort/errors.hpp"
 #include "depthsort/output_file.hpp"
 #include "depthsort/registry.hpp"
+#include "depthsort/teaching.hpp"
 #include "frame.hpp"
 #include "memory.hpp"
 #include "platform/egl_headless.hpp"
@@ -313,6 +314,63 @@ class App {
     return c;
   }
 
+  PanelInfo panel_info(std::size_t device_used, std::size_t device_total, float fps) {
+    PanelInfo info;
+    info.device = device_line_;
+    info.gl = gl_line_;
+    info.scene = scene_.description;
+    info.notes = notes_;
+    info.error = panel_error_;
+    info.triangles = scene_.mesh.triangles();
+    info.particles = scene_.particles;
+    info.device_bytes_used = device_used;
+    info.device_bytes_total = device_total;
+    info.workspace_bytes = pipeline_->workspace_bytes();
+    info.gpu_path = pipeline_->on_gpu();
+    if (const Sorter* sorter = pipeline_->sorter()) {
+      const Segments segments = sorter->segments();
+      info.segments = segments.count;
+      if (segments.kind && *segments.kind) info.segment_kind = segments.kind;
+    }
+    info.compare_bars = compare_bars_;
+    info.histogram = histogram_segments_ > 0 ? &histogram_ : nullptr;
+    info.histogram_segments = histogram_segments_;
+    info.check = &pipeline_->check();
+    info.views = &views_;
+    info.fps = fps;
+    return info;
+  }
+
+  // The teaching views' requests (panel buttons; the last frame of a headless --panel run): user
+  // actions outside the steady loop, so they may allocate and wait.
+  void run_teaching_requests(bool compare, bool histogram) {
+    if (compare && pipeline_->on_gpu()) compare_bars_ = pipeline_->compare_all(compare_runner_);
+    if (histogram) {
+      histogram_segments_ = 0;
+      if (pipeline_->segment_starts(segment_starts_)) {
+        const std::size_t n = scene_.mesh.triangles() + scene_.particles;
+        histogram_ = size_histogram(segment_sizes(segment_starts_, pipeline_->separate_passes() ? scene_.mesh.triangles() : n), 32);
+        histogram_segments_ = segment_starts_.size();
+      }
+    }
+  }
+
+  // Headless --panel: the panel drawn over the frame in the offscreen target, as in a window.
+  void draw_headless_panel(const Timings& timings, double now, float host_ms) {
+    std::size_t used = 0, total = 0;
+    if (pipeline_->on_gpu()) {
+      std::size_t free_bytes = 0;
+      if (cudaMemGetInfo(&free_bytes, &total) == cudaSuccess) used = total - free_bytes;
+      else cudaGetLastError();
+    }
+    const PanelInfo info = panel_info(used, total, host_ms > 0 ? 1000.0f / host_ms : 0.0f);
+    GlDebugGroup group("ui");
+    NvtxRange range("ui");
+    imgui_->begin_frame();
+    panel_.draw(ui_, info, timings, now);
+    imgui_->end_frame();
+  }
+
   DrawOptions draw_options() const {
     DrawOptions d;
     d.opacity = ui_.opacity;
@@ -366,6 +424,8 @@ class App {
     const Camera base = camera_;
     const bool draw = config_.draw;
     reserve_memory_samples(frames);
+    if (config_.panel) imgui_ = std::make_unique<ImGuiLayer>(renderer_->width(), renderer_->height());
+    float last_host_ms = 0;
     for (std::uint64_t f = 0; f < frames; ++f) {
       NvtxRange frame_range("frame");
       const auto start = std::chrono::steady_clock::now();
@@ -383,6 +443,12 @@ class App {
         gl_timer_->begin_step("draw");
         renderer_->draw(scene_, camera_, draw_options());
         gl_timer_->end_step();
+        if (imgui_) {
+          if (f + 1 == frames) run_teaching_requests(true, true);
+          gl_timer_->begin_step("ui");
+          draw_headless_panel(timings, static_cast<double>(time), last_host_ms);
+          gl_timer_->end_step();
+        }
       }
       gl_timer_->end_frame();
       pipeline_->poll_check();
@@ -390,6 +456,7 @@ class App {
       const float host_ms =
           std::chrono::duration<float, std::milli>(std::chrono::steady_clock::now() - start).count();
       collect(timings, true, sorted, static_cast<double>(time), f, host_ms);
+      last_host_ms = host_ms;
     }
     pipeline_->finish_checks();
     DEPTHSORT_GL_CHECK(glFinish());
@@ -545,7 +612,14 @@ class App {
         rebuild(ui_, true);
       }
     }
-    ui_.rebuild = ui_.reset_camera = false;
+    if (ui_.compare_all || ui_.histogram) {
+      try {
+        run_teaching_requests(ui_.compare_all, ui_.histogram);
+      } catch (const std::exception& e) {
+        panel_error_ = e.what();
+      }
+    }
+    ui_.rebuild = ui_.reset_camera = ui_.compare_all = ui_.histogram = false;
     ui_.save_view = ui_.load_view = -1;
   }
 
@@ -613,21 +687,7 @@ class App {
         if (cudaMemGetInfo(&free_bytes, &total) == cudaSuccess) used = total - free_bytes;
         memory_polled = now;
       }
-      PanelInfo info;
-      info.device = device_line_;
-      info.gl = gl_line_;
-      info.scene = scene_.description;
-      info.notes = notes_;
-      info.error = panel_error_;
-      info.triangles = scene_.mesh.triangles();
-      info.particles = scene_.particles;
-      info.device_bytes_used = used;
-      info.device_bytes_total = total;
-      info.workspace_bytes = pipeline_->workspace_bytes();
-      info.gpu_path = pipeline_->on_gpu();
-      info.check = &pipeline_->check();
-      info.views = &views_;
-      info.fps = fps;
+      const PanelInfo info = panel_info(used, total, fps);
       gl_timer_->begin_step("ui");
       {
         GlDebugGroup group("ui");
@@ -682,6 +742,12 @@ class App {
   std::vector<StepTime> steps_;
   std::vector<SorterChoice> cycle_;           // --cycle-sorters: the sorters gone through, in order
   std::vector<MemorySample> memory_samples_;  // --cycle-sorters: reserved before the frame loop
+  // Teaching views (filled on request, not per frame).
+  CompareAll compare_runner_;
+  std::vector<StepBar> compare_bars_;
+  std::vector<std::uint32_t> segment_starts_;
+  SizeHistogram histogram_;
+  std::size_t histogram_segments_ = 0;
   bool was_dragging_ = false;
   double last_x_ = 0, last_y_ = 0;
 };

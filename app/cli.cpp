@@ -259,6 +259,7 @@ void check_combinations(Config& c) {
   if (c.cycle_sorters && !c.sort) throw UsageError("--cycle-sorters needs sorting on (drop --no-sort)");
   if (c.scene == SceneKind::Mixed && c.particles)
     throw UsageError("--particles: --scene mixed has its own single particle");
+  if (c.panel && !c.draw) throw UsageError("--panel draws the panel over the frame; drop --no-draw");
   if (c.wipe >= 0.0f && c.separate_passes)
     throw UsageError("--wipe compares the single order with submission order; drop --separate-passes");
   if (c.colour_mode != 0 && c.separate_passes)

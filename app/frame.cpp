@@ -114,6 +114,22 @@ class GpuPipeline final : public FramePipeline {
 
   bool on_gpu() const override { return true; }
 
+  bool segment_starts(std::vector<std::uint32_t>& starts) override {
+    Sorter* current = sorter();
+    const Segments found = current ? current->segments() : Segments{};
+    if (found.count == 0 || !found.starts) return false;
+    starts.resize(found.count);
+    DEPTHSORT_CUDA_CHECK(cudaMemcpyAsync(starts.data(), found.starts, found.count * sizeof(std::uint32_t),
+                                         cudaMemcpyDeviceToHost, stream_.get()));
+    DEPTHSORT_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
+    return true;
+  }
+
+  std::vector<StepBar> compare_all(CompareAll& runner) override {
+    if (n_ == 0) return {};
+    return runner.run(keys_.keys_in.data(), keys_.values_in.data(), n_, stream_.get());
+  }
+
   void compute(const Camera& camera, const FrameControls& controls, std::uint64_t frame_index) override {
     const cudaStream_t stream = stream_.get();
     const DepthPlane plane = camera.depth_plane();
@@ -301,6 +317,16 @@ class CpuPipeline final : public FramePipeline {
   }
 
   bool on_gpu() const override { return false; }
+
+  bool segment_starts(std::vector<std::uint32_t>& starts) override {
+    Sorter* current = sorter();
+    const Segments found = current ? current->segments() : Segments{};
+    if (found.count == 0 || !found.starts) return false;
+    starts.assign(found.starts, found.starts + found.count);
+    return true;
+  }
+
+  std::vector<StepBar> compare_all(CompareAll&) override { return {}; }
 
   void compute(const Camera& camera, const FrameControls& controls, std::uint64_t frame_index) override {
     const DepthPlane plane = camera.depth_plane();

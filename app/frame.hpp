@@ -23,6 +23,7 @@
 #include "depthsort/particles.hpp"
 #include "depthsort/registry.hpp"
 #include "depthsort/sorter.hpp"
+#include "compare_all.hpp"
 #include "depthsort/step_timer.hpp"
 #include "render/renderer.hpp"
 #include "scene/scene.hpp"
@@ -80,6 +81,11 @@ class FramePipeline {
   // Blocks until every queued check is done (end of headless runs).
   virtual void finish_checks() = 0;
   virtual bool on_gpu() const = 0;
+  // The teaching views (outside the frame loop: a button, or the end of a headless --panel run).
+  // The segment starts of the last sort, copied to the host (waits for the frame); false if none.
+  virtual bool segment_starts(std::vector<std::uint32_t>& starts) = 0;
+  // Every GPU sorter timed on this frame's keys (the GPU path; empty on the CPU path).
+  virtual std::vector<StepBar> compare_all(CompareAll& runner) = 0;
   // The sorters' workspace (both paths: the single order's sorter + the separate passes' two).
   std::size_t workspace_bytes() const;
 

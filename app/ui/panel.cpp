@@ -6,10 +6,13 @@
 
 #include <array>
 #include <cstdio>
+#include <stdexcept>
+
+#include "ui/teaching.hpp"
 
 namespace depthsort::app {
 
-ImGuiLayer::ImGuiLayer(GLFWwindow* window) {
+ImGuiLayer::ImGuiLayer(GLFWwindow* window) : window_(window) {
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
   ImGui::GetIO().IniFilename = nullptr;  // no imgui.ini dropped in the working folder
@@ -18,15 +21,35 @@ ImGuiLayer::ImGuiLayer(GLFWwindow* window) {
   ImGui_ImplOpenGL3_Init("#version 450 core");
 }
 
+// Headless (--panel): no platform backend; the display size and the clock are set by hand and
+// the OpenGL3 backend draws into whatever framebuffer is bound (the offscreen target).
+ImGuiLayer::ImGuiLayer(int width, int height) : width_(width), height_(height) {
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  ImGui::GetIO().IniFilename = nullptr;
+  ImGui::StyleColorsDark();
+  if (!ImGui_ImplOpenGL3_Init("#version 450 core")) {
+    ImGui::DestroyContext();
+    throw std::runtime_error("--panel: the ImGui OpenGL3 backend could not start on this GL context");
+  }
+}
+
 ImGuiLayer::~ImGuiLayer() {
   ImGui_ImplOpenGL3_Shutdown();
-  ImGui_ImplGlfw_Shutdown();
+  if (window_) ImGui_ImplGlfw_Shutdown();
   ImGui::DestroyContext();
 }
 
 void ImGuiLayer::begin_frame() {
   ImGui_ImplOpenGL3_NewFrame();
-  ImGui_ImplGlfw_NewFrame();
+  if (window_) {
+    ImGui_ImplGlfw_NewFrame();
+  } else {
+    ImGuiIO& io = ImGui::GetIO();
+    io.DisplaySize = ImVec2(static_cast<float>(width_), static_cast<float>(height_));
+    io.DisplayFramebufferScale = ImVec2(1.0f, 1.0f);
+    io.DeltaTime = 1.0f / 60.0f;
+  }
   ImGui::NewFrame();
 }
 
@@ -50,6 +73,34 @@ void Panel::timing_rows(const Timings& timings, const char* group, double now) {
     ImGui::PlotLines("##history", plot_.data(), n, 0, overlay, 0.0f, st.max > 0 ? st.max * 1.3f : 1.0f,
                      ImVec2(ImGui::GetContentRegionAvail().x, 34));
     ImGui::PopID();
+  }
+}
+
+void Panel::teaching(UiState& state, const PanelInfo& info, const Timings& timings, double now) {
+  if (!ImGui::CollapsingHeader("Sort steps and buckets", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  // The live bar: the last second's mean of each step of the frame's (first) sort.
+  StepBar& bar = live_[0];
+  bar.sorter = "this frame";  // assign reuses the string's storage after the first frame
+  std::size_t steps = 0;
+  bar.total_ms = 0;
+  for (const TimingSeries& s : timings.all()) {
+    if (s.group != "sort") continue;
+    if (steps == bar.steps.size()) bar.steps.emplace_back();  // grows once, to the sorter's step count
+    TimedStep& step = bar.steps[steps++];
+    step.name = s.name;
+    step.ms = s.last_second(now).mean;
+    bar.total_ms += step.ms;
+  }
+  bar.steps.resize(steps);
+  if (steps > 0) draw_step_bars(live_);
+  if (info.gpu_path) {
+    if (ImGui::Button("compare all")) state.compare_all = true;
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("every GPU sorter sorts this frame's keys; their steps side by side");
+    if (!info.compare_bars.empty()) draw_step_bars(info.compare_bars);
+  }
+  if (info.segments > 0 || info.histogram) {
+    if (ImGui::Button("bucket sizes")) state.histogram = true;
+    if (info.histogram) draw_size_histogram(*info.histogram, info.histogram_segments, info.segment_kind);
   }
 }
 
@@ -164,6 +215,8 @@ void Panel::draw(UiState& state, const PanelInfo& info, const Timings& timings, 
     }
     if (state.separate_passes) ImGui::EndDisabled();
   }
+
+  teaching(state, info, timings, now);
 
   if (ImGui::CollapsingHeader("Scene", ImGuiTreeNodeFlags_DefaultOpen)) {
     ImGui::SliderFloat("opacity", &state.opacity, 0.02f, 1.0f);

@@ -129,6 +129,28 @@ TEST(HeadlessBlend, ColourModesRun) {
   }
 }
 
+// Headless --panel draws the ImGui panel (top left) into the screenshot; without it that corner
+// is background.
+TEST(HeadlessRun, PanelIsDrawnIntoTheScreenshot) {
+  const std::vector<std::string> common = {"--headless", "--cpu", "--scene", "mixed", "--size", "640x480",
+                                           "--frames", "3", "--quiet"};
+  auto args = common;
+  args.insert(args.end(), {"--panel", "--screenshot", out_path("panel.png")});
+  CommandResult r = run_depthsort(args);
+  ASSERT_EQ(r.status, 0) << r.output;
+  args = common;
+  args.insert(args.end(), {"--screenshot", out_path("no_panel.png")});
+  r = run_depthsort(args);
+  ASSERT_EQ(r.status, 0) << r.output;
+  const Image with = read_png(out_path("panel.png")), without = read_png(out_path("no_panel.png"));
+  int differing = 0;
+  for (int y = 10; y < 200; ++y)
+    for (int x = 10; x < 200; ++x) differing += with.at(x, y)[0] != without.at(x, y)[0] ? 1 : 0;
+  EXPECT_GT(differing, 1000) << "no panel in the top-left corner";
+  EXPECT_EQ(with.at(630, 470)[0], without.at(630, 470)[0]) << "the panel covers the whole frame";
+  EXPECT_EQ(run_depthsort({"--headless", "--cpu", "--panel", "--no-draw", "--quiet"}).status, 2);
+}
+
 TEST(HeadlessRun, CoherentModeKeepsEveryCheckPassing) {
   const std::string json = out_path("coherent.json");
   const CommandResult r = run_depthsort({"--headless", "--cpu", "--frames", "12", "--size", "200x120", "--triangles",
