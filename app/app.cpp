@@ -181,6 +181,7 @@ class App {
     ui_.check_every = config_.check_every;
     ui_.separate_passes = config_.separate_passes;
     ui_.coherent = config_.coherent;
+    ui_.triangle_sprites = config_.triangle_sprites;
     ui_.colour_mode = config_.colour_mode;
     ui_.wipe_on = config_.wipe >= 0.0f;
     if (ui_.wipe_on) ui_.wipe = config_.wipe;
@@ -376,6 +377,7 @@ class App {
     d.opacity = ui_.opacity;
     d.lighting = ui_.lighting;
     d.separate_passes = ui_.separate_passes;
+    d.triangle_sprites = ui_.triangle_sprites;
     // Rank, segment and the wipe show the single order; the separate passes draw the scene's colours.
     if (!ui_.separate_passes) {
       d.colour = static_cast<ColourMode>(ui_.colour_mode);
@@ -534,6 +536,7 @@ class App {
     m["sort"] = ui_.sort;
     m["order"] = ui_.separate_passes ? "separate passes" : "single";
     m["coherent"] = ui_.coherent;
+    m["sprite_shape"] = ui_.triangle_sprites ? "triangle" : "quad";
     m["colour"] = ui_.colour_mode == 1 ? "rank" : ui_.colour_mode == 2 ? "segment" : "scene";
     if (ui_.wipe_on && !ui_.separate_passes) m["wipe"] = ui_.wipe;
     m["order_checks"] = c.checks;

@@ -216,6 +216,14 @@ struct Cli {
              throw UsageError("--wipe needs a number in [0, 1], got " + quote_for_message(v));
            c.wipe = f;
          })->group(drawing);
+    text("--sprite-shape", "quad (default: two triangles a particle, six vertices a primitive in the single "
+                           "order's draw) or triangle (one triangle around the sprite's disc: three vertices a "
+                           "primitive)",
+         "SHAPE", [&c](const std::string& v) {
+           if (v == "quad") c.triangle_sprites = false;
+           else if (v == "triangle") c.triangle_sprites = true;
+           else throw UsageError("--sprite-shape: unknown shape " + quote_for_message(v) + "; valid shapes: quad, triangle");
+         })->group(drawing);
     app.add_flag("--panel", c.panel, "headless: draw the control panel into the frames (and the screenshot)")
         ->group(drawing);
   }

@@ -49,6 +49,7 @@ struct Config {
   int colour_mode = 0;                         // --colour scene|rank|segment (ColourMode)
   float wipe = -1.0f;                          // --wipe F: unsorted left of F x width; < 0 none
   bool panel = false;                          // --panel: headless screenshots show the panel
+  bool triangle_sprites = false;               // --sprite-shape triangle (default quad)
 };
 
 enum class CliAction { Run, Help, Version };

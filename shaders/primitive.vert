@@ -1,9 +1,12 @@
 #version 450 core
 // Every transparent primitive of a frame in ONE back-to-front order, by programmable vertex
-// pulling (issue 12, part 1): glDrawArrays(GL_TRIANGLES) with six vertices per position of the
-// sorted order; vertex k of position r fetches primitive id u_order[r] and, by its kind, a
-// triangle's corner (k < 3; k >= 3 collapse to a point and draw nothing) or a corner of a
-// particle's camera-facing quad (two triangles, sized in world units: no point-size clamp).
+// pulling (issue 12, part 1): glDrawArrays(GL_TRIANGLES) with u_vertices (6 or 3) vertices per
+// position of the sorted order; vertex k of position r fetches primitive id u_order[r] and, by its
+// kind, a triangle's corner (k < 3; k >= 3 collapse to a point and draw nothing) or a corner of
+// the particle's camera-facing sprite, sized in world units (no point-size clamp): with 6, a quad
+// of two triangles; with 3 (--sprite-shape triangle), one triangle around the sprite's disc, which
+// spends no vertex work on empty slots behind triangles at the cost of ~30% more discarded
+// fragments per particle.
 // Ids: id < u_triangles is triangle id, else particle id - u_triangles (depthsort/depth.hpp).
 layout(std430, binding = 0) readonly buffer MeshVertices { uint mesh_words[]; };      // MeshVertex: x y z rgba
 layout(std430, binding = 1) readonly buffer MeshIndices { uint mesh_indices[]; };     // 3 per triangle
@@ -14,6 +17,7 @@ uniform mat4 u_view;
 uniform mat4 u_projection;
 uniform uint u_triangles;
 uniform uint u_primitives;
+uniform uint u_vertices;      // per primitive: 6 (quad sprites) or 3 (triangle sprites)
 uniform uint u_first;         // position of this draw's first primitive (draws are split below 2^31 vertices)
 uniform int u_identity;       // 1: submission order (the unsorted side of the wipe), not u_order
 uniform int u_colour_mode;    // 0 the scene's colours, 1 by rank in the order, 2 by segment
@@ -34,8 +38,8 @@ vec3 segment_colour(uint s) {
 }
 
 void main() {
-  const uint position = u_first + uint(gl_VertexID) / 6u;
-  const uint corner = uint(gl_VertexID) % 6u;
+  const uint position = u_first + uint(gl_VertexID) / u_vertices;
+  const uint corner = uint(gl_VertexID) % u_vertices;
   const uint id = u_identity != 0 ? position : order[position];
   v_corner = vec2(0.0);
   v_particle = 0;
@@ -58,9 +62,11 @@ void main() {
     const vec4 ps = uintBitsToFloat(uvec4(particle_words[base], particle_words[base + 1u], particle_words[base + 2u],
                                           particle_words[base + 3u]));
     rgba = particle_words[base + 4u];
-    // Quad corners (-1,-1) (1,-1) (1,1), (-1,-1) (1,1) (-1,1).
-    const vec2 corners[6] = vec2[6](vec2(-1, -1), vec2(1, -1), vec2(1, 1), vec2(-1, -1), vec2(1, 1), vec2(-1, 1));
-    v_corner = corners[corner];
+    // Quad corners (-1,-1) (1,-1) (1,1), (-1,-1) (1,1) (-1,1); or the equilateral triangle whose
+    // inscribed circle is the unit disc (circumradius 2).
+    const vec2 quad[6] = vec2[6](vec2(-1, -1), vec2(1, -1), vec2(1, 1), vec2(-1, -1), vec2(1, 1), vec2(-1, 1));
+    const vec2 triangle[3] = vec2[3](vec2(0.0, 2.0), vec2(-1.7320508, -1.0), vec2(1.7320508, -1.0));
+    v_corner = u_vertices == 3u ? triangle[corner] : quad[corner];
     v_particle = 1;
     const vec4 centre = u_view * vec4(ps.xyz, 1.0);
     // Half the world size, and at least half a pixel (as the point sprites' 1-pixel minimum).

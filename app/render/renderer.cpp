@@ -181,6 +181,7 @@ Renderer::Renderer(const Scene& scene, bool offscreen, int width, int height) : 
   pull_triangles_ = location(pull_program_, "u_triangles");
   pull_primitives_ = location(pull_program_, "u_primitives");
   pull_first_ = location(pull_program_, "u_first");
+  pull_vertices_ = location(pull_program_, "u_vertices");
   pull_identity_ = location(pull_program_, "u_identity");
   pull_colour_ = location(pull_program_, "u_colour_mode");
   pull_point_scale_ = location(pull_program_, "u_point_scale");
@@ -256,20 +257,22 @@ void Renderer::draw(const Scene& scene, const Camera& camera, const DrawOptions&
                              buffers_.segment_ids.get()};
     for (GLuint b = 0; b < 5; ++b) DEPTHSORT_GL_CHECK(glBindBufferBase(GL_SHADER_STORAGE_BUFFER, b, bound[b]));
     DEPTHSORT_GL_CHECK(glBindVertexArray(pull_vao_.get()));
+    const GLuint vertices = options.triangle_sprites ? 3 : 6;
+    DEPTHSORT_GL_CHECK(glUniform1ui(pull_vertices_, vertices));
     if (options.wipe >= 0.0f) {
       // The wipe: unsorted blending left of the line, sorted right of it, a 2-pixel line between.
       const int split = std::clamp(static_cast<int>(std::lround(options.wipe * static_cast<float>(width_))), 0, width_);
       DEPTHSORT_GL_CHECK(glEnable(GL_SCISSOR_TEST));
       DEPTHSORT_GL_CHECK(glScissor(0, 0, split, height_));
-      draw_pulled(true);
+      draw_pulled(true, vertices);
       DEPTHSORT_GL_CHECK(glScissor(split, 0, width_ - split, height_));
-      draw_pulled(false);
+      draw_pulled(false, vertices);
       DEPTHSORT_GL_CHECK(glScissor(std::max(split - 1, 0), 0, 2, height_));
       DEPTHSORT_GL_CHECK(glClearColor(0.9f, 0.9f, 0.9f, 1.0f));
       DEPTHSORT_GL_CHECK(glClear(GL_COLOR_BUFFER_BIT));
       DEPTHSORT_GL_CHECK(glDisable(GL_SCISSOR_TEST));
     } else {
-      draw_pulled(false);
+      draw_pulled(false, vertices);
     }
   }
   DEPTHSORT_GL_CHECK(glBindVertexArray(0));
@@ -277,16 +280,16 @@ void Renderer::draw(const Scene& scene, const Camera& camera, const DrawOptions&
   DEPTHSORT_GL_CHECK(glDisable(GL_BLEND));
 }
 
-void Renderer::draw_pulled(bool identity) {
+void Renderer::draw_pulled(bool identity, GLuint vertices_per_primitive) {
   DEPTHSORT_GL_CHECK(glUniform1i(pull_identity_, identity ? 1 : 0));
-  // Six vertices per primitive; a draw's vertex count is a GLsizei, so huge orders take several
-  // draws, each starting at u_first (still one order: the draws run in sequence).
+  // Up to six vertices per primitive; a draw's vertex count is a GLsizei, so huge orders take
+  // several draws, each starting at u_first (still one order: the draws run in sequence).
   constexpr std::size_t kPerDraw = (static_cast<std::size_t>(std::numeric_limits<GLsizei>::max()) / 6) & ~std::size_t{63};
   const std::size_t primitives = buffers_.triangles + buffers_.particles;
   for (std::size_t first = 0; first < primitives; first += kPerDraw) {
     const std::size_t count = std::min(kPerDraw, primitives - first);
     DEPTHSORT_GL_CHECK(glUniform1ui(pull_first_, static_cast<GLuint>(first)));
-    DEPTHSORT_GL_CHECK(glDrawArrays(GL_TRIANGLES, 0, static_cast<GLsizei>(6 * count)));
+    DEPTHSORT_GL_CHECK(glDrawArrays(GL_TRIANGLES, 0, static_cast<GLsizei>(vertices_per_primitive * count)));
   }
 }
 

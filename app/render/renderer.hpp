@@ -41,6 +41,7 @@ struct DrawOptions {
   // Split screen: left of this fraction of the width the primitives blend in submission order
   // (unsorted), right of it in the sorted order; < 0: no wipe.
   float wipe = -1.0f;
+  bool triangle_sprites = false;  // particles as one triangle around the disc (3 vertices a primitive, not 6)
 };
 
 // GL_TIME_ELAPSED queries in a ring of frames, read back later without waiting (or, for
@@ -98,11 +99,11 @@ class Renderer {
   void bind_target() const;
   void draw_separate(const glm::mat4& view, const glm::mat4& projection, float point_scale, const DrawOptions& options);
   // The pulled draw of the whole order (identity: submission order instead).
-  void draw_pulled(bool identity);
+  void draw_pulled(bool identity, GLuint vertices_per_primitive);
   SceneBuffers buffers_;
   GlVertexArray pull_vao_;  // no attributes: the vertex shader reads storage buffers
   GlProgram pull_program_;
-  GLint pull_view_ = -1, pull_projection_ = -1, pull_triangles_ = -1, pull_primitives_ = -1, pull_first_ = -1,
+  GLint pull_view_ = -1, pull_projection_ = -1, pull_triangles_ = -1, pull_primitives_ = -1, pull_first_ = -1, pull_vertices_ = -1,
         pull_identity_ = -1, pull_colour_ = -1, pull_point_scale_ = -1, pull_opacity_ = -1, pull_lighting_ = -1;
   GlVertexArray mesh_vao_, particle_vao_;
   GlProgram mesh_program_, sprite_program_;

@@ -201,6 +201,7 @@ void Panel::draw(UiState& state, const PanelInfo& info, const Timings& timings, 
     if (ImGui::IsItemHovered())
       ImGui::SetTooltip("off: one back-to-front order of every triangle and particle, one draw");
     if (state.separate_passes) ImGui::BeginDisabled();
+    ImGui::Checkbox("particles as one triangle (3 vertices, not 6)", &state.triangle_sprites);
     ImGui::RadioButton("colours", &state.colour_mode, 0);
     ImGui::SameLine();
     ImGui::RadioButton("by rank", &state.colour_mode, 1);

@@ -29,7 +29,7 @@ struct UiState {
   int particles = 0;         // requested count (applied with "rebuild")
   int knot_triangles = 0;    // requested knot size (applied with "rebuild"); 0 when not a knot scene
   int check_every = 30;
-  bool separate_passes = false, coherent = false;
+  bool separate_passes = false, coherent = false, triangle_sprites = false;
   int colour_mode = 0;       // ColourMode
   bool wipe_on = false;
   float wipe = 0.5f;         // fraction of the width drawn unsorted

@@ -83,10 +83,10 @@ TEST(HeadlessBlend, OneOrderForTrianglesAndParticles) {
   const std::array<int, 3> one_order = expected_blend({0, 1, 2});
   const std::array<int, 3> separate = expected_blend({0, 2, 1});
   ASSERT_GT(max_channel_difference(one_order, separate), 60);
-  for (const char* coherent : {"", "--coherent"}) {
+  for (const char* mode : {"", "--coherent", "--sprite-shape=triangle"}) {
     std::vector<std::string> extra = {"--scene", "mixed", "--check-every", "1"};
-    if (*coherent) extra.push_back(coherent);
-    const Image image = render_test_scene(std::string("mixed") + coherent + ".png", extra);
+    if (*mode) extra.push_back(mode);
+    const Image image = render_test_scene(std::string("mixed") + (*mode ? mode + 2 : "") + ".png", extra);
     expect_pixel(image, kW / 2, kH / 2, one_order, "centre: red, then the green particle, then blue");
     expect_pixel(image, 1, 1, {0, 0, 0}, "corner (background)");
   }
@@ -98,11 +98,15 @@ TEST(HeadlessBlend, OneOrderForTrianglesAndParticles) {
 // its radius (1 world unit wide, 4 units from the camera: about 31 pixels at 160x120), where only
 // the red and blue triangles show.
 TEST(HeadlessBlend, ParticleQuadIsRound) {
-  const Image image = render_test_scene("mixed_quad.png", {"--scene", "mixed"});
-  EXPECT_GT(image.at(kW / 2, kH / 2)[1], 50) << "no green particle at the centre";
-  // 12 pixels up and right of the centre: inside the quad's square, outside its disc (r ~ 15.5 px).
-  EXPECT_LE(image.at(kW / 2 + 12, kH / 2 - 12)[1], 2) << "the quad's corner is drawn";
-  EXPECT_GT(image.at(kW / 2 + 6, kH / 2 - 6)[1], 20) << "the disc is missing inside its radius";
+  for (const char* shape : {"quad", "triangle"}) {
+    const Image image = render_test_scene(std::string("mixed_") + shape + ".png",
+                                          {"--scene", "mixed", "--sprite-shape", shape});
+    EXPECT_GT(image.at(kW / 2, kH / 2)[1], 50) << shape << ": no green particle at the centre";
+    // 12 pixels up and right of the centre: inside the quad's square, outside its disc (r ~ 15.5 px).
+    EXPECT_LE(image.at(kW / 2 + 12, kH / 2 - 12)[1], 2) << shape << ": drawn outside the disc";
+    EXPECT_GT(image.at(kW / 2 + 6, kH / 2 - 6)[1], 20) << shape << ": the disc is missing inside its radius";
+    EXPECT_GT(image.at(kW / 2, kH / 2 + 13)[1], 5) << shape << ": the disc is cut at its bottom";
+  }
 }
 
 // The views that teach (issue 12, part 4): left of the wipe the submission order, right of it
