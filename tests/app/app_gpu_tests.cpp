@@ -3,11 +3,13 @@
 // order checks passing. Each test reports itself skipped where no CUDA device exists.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -116,6 +118,32 @@ TEST(GpuPath, CoherentOrbitIsExactEveryFrame) {
   bool sort_steps = false;
   for (const auto& [label, ms] : doc["median_ms"].items()) sort_steps |= label.rfind("sort/", 0) == 0;
   EXPECT_TRUE(sort_steps) << doc["median_ms"].dump();
+}
+
+// Issue 12, part 4 on the GPU path: colour by segment shows the hybrid sorter's buckets (many
+// colours), and headless --panel draws the panel (with compare-all and the histogram, filled on
+// the last frame) over the GPU path's frame.
+TEST(GpuPath, SegmentColoursAndPanel) {
+  REQUIRE_CUDA_DEVICE();
+  const std::string png = out_path("gpu_segments_panel.png");
+  const CommandResult r = run_depthsort({"--headless", "--sorter", "hybrid", "--triangles", "200K", "--particles",
+                                         "50K", "--frames", "5", "--colour", "segment", "--panel", "--screenshot", png});
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("path: GPU"), std::string::npos) << r.output;
+  const Image image = read_png(png);
+  // Distinct colours right of the panel (x > 420): one per bucket seen, blended.
+  std::vector<std::uint32_t> colours;
+  for (int y = 0; y < image.height; y += 3)
+    for (int x = 420; x < image.width; x += 3) {
+      const auto p = image.at(x, y);
+      const std::uint32_t c = static_cast<std::uint32_t>((p[0] >> 4) << 8 | (p[1] >> 4) << 4 | (p[2] >> 4));
+      if (std::find(colours.begin(), colours.end(), c) == colours.end()) colours.push_back(c);
+    }
+  EXPECT_GT(colours.size(), 20u) << "colour by segment shows few colours";
+  int panel = 0;  // the panel's title bar and text: bright pixels in the top-left corner
+  for (int y = 10; y < 200; ++y)
+    for (int x = 12; x < 400; ++x) panel += image.at(x, y)[0] > 150 ? 1 : 0;
+  EXPECT_GT(panel, 200) << "no panel drawn";
 }
 
 TEST(GpuPath, SmallMeshAndParticlesRunWithChecksPassing) {
