@@ -125,25 +125,35 @@ TEST(GpuPath, CoherentOrbitIsExactEveryFrame) {
 // the last frame) over the GPU path's frame.
 TEST(GpuPath, SegmentColoursAndPanel) {
   REQUIRE_CUDA_DEVICE();
-  const std::string png = out_path("gpu_segments_panel.png");
-  const CommandResult r = run_depthsort({"--headless", "--sorter", "hybrid", "--triangles", "200K", "--particles",
-                                         "50K", "--frames", "5", "--colour", "segment", "--panel", "--screenshot", png});
-  ASSERT_EQ(r.status, 0) << r.output;
-  EXPECT_NE(r.output.find("path: GPU"), std::string::npos) << r.output;
-  const Image image = read_png(png);
-  // Distinct colours right of the panel (x > 420): one per bucket seen, blended.
-  std::vector<std::uint32_t> colours;
-  for (int y = 0; y < image.height; y += 3)
-    for (int x = 420; x < image.width; x += 3) {
-      const auto p = image.at(x, y);
-      const std::uint32_t c = static_cast<std::uint32_t>((p[0] >> 4) << 8 | (p[1] >> 4) << 4 | (p[2] >> 4));
-      if (std::find(colours.begin(), colours.end(), c) == colours.end()) colours.push_back(c);
-    }
-  EXPECT_GT(colours.size(), 20u) << "colour by segment shows few colours";
-  int panel = 0;  // the panel's title bar and text: bright pixels in the top-left corner
-  for (int y = 10; y < 200; ++y)
-    for (int x = 12; x < 400; ++x) panel += image.at(x, y)[0] > 150 ? 1 : 0;
-  EXPECT_GT(panel, 200) << "no panel drawn";
+  // Distinct colours (4 bits a channel) right of the panel (x > 420).
+  const auto colours_of = [](const Image& image) {
+    std::vector<std::uint32_t> colours;
+    for (int y = 0; y < image.height; y += 3)
+      for (int x = 420; x < image.width; x += 3) {
+        const auto p = image.at(x, y);
+        const auto c = static_cast<std::uint32_t>((p[0] >> 4) << 8 | (p[1] >> 4) << 4 | (p[2] >> 4));
+        if (std::find(colours.begin(), colours.end(), c) == colours.end()) colours.push_back(c);
+      }
+    return colours.size();
+  };
+  std::size_t colours[2] = {};
+  const char* sorters[2] = {"hybrid", "cub-radix"};  // with buckets; without (one segment: one hue)
+  for (int i = 0; i < 2; ++i) {
+    const std::string png = out_path(std::string("gpu_segments_panel_") + sorters[i] + ".png");
+    const CommandResult r = run_depthsort({"--headless", "--sorter", sorters[i], "--triangles", "200K", "--particles",
+                                           "50K", "--frames", "5", "--colour", "segment", "--panel", "--screenshot",
+                                           png});
+    ASSERT_EQ(r.status, 0) << r.output;
+    EXPECT_NE(r.output.find("path: GPU"), std::string::npos) << r.output;
+    const Image image = read_png(png);
+    colours[i] = colours_of(image);
+    int panel = 0;  // the panel's text: bright pixels in the top-left corner
+    for (int y = 10; y < 200; ++y)
+      for (int x = 12; x < 400; ++x) panel += image.at(x, y)[0] > 150 ? 1 : 0;
+    EXPECT_GT(panel, 200) << sorters[i] << ": no panel drawn";
+  }
+  EXPECT_GT(colours[0], 2 * colours[1]) << "hybrid's buckets show no more colours (" << colours[0]
+                                        << ") than cub-radix's single segment (" << colours[1] << ")";
 }
 
 TEST(GpuPath, SmallMeshAndParticlesRunWithChecksPassing) {
