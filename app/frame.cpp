@@ -131,6 +131,9 @@ class GpuPipeline final : public FramePipeline {
   }
 
   void compute(const Camera& camera, const FrameControls& controls, std::uint64_t frame_index) override {
+    // A check that has finished since the last poll frees the slot for this frame's check, so
+    // --check-every 1 checks every frame where the GPU keeps up (headless runs always do).
+    poll_check();
     const cudaStream_t stream = stream_.get();
     const DepthPlane plane = camera.depth_plane();
     const bool order = !controls.freeze && n_ > 0;
