@@ -394,6 +394,20 @@ TEST(DepthKeys, TriangleCentroidAndGather) {
   EXPECT_EQ(elements[8], mesh.indices[2]);
 }
 
+// One order for every primitive: ids below the triangle count are triangles, the rest particles,
+// each keyed as its own kind is.
+TEST(DepthKeys, PrimitiveIdsCoverBothKinds) {
+  const Mesh mesh = make_test_triangles();
+  const DepthPlane plane{0, 0, 1, -3};
+  const ParticleVertex particles[2] = {{0, 0, -1.5f, 1, 0}, {0, 0, 2.5f, 1, 0}};
+  const std::size_t triangles = mesh.triangles();
+  for (std::uint32_t t = 0; t < triangles; ++t)
+    EXPECT_EQ(primitive_key(plane, mesh.vertices.data(), mesh.indices.data(), triangles, particles, t),
+              triangle_key(plane, mesh.vertices.data(), mesh.indices.data(), t));
+  EXPECT_FLOAT_EQ(primitive_key(plane, mesh.vertices.data(), mesh.indices.data(), triangles, particles, 3), -4.5f);
+  EXPECT_FLOAT_EQ(primitive_key(plane, mesh.vertices.data(), mesh.indices.data(), triangles, particles, 4), -0.5f);
+}
+
 TEST(Particles, StepIsDeterministicAndFinite) {
   EmitterParams e;
   ParticleState a{}, b{};
