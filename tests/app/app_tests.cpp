@@ -313,6 +313,26 @@ Config parse(std::vector<const char*> args) {
   return parse_command_line(static_cast<int>(args.size()), args.data()).config;
 }
 
+TEST(CommandLine, FrameOrderAndViewOptions) {
+  const Config c = parse({"--coherent", "--colour", "segment", "--wipe", "0.25", "--sprite-shape", "triangle",
+                          "--panel", "--scene", "mixed"});
+  EXPECT_TRUE(c.coherent);
+  EXPECT_EQ(c.colour_mode, 2);
+  EXPECT_FLOAT_EQ(c.wipe, 0.25f);
+  EXPECT_TRUE(c.triangle_sprites);
+  EXPECT_TRUE(c.panel);
+  EXPECT_EQ(c.scene, SceneKind::Mixed);
+  EXPECT_TRUE(parse({"--separate-passes"}).separate_passes);
+  EXPECT_THROW(parse({"--wipe", "1.5"}), UsageError);
+  EXPECT_THROW(parse({"--wipe", "half"}), UsageError);
+  EXPECT_THROW(parse({"--colour", "blue"}), UsageError);
+  EXPECT_THROW(parse({"--sprite-shape", "circle"}), UsageError);
+  EXPECT_THROW(parse({"--separate-passes", "--wipe", "0.5"}), UsageError);
+  EXPECT_THROW(parse({"--separate-passes", "--colour", "rank"}), UsageError);
+  EXPECT_THROW(parse({"--panel", "--no-draw"}), UsageError);
+  EXPECT_THROW(parse({"--scene", "mixed", "--particles", "10"}), UsageError);
+}
+
 TEST(CommandLine, ParseCounts) {
   // The shared spelling (depthsort/count_text.hpp), as in depthsort-bench: K, M, G are binary.
   EXPECT_EQ(parse({"--triangles", "5M"}).triangles, std::size_t{5} << 20);
