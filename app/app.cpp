@@ -364,7 +364,8 @@ class App {
       if (cudaMemGetInfo(&free_bytes, &total) == cudaSuccess) used = total - free_bytes;
       else cudaGetLastError();
     }
-    const PanelInfo info = panel_info(used, total, host_ms > 0 ? 1000.0f / host_ms : 0.0f);
+    PanelInfo info = panel_info(used, total, host_ms > 0 ? 1000.0f / host_ms : 0.0f);
+    info.headless = true;
     GlDebugGroup group("ui");
     NvtxRange range("ui");
     imgui_->begin_frame();

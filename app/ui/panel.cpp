@@ -219,6 +219,7 @@ void Panel::draw(UiState& state, const PanelInfo& info, const Timings& timings, 
 
   teaching(state, info, timings, now);
 
+  if (info.headless) ImGui::SetNextItemOpen(false, ImGuiCond_Once);
   if (ImGui::CollapsingHeader("Scene", ImGuiTreeNodeFlags_DefaultOpen)) {
     ImGui::SliderFloat("opacity", &state.opacity, 0.02f, 1.0f);
     ImGui::Checkbox("lighting", &state.lighting);
@@ -233,6 +234,7 @@ void Panel::draw(UiState& state, const PanelInfo& info, const Timings& timings, 
     if (ImGui::Button("rebuild scene")) state.rebuild = true;
   }
 
+  if (info.headless) ImGui::SetNextItemOpen(false, ImGuiCond_Once);
   if (ImGui::CollapsingHeader("Camera", ImGuiTreeNodeFlags_DefaultOpen)) {
     int mode = state.camera_mode == CameraMode::Orbit ? 0 : 1;
     ImGui::RadioButton("orbit (drag, wheel)", &mode, 0);
