@@ -24,6 +24,7 @@
 #include "depthsort/registry.hpp"
 #include "depthsort/teaching.hpp"
 #include "frame.hpp"
+#include "interop/gl_interop.hpp"
 #include "memory.hpp"
 #include "platform/egl_headless.hpp"
 #include "platform/glfw_window.hpp"
@@ -293,6 +294,7 @@ class App {
     const SorterChoice single{&info, options};
     const std::span<const SorterChoice> choices =
         cycle_.empty() ? std::span<const SorterChoice>(&single, 1) : std::span<const SorterChoice>(cycle_);
+    if (info.backend == Backend::Gpu) configure_interop(config_.interop);  // before any buffer is shared
     pipeline_ = info.backend == Backend::Gpu ? make_gpu_pipeline(renderer_->buffers(), scene_, choices)
                                              : make_cpu_pipeline(renderer_->buffers(), scene_, choices);
     // Software GL (the CPU path's llvmpipe) is timed on the host clock; its timer queries do not
@@ -433,10 +435,7 @@ class App {
       NvtxRange frame_range("frame");
       const auto start = std::chrono::steady_clock::now();
       cycle_select(f);
-      if (config_.orbit_path) {
-        camera_ = base;
-        camera_.yaw = base.yaw + 2.0f * kPi * static_cast<float>(f) / static_cast<float>(frames);
-      }
+      if (config_.camera_path != CameraPath::None) camera_ = camera_on_path(config_.camera_path, base, f, frames);
       const float time = dt * static_cast<float>(f);
       const bool sorted = ui_.sort && !ui_.freeze;
       pipeline_->compute(camera_, controls(time, dt), f);
@@ -517,6 +516,8 @@ class App {
     m["device"] = device_line_;
     m["gl"] = gl_line_;
     m["path"] = pipeline_->on_gpu() ? "gpu" : "cpu";
+    if (pipeline_->on_gpu()) m["interop"] = interop_path().text();
+    m["camera_path"] = camera_path_name(config_.camera_path);
     if (cycle_.empty()) {
       m["sorter"] = pipeline_->sorter_info().name;
       m["options"] = format_options(pipeline_->sorter_options());

@@ -166,11 +166,25 @@ struct Cli {
          [&c](const std::string& v) { c.frames = count_value("--frames", v, 1, kMaxFrames); })->group(running);
     text("--size", "framebuffer size (default 1280x720; each side 1..16384)", "WxH",
          [&c](const std::string& v) { parse_size(v, c); })->group(running);
-    text("--camera-path", "orbit: orbit the camera once around the scene over the frames; none (default)", "PATH",
-         [&c](const std::string& v) {
-           if (v == "orbit") c.orbit_path = true;
-           else if (v == "none") c.orbit_path = false;
-           else throw UsageError("--camera-path: unknown path " + quote_for_message(v) + "; valid paths: orbit, none");
+    text("--camera-path", "orbit: once around the scene over the frames; fly-through: a smooth closed path "
+                          "through the middle of the scene and out past its bounds; cuts: the orbit, jumping to "
+                          "another viewpoint every " + std::to_string(kCutEvery) +
+                          " frames; none (default). Each frame's camera depends only on the frame index",
+         "PATH", [&c](const std::string& v) {
+           const auto path = parse_camera_path(v);
+           if (!path)
+             throw UsageError("--camera-path: unknown path " + quote_for_message(v) +
+                              "; valid paths: orbit, fly-through, cuts, none");
+           c.camera_path = *path;
+         })->group(running);
+    text("--interop", "how CUDA shares the GL buffers (GPU path): auto (default: external memory where it works "
+                      "here, else map), external (GL_EXT_memory_object_fd: shared once, nothing mapped per frame; "
+                      "an error where it cannot run), map (cudaGraphicsMapResources every frame)",
+         "MODE", [&c](const std::string& v) {
+           const auto request = parse_interop_request(v);
+           if (!request)
+             throw UsageError("--interop: unknown mode " + quote_for_message(v) + "; valid modes: auto, external, map");
+           c.interop = *request;
          })->group(running);
     text("--screenshot", "write the last frame as PNG (written whole or not at all)", "FILE",
          [&c](const std::string& v) { c.screenshot = nonempty_file("--screenshot", v); })->group(running);

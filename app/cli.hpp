@@ -8,6 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "interop/interop_request.hpp"
+#include "scene/camera.hpp"
+
 namespace depthsort::app {
 
 // A command-line mistake: main prints it with a pointer to --help and exits with status 2.
@@ -37,7 +40,8 @@ struct Config {
   bool headless = false;                       // --headless
   std::optional<std::uint64_t> frames;         // --frames N (headless default 60; windowed: until closed)
   int width = 1280, height = 720;              // --size WxH
-  bool orbit_path = false;                     // --camera-path orbit
+  CameraPath camera_path = CameraPath::None;   // --camera-path orbit|fly-through|cuts|none
+  InteropRequest interop = InteropRequest::Auto;  // --interop auto|external|map
   std::string screenshot;                      // --screenshot FILE.png
   std::string json;                            // --json FILE
   bool draw = true;                            // --no-draw

@@ -1,7 +1,11 @@
-// The camera: orbit (around a target) or fly (free position), with saved viewpoints.
+// The camera: orbit (around a target) or fly (free position), with saved viewpoints, and the
+// scripted camera paths of headless runs (--camera-path).
 #pragma once
 
 #include <array>
+#include <cstdint>
+#include <optional>
+#include <string_view>
 
 #include <glm/mat4x4.hpp>
 #include <glm/vec3.hpp>
@@ -44,5 +48,20 @@ struct Viewpoints {
   std::array<Camera, 3> saved{};
   std::array<bool, 3> used{};
 };
+
+// Scripted paths for measuring frame coherence (issue 13): orbit (once around the scene over the
+// run), fly-through (a smooth closed curve that passes through the middle of the scene and out
+// beyond its bounds), cuts (the orbit, but every kCutEvery frames the camera jumps to another
+// viewpoint: the sorted order of one frame says little about the next one's).
+enum class CameraPath { None, Orbit, FlyThrough, Cuts };
+inline constexpr std::uint64_t kCutEvery = 30;
+
+std::optional<CameraPath> parse_camera_path(std::string_view text) noexcept;
+const char* camera_path_name(CameraPath path) noexcept;
+
+// The camera of frame `frame` of a run of `frames` frames on `path`, from `base`, the scene's
+// framing orbit camera (Camera::framing): a function of its arguments only, so runs repeat.
+// None gives `base`.
+Camera camera_on_path(CameraPath path, const Camera& base, std::uint64_t frame, std::uint64_t frames);
 
 }  // namespace depthsort::app

@@ -6,7 +6,10 @@
 //    in global memory with virtual pads past the segment's end, the chunk merges) sorts segments
 //    of every awkward length;
 //  - (key, value) words come out in depthsort's key order with each value beside its key;
-//  - a planted error (one round left out, a half-cleaner direction flipped) is caught.
+//  - a planted error (one round left out, a half-cleaner direction flipped) is caught;
+//  - the merge by rank of the on-chip bucket sort (kernels/common/merge_rank.hpp, option onchip):
+//    two sorted 8192-key halves, ties across them, the second half padded with maximal keys after
+//    its real ones (real maximal keys too), every real element lands on its own place in order.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -17,6 +20,7 @@
 #include <vector>
 
 #include "common/bitonic_sort.cuh"
+#include "common/merge_rank.hpp"
 #include "depthsort/keys.hpp"
 
 namespace depthsort::bitonic {
@@ -238,6 +242,57 @@ TEST(BucketSortBitonic, KeysInDepthsortOrderWithValuesBesideThem) {
     const std::uint32_t v = value_of(word) - 100;
     EXPECT_EQ(std::bit_cast<std::uint32_t>(key_from_ordered(key_of(word))), std::bit_cast<std::uint32_t>(keys[v]));
   }
+}
+
+// The merge of bucket_tile_kernel<2, ...>, element by element as its threads run it: the first
+// half full (8192 real keys), the second with real_b real keys then pads (0xFFFFFFFF). The real
+// elements must land on a permutation of [0, 8192 + real_b), in order, ties first half first.
+void check_rank_merge(std::uint32_t real_b, std::uint32_t key_range, std::uint32_t seed) {
+  constexpr std::uint32_t kHalf = 8192;
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<std::uint32_t> key(0, key_range);
+  auto draw = [&] {  // the top of the range stands for the real maximal key 0xFFFFFFFF
+    const std::uint32_t k = key(rng);
+    return k == key_range ? 0xFFFFFFFFu : k;
+  };
+  std::vector<std::uint32_t> a(kHalf), b(kHalf, 0xFFFFFFFFu);
+  for (auto& k : a) k = draw();
+  for (std::uint32_t j = 0; j < real_b; ++j) b[j] = draw();
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.begin() + real_b);
+  const std::uint32_t size = kHalf + real_b;
+  // Value = origin: first half i, second half kHalf + j.
+  std::vector<std::uint64_t> out(size, ~std::uint64_t{0});
+  for (std::uint32_t i = 0; i < kHalf; ++i) {
+    const std::uint32_t place = merge_rank::place_of_first(i, a[i], b.data(), kHalf);
+    ASSERT_LT(place, size);
+    ASSERT_EQ(out[place], ~std::uint64_t{0}) << "place " << place << " taken twice";
+    out[place] = pack(a[i], i);
+  }
+  for (std::uint32_t j = 0; j < real_b; ++j) {
+    const std::uint32_t place = merge_rank::place_of_second(j, b[j], a.data(), kHalf);
+    ASSERT_LT(place, size);
+    ASSERT_EQ(out[place], ~std::uint64_t{0}) << "place " << place << " taken twice";
+    out[place] = pack(b[j], kHalf + j);
+  }
+  // Every place filled exactly once (size writes, none twice), so sorted words mean: keys in
+  // order and, on ties, the first half first and each half in its own order.
+  EXPECT_TRUE(std::is_sorted(out.begin(), out.end()));
+}
+
+TEST(BucketSortRankMerge, MergesHalvesWithTiesAndPads) {
+  for (const std::uint32_t real_b : {1u, 2u, 100u, 4095u, 8191u, 8192u})
+    for (const std::uint32_t range : {1u, 16u, 1000u, 0xFFFFFFFEu}) check_rank_merge(real_b, range, real_b + range);
+}
+
+TEST(BucketSortRankMerge, PlantedStrictTieOnBothSidesIsCaught) {
+  // Both halves counting only strictly smaller keys put equal keys on one place.
+  const std::uint32_t a[] = {5, 7}, b[] = {5, 9};
+  const std::uint32_t first = merge_rank::place_of_first(0, a[0], b, 2);
+  const std::uint32_t second_wrong = 0 + merge_rank::rank_in<false>(a, 2, b[0]);
+  const std::uint32_t second = merge_rank::place_of_second(0, b[0], a, 2);
+  EXPECT_EQ(first, second_wrong);
+  EXPECT_NE(first, second);
 }
 
 }  // namespace

@@ -95,6 +95,13 @@ constexpr OptionCase kCases[] = {
     {"s=16"},                   // radix-sorted chunks joined by the key-only global-memory path
     {"s=64,chunk=4096"},        // radix local sort, bitonic chunks
     {"sublist=4096"},           // bitonic local sort, radix chunks
+    {"onchip=0"},               // the radix chunks and the global-memory path at the default sizes
+    {"s=128"},                  // onchip: bound above 16K at 1M+3, relocation, tiles and global path
+    {"s=4096,sublist=16384"},   // onchip gathering from bitonic-sorted 16K sublists
+    {"sample_key_sort=0,inline_sampling=0"},
+    {"radix_bits=4"},                       // the 4-bit tiles, onchip
+    {"bucket_key_bits=0,s=128"},            // all 32 bits; buckets around 8K (one and two tiles) at 1M+3
+    {"radix_bits=4,onchip=0,sample_key_sort=0"},  // the previous default exactly
 };
 
 constexpr std::size_t kSizes[] = {1, 2, 1000, 4097, 65537, (std::size_t{1} << 20) + 3};
@@ -118,6 +125,21 @@ TEST_P(BucketSortOptionEdges, MatchCpuReference) {
 
 INSTANTIATE_TEST_SUITE_P(Registry, BucketSortOptionEdges, ::testing::ValuesIn(kCases),
                          [](const auto& info) { return test_name(info.param.options); });
+
+// The default is the on-chip configuration the speed goal rests on: at 16M pairs every bucket
+// (bound 2n/s) fits two radix tiles, so the relocation is fused into the bucket sort.
+TEST(BucketSortOptions, DefaultSortsEveryBucketOnChipAt16M) {
+  const BucketSorter sorter{parse_options(bucket_info(), "")};
+  const std::size_t n = std::size_t{1} << 24;
+  const bucket_sort::Config c = sorter.config_for(n);
+  EXPECT_TRUE(c.onchip);
+  EXPECT_TRUE(c.gather);
+  EXPECT_EQ(c.s, 2048u);
+  EXPECT_LE(BucketSorter::bucket_bound(n, c), 16384u);
+  const bucket_sort::Config paper = BucketSorter{parse_options(bucket_info(), "faithful=1")}.config_for(n);
+  EXPECT_FALSE(paper.onchip);
+  EXPECT_EQ(paper.s, 64u);
+}
 
 TEST(BucketSortOptions, RejectsNonPowersOfTwo) {
   EXPECT_THROW(BucketSorter{parse_options(bucket_info(), "s=48")}, OptionError);

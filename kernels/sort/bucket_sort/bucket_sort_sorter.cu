@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <string>
+#include <type_traits>
 
 #include "common/dynamic_smem.hpp"
 #include "depthsort/errors.hpp"
@@ -30,6 +31,12 @@ constexpr std::uint32_t kPaperSublist = 2048;
 // depthsort's default on the H200 (docs/algorithms/bucket-sort.md has the measurements).
 constexpr std::uint32_t kDefaultSublist = 8192;
 constexpr std::uint32_t kDefaultChunk = 8192;
+// onchip keeps L = 8192 (the radix tile): 16K-pair sublists would halve the samples, but a
+// one-block 16K radix sort spills (1024 threads x 16 pairs in 64 registers). The gathering bucket
+// sort keeps the m piece starts of its bucket in shared memory: at most 8192 (32 KB).
+constexpr std::uint32_t kOnchipSublist = kDefaultSublist;
+constexpr std::uint32_t kMaxGatherSublists = 8192;
+constexpr std::uint32_t kMaxAutoS = 4096;
 
 bool is_pow2(int x) { return x > 0 && (x & (x - 1)) == 0; }
 
@@ -55,6 +62,15 @@ void check_pow2_option(int value, const char* name, int min_value) {
                       std::to_string(min_value) + ", got " + std::to_string(value));
 }
 
+// Calls f(std::integral_constant<int, B>) for the block radix sorts' bits per pass (4 or 5).
+template <class F>
+void with_radix_bits(int bits, F&& f) {
+  if (bits == 5)
+    f(std::integral_constant<int, 5>{});
+  else
+    f(std::integral_constant<int, 4>{});
+}
+
 __global__ void two_words_kernel(std::uint32_t* out, std::uint32_t a, std::uint32_t b) {
   out[0] = a;
   out[1] = b;
@@ -77,6 +93,11 @@ BucketSorter::BucketSorter(const OptionValues& options) : Sorter("bucket-sort", 
   // The paper's configuration is bitonic sort throughout (Section 4).
   cub_sample_sort_ = !faithful_ && option_value(options, "cub_sample_sort") != 0;
   radix_block_sort_ = !faithful_ && option_value(options, "radix_block_sort") != 0;
+  // The on-chip bucket sort is a radix tile sort: off with the bitonic block sorts.
+  onchip_ = radix_block_sort_ && option_value(options, "onchip") != 0;
+  sample_key_sort_ = option_value(options, "sample_key_sort") != 0;
+  radix_bits_ = option_value(options, "radix_bits");
+  bucket_key_bits_ = option_value(options, "bucket_key_bits") != 0;
   check_pow2_option(s_option_, "s", 2);
   check_pow2_option(sublist_option_, "sublist", 64);
   check_pow2_option(chunk_option_, "chunk", 64);
@@ -88,10 +109,20 @@ bool BucketSorter::radix_for(std::uint32_t tile) const { return radix_block_sort
 
 Config BucketSorter::config_for(std::size_t n) const {
   Config c;
-  c.sublist = sublist_option_ ? sublist_option_ : (faithful_ ? kPaperSublist : kDefaultSublist);
+  c.sublist = sublist_option_ ? sublist_option_
+                              : (faithful_ ? kPaperSublist : (onchip_ ? kOnchipSublist : kDefaultSublist));
   c.chunk = chunk_option_ ? chunk_option_ : (faithful_ ? kPaperSublist : kDefaultChunk);
+  c.m = static_cast<std::uint32_t>(std::max<std::size_t>(1, (n + c.sublist - 1) / c.sublist));
+  c.onchip = onchip_;
   if (s_option_) {
     c.s = s_option_;
+  } else if (onchip_) {
+    // The fewest buckets whose bound 2mL/s fits one on-chip tile: every bucket is sorted by one
+    // block; the samples m*s = 2n*m/16K grow as n^2/L^2 (4M at 16M pairs). Above 32M pairs that
+    // would be more than 4096 buckets (samples quadratic in n): s stops at 4096 and the buckets
+    // above a tile take the global-memory path.
+    const std::uint64_t needed = (2 * std::uint64_t{c.m} * c.sublist + kOnchipTile - 1) / kOnchipTile;
+    c.s = static_cast<std::uint32_t>(std::clamp<std::uint64_t>(next_pow2_host(needed), 16, kMaxAutoS));
   } else if (faithful_) {
     c.s = kPaperS;
   } else {
@@ -103,7 +134,7 @@ Config BucketSorter::config_for(std::size_t n) const {
     c.s = static_cast<std::uint32_t>(std::clamp<std::uint64_t>(target, 16, 4096));
   }
   c.s = std::min(c.s, c.sublist);  // at least one pair between samples
-  c.m = static_cast<std::uint32_t>(std::max<std::size_t>(1, (n + c.sublist - 1) / c.sublist));
+  c.gather = c.onchip && bucket_bound(n, c) <= kOnchipTile && c.m <= kMaxGatherSublists;
   return c;
 }
 
@@ -145,7 +176,9 @@ void BucketSorter::do_reserve(std::size_t max_n) {
     return DeviceBuffer<std::uint32_t>(count, owner);
   };
   sorted_ = u64(n);
-  buckets_ = u64(n);
+  // The gathering bucket sort reads the sublists in place: no relocated copy (gather at max_n
+  // implies gather at every smaller n: the bound and m only grow with n).
+  if (!c.gather) buckets_ = u64(n);
   samples_ = u64(ms);
   splitters_ = u64(c.s);
   bounds_ = u32(ms);
@@ -163,9 +196,10 @@ void BucketSorter::do_reserve(std::size_t max_n) {
   workspace_bytes_ += scan_bytes_;
   if (cub_sample_sort_) {
     samples_alt_ = u64(ms);
+    // Asked with the bits the sort will run over (sample_key_sort: the 32 key bits).
     radix_bytes_ = 0;
     DEPTHSORT_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, radix_bytes_, samples_.data(), samples_alt_.data(),
-                                                        static_cast<int>(ms)));
+                                                        static_cast<int>(ms), sample_begin_bit(), 64));
     radix_temp_ = DeviceBuffer<unsigned char>(radix_bytes_, owner);
     workspace_bytes_ += radix_bytes_;
   }
@@ -174,6 +208,16 @@ void BucketSorter::do_reserve(std::size_t max_n) {
     common::allow_dynamic_smem(kernel, bytes, "a bucket-sort kernel");
   };
   allow(reinterpret_cast<const void*>(local_sort_kernel), local_sort_smem(16384));
+  with_radix_bits(radix_bits_, [&](auto bits) {
+    constexpr int B = decltype(bits)::value;
+    allow(reinterpret_cast<const void*>(local_radix_sort_kernel<SmallTile<B>>), SmallTile<B>::kStorageBytes);
+    allow(reinterpret_cast<const void*>(bucket_tile_kernel<1, false, B>), bucket_tile_smem<B>(1, false, 0));
+    allow(reinterpret_cast<const void*>(bucket_tile_kernel<2, false, B>), bucket_tile_smem<B>(2, false, 0));
+    allow(reinterpret_cast<const void*>(bucket_tile_kernel<1, true, B>),
+          bucket_tile_smem<B>(1, true, kMaxGatherSublists));
+    allow(reinterpret_cast<const void*>(bucket_tile_kernel<2, true, B>),
+          bucket_tile_smem<B>(2, true, kMaxGatherSublists));
+  });
   allow(reinterpret_cast<const void*>(chunk_sort_kernel<PairsOut, true, false>), chunk_smem(16384));
   allow(reinterpret_cast<const void*>(chunk_sort_kernel<WordsOut, false, false>), chunk_smem(16384));
   allow(reinterpret_cast<const void*>(chunk_merge_kernel<PairsOut, true>), chunk_smem(16384));
@@ -217,11 +261,11 @@ void launch_segment_sort(const SegmentWork& w, Out out) {
 
 void BucketSorter::sort_segments(std::uint64_t* data, const std::uint32_t* begin, std::uint32_t segments,
                                  std::uint64_t total, std::uint64_t max_segment, std::uint32_t chunk, bool to_pairs,
-                                 const SortBuffers& b, cudaStream_t stream) {
+                                 const SortBuffers& b, cudaStream_t stream, std::uint32_t min_size) {
   const Segments seg{begin, segments};
   auto* items = reinterpret_cast<SegmentItem*>(items_.data());
   std::uint32_t* count = item_count_.data();
-  plan_chunks_kernel<<<1, kPlanThreads, 0, stream>>>(seg, chunk, items, count);
+  plan_chunks_kernel<<<1, kPlanThreads, 0, stream>>>(seg, chunk, min_size, items, count);
   DEPTHSORT_CUDA_CHECK_LAUNCH("bucket-sort plan_chunks_kernel");
   // The global-memory path runs for the largest segment the guarantee allows; launches find
   // their chunk's segment done (or absent) and return at once.
@@ -241,6 +285,46 @@ void BucketSorter::sort_segments(std::uint64_t* data, const std::uint32_t* begin
     launch_segment_sort<true, false>(work, PairsOut{b.keys_out, b.values_out});
 }
 
+namespace {
+
+template <int Halves, bool Gather, int B>
+void launch_bucket_tiles(const Config& c, const std::uint32_t* bucket_begin,
+                         const std::uint64_t* splitters, const std::uint64_t* source, const std::uint32_t* offsets,
+                         const std::uint32_t* bounds, bool shared_bits_skipped, const SortBuffers& b,
+                         cudaStream_t stream) {
+  bucket_tile_kernel<Halves, Gather, B><<<c.s, kSortThreads, bucket_tile_smem<B>(Halves, Gather, c.m), stream>>>(
+      bucket_begin, c.s, splitters, source, offsets, bounds, c.m, c.sublist, shared_bits_skipped, b.keys_out,
+      b.values_out);
+  DEPTHSORT_CUDA_CHECK_LAUNCH("bucket-sort bucket_tile_kernel");
+}
+
+}  // namespace
+
+// onchip's step 9 (with step 8 when gathering): every bucket of up to 16K pairs by one block (one
+// radix tile up to 8192 pairs, two and a merge above; the one-tile kernel when the bound allows no
+// more); buckets above 16K (only when s is below 2n/16K) by the global-memory path after it.
+void BucketSorter::sort_buckets_onchip(const Config& c, std::uint64_t bound, const SortBuffers& b,
+                                       cudaStream_t stream) {
+  const std::uint32_t* begin = bucket_begin_.data();
+  const std::uint64_t* source = c.gather ? sorted_.data() : buckets_.data();
+  const bool one_tile = bound <= kRadixTile;
+  const std::uint64_t* split = splitters_.data();
+  const bool skip_shared = bucket_key_bits_;
+  with_radix_bits(radix_bits_, [&](auto bits) {
+    constexpr int B = decltype(bits)::value;
+    if (c.gather && one_tile)
+      launch_bucket_tiles<1, true, B>(c, begin, split, source, offsets_.data(), bounds_.data(), skip_shared, b, stream);
+    else if (c.gather)
+      launch_bucket_tiles<2, true, B>(c, begin, split, source, offsets_.data(), bounds_.data(), skip_shared, b, stream);
+    else if (one_tile)
+      launch_bucket_tiles<1, false, B>(c, begin, split, source, nullptr, nullptr, skip_shared, b, stream);
+    else
+      launch_bucket_tiles<2, false, B>(c, begin, split, source, nullptr, nullptr, skip_shared, b, stream);
+  });
+  if (bound > kOnchipTile)
+    sort_segments(buckets_.data(), begin, c.s, b.n, bound, c.chunk, true, b, stream, kOnchipTile);
+}
+
 void BucketSorter::do_sort(const SortBuffers& b, cudaStream_t stream, StepTimer& timer) {
   const std::uint32_t n = static_cast<std::uint32_t>(b.n);
   if (n == 0) return;
@@ -252,8 +336,11 @@ void BucketSorter::do_sort(const SortBuffers& b, cudaStream_t stream, StepTimer&
   {
     StepScope step(timer, "local sort");
     if (radix_for(L))
-      local_radix_sort_kernel<<<m, kSortThreads, 0, stream>>>(b.keys_in, b.values_in, n, s, inline_sampling_,
-                                                              sorted_.data(), samples_.data());
+      with_radix_bits(radix_bits_, [&](auto bits) {
+        using Tile = SmallTile<decltype(bits)::value>;
+        local_radix_sort_kernel<Tile><<<m, Tile::kThreads, Tile::kStorageBytes, stream>>>(
+            b.keys_in, b.values_in, n, s, inline_sampling_, sorted_.data(), samples_.data());
+      });
     else
       local_sort_kernel<<<m, kSortThreads, local_sort_smem(L), stream>>>(b.keys_in, b.values_in, n, L, s,
                                                                          inline_sampling_, sorted_.data(),
@@ -270,8 +357,11 @@ void BucketSorter::do_sort(const SortBuffers& b, cudaStream_t stream, StepTimer&
     StepScope step(timer, "sample sort");
     if (cub_sample_sort_) {
       std::size_t bytes = radix_bytes_;
+      // The samples lie in position order (sublist by sublist, each ascending), so a stable sort
+      // of their keys alone leaves them in (key, p) order: half the passes of the whole words.
       DEPTHSORT_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(radix_temp_.data(), bytes, samples_.data(),
-                                                          samples_alt_.data(), static_cast<int>(ms), 0, 64, stream));
+                                                          samples_alt_.data(), static_cast<int>(ms), sample_begin_bit(),
+                                                          64, stream));
       sorted_samples = samples_alt_.data();
     } else {
       two_words_kernel<<<1, 1, 0, stream>>>(sample_begin_.data(), 0, ms);
@@ -287,8 +377,8 @@ void BucketSorter::do_sort(const SortBuffers& b, cudaStream_t stream, StepTimer&
   {
     StepScope step(timer, "sample indexing");
     sample_indexing_kernel<<<m, kIndexThreads, indexing_smem(L, s), stream>>>(sorted_.data(), n, L, s, m,
-                                                                            splitters_.data(), bounds_.data(),
-                                                                            sizes_.data());
+                                                                            splitters_.data(), c.gather,
+                                                                            bounds_.data(), sizes_.data());
     DEPTHSORT_CUDA_CHECK_LAUNCH("bucket-sort sample_indexing_kernel");
   }
   {
@@ -299,7 +389,7 @@ void BucketSorter::do_sort(const SortBuffers& b, cudaStream_t stream, StepTimer&
     bucket_begin_kernel<<<blocks_for(s + 1, 256), 256, 0, stream>>>(offsets_.data(), m, s, n, bucket_begin_.data());
     DEPTHSORT_CUDA_CHECK_LAUNCH("bucket-sort bucket_begin_kernel");
   }
-  {
+  if (!c.gather) {
     StepScope step(timer, "relocation");
     relocation_kernel<<<m, kMoveThreads, 2 * s * 4, stream>>>(sorted_.data(), n, L, s, m, bounds_.data(),
                                                               offsets_.data(), buckets_.data());
@@ -307,7 +397,10 @@ void BucketSorter::do_sort(const SortBuffers& b, cudaStream_t stream, StepTimer&
   }
   {
     StepScope step(timer, "sublist sort");
-    sort_segments(buckets_.data(), bucket_begin_.data(), s, n, bucket_bound(b.n, c), c.chunk, true, b, stream);
+    if (c.onchip)
+      sort_buckets_onchip(c, bucket_bound(b.n, c), b, stream);
+    else
+      sort_segments(buckets_.data(), bucket_begin_.data(), s, n, bucket_bound(b.n, c), c.chunk, true, b, stream);
   }
 }
 

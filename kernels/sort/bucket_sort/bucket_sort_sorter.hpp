@@ -25,6 +25,16 @@ inline constexpr OptionSpec kBucketSortOptions[] = {
     {"cub_sample_sort", "step 4 by CUB's radix sort of the 64-bit samples instead of bitonic sort", 1, 0, 1},
     {"radix_block_sort", "steps 2 and 9 by CUB's block radix sort of 8192-pair tiles instead of bitonic sort", 1, 0,
      1},
+    // The default is predicted, not measured (docs/algorithms/bucket-sort.md): 0 restores the old one.
+    {"onchip", "every bucket sorted by one block on chip (auto s so that 2n/s <= 16K pairs, radix sort over the "
+               "bits the bucket's keys do not share, relocation fused into it); needs radix_block_sort", 1, 0, 1},
+    // Predicted, not measured, like onchip: 4 is CUB's default and the previous one.
+    {"radix_bits", "bits per pass of the block radix sorts of the local sort and onchip's bucket sort (4 or 5)", 5,
+     4, 5},
+    {"bucket_key_bits", "onchip's bucket sort over the key bits its bucket's keys do not share (0: all 32, the same "
+                        "work on every input)", 1, 0, 1},
+    {"sample_key_sort", "step 4's CUB sort over the 32 key bits alone (stable: the samples are in position order)", 1,
+     0, 1},
 };
 
 // The configuration one sort ran with.
@@ -33,6 +43,8 @@ struct Config {
   std::uint32_t sublist = 0;   // L = n/m
   std::uint32_t chunk = 0;     // C
   std::uint32_t m = 0;         // sublists
+  bool onchip = false;         // buckets sorted by one block each (radix tiles up to kOnchipTile)
+  bool gather = false;         // onchip with the relocation fused into the bucket sort
 };
 
 class BucketSorter final : public Sorter {
@@ -59,8 +71,10 @@ class BucketSorter final : public Sorter {
   // Steps 4 (samples: whole words, to_pairs false) and 9 (buckets: by key, to the output).
   void sort_segments(std::uint64_t* data, const std::uint32_t* begin, std::uint32_t segments, std::uint64_t total,
                      std::uint64_t max_segment, std::uint32_t chunk, bool to_pairs, const SortBuffers& b,
-                     cudaStream_t stream);
+                     cudaStream_t stream, std::uint32_t min_size = 0);
   bool radix_for(std::uint32_t tile) const;
+  int sample_begin_bit() const { return sample_key_sort_ ? 32 : 0; }
+  void sort_buckets_onchip(const Config& c, std::uint64_t bound, const SortBuffers& b, cudaStream_t stream);
 
   int s_option_ = 0;
   int sublist_option_ = 0;
@@ -69,6 +83,10 @@ class BucketSorter final : public Sorter {
   bool inline_sampling_ = true;
   bool cub_sample_sort_ = true;
   bool radix_block_sort_ = true;
+  bool onchip_ = true;
+  bool sample_key_sort_ = true;
+  int radix_bits_ = 5;
+  bool bucket_key_bits_ = true;
   Config last_{};
   std::size_t last_n_ = 0;
   std::size_t workspace_bytes_ = 0;
