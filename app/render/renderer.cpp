@@ -154,6 +154,21 @@ Renderer::Renderer(const Scene& scene, bool offscreen, int width, int height) : 
   buffers_.mesh_indices = make_buffer(static_cast<GLsizeiptr>(mesh.indices.size() * sizeof(std::uint32_t)),
                                       mesh.indices.data(), GL_STATIC_DRAW, "mesh indices");
   pull_vao_ = make_vertex_array();
+  {
+    // The pulled draw reads whole buffers as storage blocks, which the driver caps in size.
+    GLint64 limit = 0;
+    DEPTHSORT_GL_CHECK(glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &limit));
+    const struct { const char* what; std::size_t bytes; } blocks[] = {
+        {"mesh vertices", mesh.vertices.size() * sizeof(MeshVertex)},
+        {"mesh indices", mesh.indices.size() * sizeof(std::uint32_t)},
+        {"particle vertices", scene.particles * sizeof(ParticleVertex)},
+        {"primitive order", (buffers_.triangles + buffers_.particles) * sizeof(std::uint32_t)}};
+    for (const auto& block : blocks)
+      if (limit > 0 && block.bytes > static_cast<std::uint64_t>(limit) && pull_limit_.empty())
+        pull_limit_ = std::string("the single order's draw reads the ") + block.what + " (" +
+                      std::to_string(block.bytes) + " bytes) as a storage block, above this driver's limit of " +
+                      std::to_string(limit) + " bytes; use --separate-passes or a smaller scene";
+  }
 
   mesh_vao_ = make_position_colour_vao(buffers_.mesh_vertices.get(), sizeof(MeshVertex), 3, offsetof(MeshVertex, rgba),
                                       buffers_.mesh_elements.get());
@@ -242,6 +257,7 @@ void Renderer::draw(const Scene& scene, const Camera& camera, const DrawOptions&
   if (options.separate_passes) {
     draw_separate(view, projection, point_scale, options);
   } else if (buffers_.triangles + buffers_.particles > 0) {
+    if (!pull_limit_.empty()) throw GlError(pull_limit_);
     GlDebugGroup pulled_group("draw primitives");
     DEPTHSORT_GL_CHECK(glUseProgram(pull_program_.get()));
     DEPTHSORT_GL_CHECK(glUniformMatrix4fv(pull_view_, 1, GL_FALSE, glm::value_ptr(view)));

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include <glm/vec3.hpp>
@@ -102,6 +103,7 @@ class Renderer {
   void draw_pulled(bool identity, GLuint vertices_per_primitive);
   SceneBuffers buffers_;
   GlVertexArray pull_vao_;  // no attributes: the vertex shader reads storage buffers
+  std::string pull_limit_;  // why the pulled draw cannot read this scene's buffers ("" if it can)
   GlProgram pull_program_;
   GLint pull_view_ = -1, pull_projection_ = -1, pull_triangles_ = -1, pull_primitives_ = -1, pull_first_ = -1, pull_vertices_ = -1,
         pull_identity_ = -1, pull_colour_ = -1, pull_point_scale_ = -1, pull_opacity_ = -1, pull_lighting_ = -1;
