@@ -9,6 +9,7 @@
 #include <glm/geometric.hpp>
 
 #include "depthsort/count_text.hpp"
+#include "depthsort/sorter.hpp"
 #include "scene/obj_loader.hpp"
 #include "text.hpp"
 
@@ -145,6 +146,11 @@ Scene build_scene(const Config& config, bool cpu_path, std::string& notes, const
   if (scene.memory_line.empty()) check(scene.mesh.triangles(), scene.mesh.vertices.size(), scene.mesh.triangles());
 
   check_count(scene.mesh.triangles(), kMaxTriangles, "triangles", kTriangleFlags);  // as built (knot rounding, tiling)
+  // One order sorts every primitive together, as 32-bit ids of at most Sorter::kMaxPairs pairs.
+  if (scene.mesh.triangles() + scene.particles > Sorter::kMaxPairs)
+    throw UsageError(std::to_string(scene.mesh.triangles()) + " triangles and " + std::to_string(scene.particles) +
+                     " particles are sorted together, above the limit of " + std::to_string(Sorter::kMaxPairs) +
+                     " primitives; use fewer --triangles/--copies/--particles");
   if (scene.particles > 0 && scene.fixed_particles.empty()) what += " + " + format_count(scene.particles) + " particles";
 
   // Camera: the test scene's is fixed (its pixels are known); others frame what is there.
