@@ -244,7 +244,7 @@ struct Cli {
 
   static std::string limits_help() {
     return "Limits (checked before anything is built): " + std::to_string(kMaxTriangles) + " triangles, " +
-           std::to_string(kMaxParticles) + " particles, 10^8 frames; OBJ files up to 1 GiB, MTL files up to "
+           std::to_string(kMaxParticles) + " particles (" + std::to_string(kMaxParticles) + " of both together), 10^8 frames; OBJ files up to 1 GiB, MTL files up to "
            "16 MiB; the scene's memory estimate must fit the host's available (and the GPU's free) memory.";
   }
 
