@@ -6,7 +6,7 @@
 #   scripts/demo-views-gpu.sh BUILD_DIR OUT_DIR
 #
 # Expects the GL libraries installed and __EGL_VENDOR_LIBRARY_FILENAMES exported (DEVICE.md).
-# Writes OUT_DIR/views/{*.log,*.json,*.png,summary.txt}; about 90 s on an H200.
+# Writes OUT_DIR/views/{*.log,*.json,*.png,summary.txt}; about 2 minutes on an H200.
 set -u
 BUILD=${1:?usage: demo-views-gpu.sh BUILD_DIR OUT_DIR}
 OUT=${2:?usage: demo-views-gpu.sh BUILD_DIR OUT_DIR}
@@ -40,12 +40,14 @@ rc=$?
 note "gpu tests rc=$rc: $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$D/gpu-tests.log" | tr '\n' ' ')"
 
 # 2. Issue 13: sort steps from scratch vs coherent, 5M triangles + 1M particles sorted together,
-#    orbit, every frame's order checked (sort/* medians in the JSON).
-for s in cub-radix hybrid; do
-  for mode in scratch coherent; do
-    extra=(); [ $mode = coherent ] && extra=(--coherent)
-    run "sort-$s-$mode" 100 --no-draw --triangles 5M --particles 1M --camera-path orbit --frames 300 \
-      --check-every 1 --sorter $s "${extra[@]}" --json "$D/sort-$s-$mode.json"
+#    on the three camera paths, every frame's order checked (sort/* medians in the JSON).
+for path in orbit fly-through cuts; do
+  for s in cub-radix hybrid; do
+    for mode in scratch coherent; do
+      extra=(); [ $mode = coherent ] && extra=(--coherent)
+      run "sort-$path-$s-$mode" 60 --no-draw --triangles 5M --particles 1M --camera-path $path --frames 300 \
+        --check-every 1 --sorter $s "${extra[@]}" --json "$D/sort-$path-$s-$mode.json"
+    done
   done
 done
 
