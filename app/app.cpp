@@ -22,6 +22,7 @@
 #include "depthsort/errors.hpp"
 #include "depthsort/output_file.hpp"
 #include "depthsort/registry.hpp"
+#include "depthsort/teaching.hpp"
 #include "frame.hpp"
 #include "interop/gl_interop.hpp"
 #include "memory.hpp"
@@ -179,6 +180,12 @@ class App {
     ui_.knot_triangles =
         config_.meshes.empty() && config_.scene == SceneKind::Knot ? static_cast<int>(scene_.mesh.triangles()) : 0;
     ui_.check_every = config_.check_every;
+    ui_.separate_passes = config_.separate_passes;
+    ui_.coherent = config_.coherent;
+    ui_.triangle_sprites = config_.triangle_sprites;
+    ui_.colour_mode = config_.colour_mode;
+    ui_.wipe_on = config_.wipe >= 0.0f;
+    if (ui_.wipe_on) ui_.wipe = config_.wipe;
     ui_.vsync = config_.vsync;
     camera_ = scene_.camera;
     views_.saved[0] = camera_;
@@ -301,18 +308,93 @@ class App {
     c.freeze = ui_.freeze;
     c.simulate = ui_.simulate;
     c.check_every = cycle_.empty() ? ui_.check_every : 1;  // cycling: every frame's sorter checked
+    c.separate_passes = ui_.separate_passes;
+    c.coherent = ui_.coherent;
+    c.segment_ids = !ui_.separate_passes && ui_.colour_mode == static_cast<int>(ColourMode::Segment);
     c.emitter = scene_.emitter;
     c.emitter.time = time;
     c.emitter.dt = dt;
     return c;
   }
 
+  PanelInfo panel_info(std::size_t device_used, std::size_t device_total, float fps) {
+    PanelInfo info;
+    info.device = device_line_;
+    info.gl = gl_line_;
+    info.scene = scene_.description;
+    info.notes = notes_;
+    info.error = panel_error_;
+    info.triangles = scene_.mesh.triangles();
+    info.particles = scene_.particles;
+    info.device_bytes_used = device_used;
+    info.device_bytes_total = device_total;
+    info.workspace_bytes = pipeline_->workspace_bytes();
+    info.gpu_path = pipeline_->on_gpu();
+    if (const Sorter* sorter = pipeline_->sorter()) {
+      const Segments segments = sorter->segments();
+      info.segments = segments.count;
+      if (segments.kind && *segments.kind) info.segment_kind = segments.kind;
+    }
+    info.compare_bars = compare_bars_;
+    info.histogram = histogram_segments_ > 0 ? &histogram_ : nullptr;
+    info.histogram_segments = histogram_segments_;
+    info.check = &pipeline_->check();
+    info.views = &views_;
+    info.fps = fps;
+    return info;
+  }
+
+  // The teaching views' requests (panel buttons; the last frame of a headless --panel run): user
+  // actions outside the steady loop, so they may allocate and wait.
+  void run_teaching_requests(bool compare, bool histogram) {
+    if (compare && pipeline_->on_gpu()) compare_bars_ = pipeline_->compare_all(compare_runner_);
+    if (histogram) {
+      histogram_segments_ = 0;
+      if (pipeline_->segment_starts(segment_starts_)) {
+        const std::size_t n = scene_.mesh.triangles() + scene_.particles;
+        histogram_ = size_histogram(segment_sizes(segment_starts_, pipeline_->separate_passes() ? scene_.mesh.triangles() : n), 32);
+        histogram_segments_ = segment_starts_.size();
+      }
+    }
+  }
+
+  // Headless --panel: the panel drawn over the frame in the offscreen target, as in a window.
+  void draw_headless_panel(const Timings& timings, double now, float host_ms) {
+    std::size_t used = 0, total = 0;
+    if (pipeline_->on_gpu()) {
+      std::size_t free_bytes = 0;
+      if (cudaMemGetInfo(&free_bytes, &total) == cudaSuccess) used = total - free_bytes;
+      else cudaGetLastError();
+    }
+    PanelInfo info = panel_info(used, total, host_ms > 0 ? 1000.0f / host_ms : 0.0f);
+    info.headless = true;
+    GlDebugGroup group("ui");
+    NvtxRange range("ui");
+    imgui_->begin_frame();
+    panel_.draw(ui_, info, timings, now);
+    imgui_->end_frame();
+  }
+
+  DrawOptions draw_options() const {
+    DrawOptions d;
+    d.opacity = ui_.opacity;
+    d.lighting = ui_.lighting;
+    d.separate_passes = ui_.separate_passes;
+    d.triangle_sprites = ui_.triangle_sprites;
+    // Rank, segment and the wipe show the single order; the separate passes draw the scene's colours.
+    if (!ui_.separate_passes) {
+      d.colour = static_cast<ColourMode>(ui_.colour_mode);
+      d.wipe = ui_.wipe_on ? ui_.wipe : -1.0f;
+    }
+    return d;
+  }
+
   void collect(Timings& timings, bool wait, bool sorted, double now, std::uint64_t frame, float host_ms) {
     if (wait) {
       for (const StepTime& s : pipeline_->timer().wait_last()) timings.add("frame", s.name, s.ms, now, frame);
       timings.add("frame", "compute", pipeline_->timer().last_frame_ms(), now, frame);
-      if (sorted && pipeline_->mesh_sorter())
-        for (const StepTime& s : pipeline_->mesh_sorter()->timer().wait_last()) timings.add("sort", s.name, s.ms, now, frame);
+      if (sorted && pipeline_->sorter())
+        for (const StepTime& s : pipeline_->sorter()->timer().wait_last()) timings.add("sort", s.name, s.ms, now, frame);
       if (sorted && pipeline_->particle_sorter())
         for (const StepTime& s : pipeline_->particle_sorter()->timer().wait_last())
           timings.add("particle sort", s.name, s.ms, now, frame);
@@ -329,7 +411,7 @@ class App {
         }
         timings.add("frame", "step sum", total, now, frame);
       }
-      if (pipeline_->mesh_sorter() && pipeline_->mesh_sorter()->timer().poll(steps_))
+      if (pipeline_->sorter() && pipeline_->sorter()->timer().poll(steps_))
         for (const StepTime& s : steps_) timings.add("sort", s.name, s.ms, now, frame);
       if (pipeline_->particle_sorter() && pipeline_->particle_sorter()->timer().poll(steps_))
         for (const StepTime& s : steps_) timings.add("particle sort", s.name, s.ms, now, frame);
@@ -347,6 +429,8 @@ class App {
     const Camera base = camera_;
     const bool draw = config_.draw;
     reserve_memory_samples(frames);
+    if (config_.panel) imgui_ = std::make_unique<ImGuiLayer>(renderer_->width(), renderer_->height());
+    float last_host_ms = 0;
     for (std::uint64_t f = 0; f < frames; ++f) {
       NvtxRange frame_range("frame");
       const auto start = std::chrono::steady_clock::now();
@@ -359,8 +443,14 @@ class App {
       if (draw) {
         NvtxRange range("draw");
         gl_timer_->begin_step("draw");
-        renderer_->draw(scene_, camera_, ui_.opacity, ui_.lighting);
+        renderer_->draw(scene_, camera_, draw_options());
         gl_timer_->end_step();
+        if (imgui_) {
+          if (f + 1 == frames) run_teaching_requests(true, true);
+          gl_timer_->begin_step("ui");
+          draw_headless_panel(timings, static_cast<double>(time), last_host_ms);
+          gl_timer_->end_step();
+        }
       }
       gl_timer_->end_frame();
       pipeline_->poll_check();
@@ -368,6 +458,7 @@ class App {
       const float host_ms =
           std::chrono::duration<float, std::milli>(std::chrono::steady_clock::now() - start).count();
       collect(timings, true, sorted, static_cast<double>(time), f, host_ms);
+      last_host_ms = host_ms;
     }
     pipeline_->finish_checks();
     DEPTHSORT_GL_CHECK(glFinish());
@@ -445,6 +536,11 @@ class App {
     m["frames"] = frames;
     m["draw"] = config_.draw;
     m["sort"] = ui_.sort;
+    m["order"] = ui_.separate_passes ? "separate passes" : "single";
+    m["coherent"] = ui_.coherent;
+    m["sprite_shape"] = ui_.triangle_sprites ? "triangle" : "quad";
+    m["colour"] = ui_.colour_mode == 1 ? "rank" : ui_.colour_mode == 2 ? "segment" : "scene";
+    if (ui_.wipe_on && !ui_.separate_passes) m["wipe"] = ui_.wipe;
     m["order_checks"] = c.checks;
     m["order_check_failures"] = c.failures;
     if (!cycle_.empty()) {
@@ -521,7 +617,14 @@ class App {
         rebuild(ui_, true);
       }
     }
-    ui_.rebuild = ui_.reset_camera = false;
+    if (ui_.compare_all || ui_.histogram) {
+      try {
+        run_teaching_requests(ui_.compare_all, ui_.histogram);
+      } catch (const std::exception& e) {
+        panel_error_ = e.what();
+      }
+    }
+    ui_.rebuild = ui_.reset_camera = ui_.compare_all = ui_.histogram = false;
     ui_.save_view = ui_.load_view = -1;
   }
 
@@ -580,7 +683,7 @@ class App {
       {
         NvtxRange range("draw");
         gl_timer_->begin_step("draw");
-        renderer_->draw(scene_, camera_, ui_.opacity, ui_.lighting);
+        renderer_->draw(scene_, camera_, draw_options());
         gl_timer_->end_step();
       }
 
@@ -589,21 +692,7 @@ class App {
         if (cudaMemGetInfo(&free_bytes, &total) == cudaSuccess) used = total - free_bytes;
         memory_polled = now;
       }
-      PanelInfo info;
-      info.device = device_line_;
-      info.gl = gl_line_;
-      info.scene = scene_.description;
-      info.notes = notes_;
-      info.error = panel_error_;
-      info.triangles = scene_.mesh.triangles();
-      info.particles = scene_.particles;
-      info.device_bytes_used = used;
-      info.device_bytes_total = total;
-      info.workspace_bytes = pipeline_->workspace_bytes();
-      info.gpu_path = pipeline_->on_gpu();
-      info.check = &pipeline_->check();
-      info.views = &views_;
-      info.fps = fps;
+      const PanelInfo info = panel_info(used, total, fps);
       gl_timer_->begin_step("ui");
       {
         GlDebugGroup group("ui");
@@ -658,6 +747,12 @@ class App {
   std::vector<StepTime> steps_;
   std::vector<SorterChoice> cycle_;           // --cycle-sorters: the sorters gone through, in order
   std::vector<MemorySample> memory_samples_;  // --cycle-sorters: reserved before the frame loop
+  // Teaching views (filled on request, not per frame).
+  CompareAll compare_runner_;
+  std::vector<StepBar> compare_bars_;
+  std::vector<std::uint32_t> segment_starts_;
+  SizeHistogram histogram_;
+  std::size_t histogram_segments_ = 0;
   bool was_dragging_ = false;
   double last_x_ = 0, last_y_ = 0;
 };

@@ -102,12 +102,14 @@ struct Cli {
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
         ->group(scene);
     text("--scene", "knot (default: a procedural torus knot of ~2M triangles, scaled down on the CPU path), "
-                    "test (3 overlapping triangles), none",
+                    "test (3 overlapping triangles), mixed (a particle between two triangles), none",
          "NAME", [&c](const std::string& v) {
            if (v == "knot") c.scene = SceneKind::Knot;
            else if (v == "test") c.scene = SceneKind::Test;
+           else if (v == "mixed") c.scene = SceneKind::Mixed;
            else if (v == "none") c.scene = SceneKind::None;
-           else throw UsageError("--scene: unknown scene " + quote_for_message(v) + "; valid scenes: knot, test, none");
+           else throw UsageError("--scene: unknown scene " + quote_for_message(v) +
+                                 "; valid scenes: knot, test, mixed, none");
          })->group(scene);
     text("--copies", "tile the mesh (or the knot) N times", "N", [&c](const std::string& v) {
       c.copies = count_value("--copies", v, 1, kMaxCopies);
@@ -195,11 +197,54 @@ struct Cli {
     app.add_flag_callback("--no-vsync", [&c] { c.vsync = false; }, "windowed: swap without waiting for vertical sync")
         ->group(running);
     app.add_flag("--quiet", c.quiet, "print only errors")->group(running);
+    add_frame_options(c, text);
+  }
+
+  // Drawing and the frame's order (issues 12 and 13), kept together for merges.
+  template <class Text>
+  void add_frame_options(Config& c, const Text& text) {
+    const char* drawing = "Drawing";
+    const int width = static_cast<int>(kHelpWidth - kHelpColumn);
+    app.add_flag("--separate-passes", c.separate_passes,
+                 wrap("sort the triangles and the particles apart and draw all triangles, then all particles (the "
+                      "wrong blend where they mix; default: one order for every primitive, one draw)",
+                      static_cast<std::size_t>(width)))
+        ->group(drawing);
+    app.add_flag("--coherent", c.coherent,
+                 wrap("frame-coherent sorting: compute each frame's depths in the last frame's sorted order, so the "
+                      "sorter gets nearly sorted input (still exact, still checked)", static_cast<std::size_t>(width)))
+        ->group("Sorting");
+    text("--colour", "scene (default), rank (by position in the sorted order, far blue to near red), segment (by "
+                     "the bucket or sublist the sorter put each primitive in)",
+         "MODE", [&c](const std::string& v) {
+           if (v == "scene") c.colour_mode = 0;
+           else if (v == "rank") c.colour_mode = 1;
+           else if (v == "segment") c.colour_mode = 2;
+           else throw UsageError("--colour: unknown mode " + quote_for_message(v) + "; valid modes: scene, rank, segment");
+         })->group(drawing);
+    text("--wipe", "split screen: unsorted blending left of F x width, sorted right of it (F in [0, 1])", "F",
+         [&c](const std::string& v) {
+           char* end = nullptr;
+           const float f = std::strtof(v.c_str(), &end);
+           if (v.empty() || end != v.c_str() + v.size() || !(f >= 0.0f && f <= 1.0f))
+             throw UsageError("--wipe needs a number in [0, 1], got " + quote_for_message(v));
+           c.wipe = f;
+         })->group(drawing);
+    text("--sprite-shape", "quad (default: two triangles a particle, six vertices a primitive in the single "
+                           "order's draw) or triangle (one triangle around the sprite's disc: three vertices a "
+                           "primitive)",
+         "SHAPE", [&c](const std::string& v) {
+           if (v == "quad") c.triangle_sprites = false;
+           else if (v == "triangle") c.triangle_sprites = true;
+           else throw UsageError("--sprite-shape: unknown shape " + quote_for_message(v) + "; valid shapes: quad, triangle");
+         })->group(drawing);
+    app.add_flag("--panel", c.panel, "headless: draw the control panel into the frames (and the screenshot)")
+        ->group(drawing);
   }
 
   static std::string limits_help() {
     return "Limits (checked before anything is built): " + std::to_string(kMaxTriangles) + " triangles, " +
-           std::to_string(kMaxParticles) + " particles, 10^8 frames; OBJ files up to 1 GiB, MTL files up to "
+           std::to_string(kMaxParticles) + " particles (" + std::to_string(kMaxParticles) + " of both together), 10^8 frames; OBJ files up to 1 GiB, MTL files up to "
            "16 MiB; the scene's memory estimate must fit the host's available (and the GPU's free) memory.";
   }
 
@@ -234,11 +279,18 @@ void check_combinations(Config& c) {
   if (c.cycle_sorters && !c.sorter.empty())
     throw UsageError("--cycle-sorters and --sorter exclude each other (cycling goes through every sorter)");
   if (c.cycle_sorters && !c.sort) throw UsageError("--cycle-sorters needs sorting on (drop --no-sort)");
+  if (c.scene == SceneKind::Mixed && c.particles)
+    throw UsageError("--particles: --scene mixed has its own single particle");
+  if (c.panel && !c.draw) throw UsageError("--panel draws the panel over the frame; drop --no-draw");
+  if (c.wipe >= 0.0f && c.separate_passes)
+    throw UsageError("--wipe compares the single order with submission order; drop --separate-passes");
+  if (c.colour_mode != 0 && c.separate_passes)
+    throw UsageError("--colour rank|segment colours the single order; drop --separate-passes");
   if (!c.meshes.empty() && c.copies && c.triangles)
     throw UsageError("--copies and --triangles both size the tiling of --mesh files; give one of them");
   if (c.meshes.empty() && c.scene != SceneKind::Knot && (c.copies || c.triangles))
     throw UsageError(std::string(c.copies ? "--copies" : "--triangles") + " sizes a mesh, but --scene " +
-                     (c.scene == SceneKind::Test ? "test" : "none") +
+                     (c.scene == SceneKind::Test ? "test" : c.scene == SceneKind::Mixed ? "mixed" : "none") +
                      " has none to tile (use --mesh FILE or the knot)");
   // Options belong to one sorter: they are checked against the one asked for, not against the one
   // a machine without a GPU falls back to (the app drops them then, with a note).

@@ -19,7 +19,7 @@ class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-enum class SceneKind { Knot, Test, None };
+enum class SceneKind { Knot, Test, Mixed, None };
 
 struct Config {
   // Scene
@@ -47,6 +47,13 @@ struct Config {
   bool draw = true;                            // --no-draw
   bool vsync = true;                           // --no-vsync
   bool quiet = false;                          // --quiet
+  // Drawing and the frame's order (issues 12 and 13; the demo-frame block of cli.cpp)
+  bool separate_passes = false;                // --separate-passes: sort and draw meshes and particles apart
+  bool coherent = false;                       // --coherent: depths in last frame's sorted order
+  int colour_mode = 0;                         // --colour scene|rank|segment (ColourMode)
+  float wipe = -1.0f;                          // --wipe F: unsorted left of F x width; < 0 none
+  bool panel = false;                          // --panel: headless screenshots show the panel
+  bool triangle_sprites = false;               // --sprite-shape triangle (default quad)
 };
 
 enum class CliAction { Run, Help, Version };

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <optional>
 #include <stdexcept>
 #include <utility>
@@ -17,6 +18,7 @@
 #include "depthsort/device_buffer.hpp"
 #include "depthsort/errors.hpp"
 #include "depthsort/keys.hpp"
+#include "depthsort/teaching.hpp"
 #include "interop/gl_interop.hpp"
 #include "timings.hpp"
 
@@ -55,10 +57,10 @@ class GpuPipeline final : public FramePipeline {
  public:
   GpuPipeline(SceneBuffers& buffers, const Scene& scene, std::span<const SorterChoice> choices)
       : FramePipeline(TimerClock::CudaEvents), triangles_(buffers.triangles), particles_(buffers.particles),
-        bad_host_(2) {
+        n_(triangles_ + particles_), fixed_particles_(!scene.fixed_particles.empty()), bad_host_(2) {
     // The scene's CUDA-side memory, checked up front so the message has the sizes.
-    const std::size_t need = triangles_ * (3 * sizeof(std::uint32_t) + 4 * sizeof(float)) +
-                             particles_ * (sizeof(ParticleState) + 4 * sizeof(float));
+    const std::size_t need = triangles_ * 3 * sizeof(std::uint32_t) + particles_ * sizeof(ParticleState) +
+                             n_ * (5 * sizeof(float));
     std::size_t free_bytes = 0, total_bytes = 0;
     DEPTHSORT_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
     if (need > free_bytes)
@@ -74,7 +76,6 @@ class GpuPipeline final : public FramePipeline {
       indices_ = DeviceBuffer<std::uint32_t>(3 * triangles_, "mesh triangle list");
       DEPTHSORT_CUDA_CHECK(cudaMemcpy(indices_.data(), scene.mesh.indices.data(), indices_.bytes(),
                                       cudaMemcpyHostToDevice));
-      mesh_keys_ = SortSet(triangles_, "mesh keys");
     }
     if (particles_ > 0) {
       particle_vertices_ = RegisteredBuffer(buffers.particle_vertices.get(), cudaGraphicsRegisterFlagsNone,
@@ -82,16 +83,28 @@ class GpuPipeline final : public FramePipeline {
       particle_elements_ = RegisteredBuffer(buffers.particle_elements.get(), cudaGraphicsRegisterFlagsWriteDiscard,
                                             "particle elements");
       state_ = DeviceBuffer<ParticleState>(particles_, "particle state");
-      particle_keys_ = SortSet(particles_, "particle keys");
+    }
+    if (n_ > 0) {
+      primitive_order_ = RegisteredBuffer(buffers.primitive_order.get(), cudaGraphicsRegisterFlagsWriteDiscard,
+                                          "primitive order");
+      segment_ids_ = RegisteredBuffer(buffers.segment_ids.get(), cudaGraphicsRegisterFlagsWriteDiscard,
+                                      "segment ids");
+      keys_ = SortSet(n_, "primitive keys");
+      key_of_id_ = DeviceBuffer<float>(n_, "check: key of each primitive id");
     }
     bad_device_ = DeviceBuffer<unsigned int>(2, "correctness counters");
     make_sorters(choices, triangles_, particles_);
 
-    if (particles_ > 0) {  // the fountain in its steady state
+    if (particles_ > 0) {  // the fountain in its steady state, or the scene's fixed particles
       RegisteredBuffer* list[] = {&particle_vertices_};
       InteropMapping mapping(list, 1, stream_.get());
-      launch_particles_init(state_.data(), static_cast<ParticleVertex*>(mapping.pointer(0)), particles_,
-                            scene.emitter, stream_.get());
+      auto* vertices = static_cast<ParticleVertex*>(mapping.pointer(0));
+      if (fixed_particles_)
+        DEPTHSORT_CUDA_CHECK(cudaMemcpyAsync(vertices, scene.fixed_particles.data(),
+                                             particles_ * sizeof(ParticleVertex), cudaMemcpyHostToDevice,
+                                             stream_.get()));
+      else
+        launch_particles_init(state_.data(), vertices, particles_, scene.emitter, stream_.get());
       mapping.unmap();
     }
     DEPTHSORT_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
@@ -101,29 +114,47 @@ class GpuPipeline final : public FramePipeline {
 
   bool on_gpu() const override { return true; }
 
+  bool segment_starts(std::vector<std::uint32_t>& starts) override {
+    Sorter* current = sorter();
+    const Segments found = current ? current->segments() : Segments{};
+    if (found.count == 0 || !found.starts) return false;
+    starts.resize(found.count);
+    DEPTHSORT_CUDA_CHECK(cudaMemcpyAsync(starts.data(), found.starts, found.count * sizeof(std::uint32_t),
+                                         cudaMemcpyDeviceToHost, stream_.get()));
+    DEPTHSORT_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
+    return true;
+  }
+
+  std::vector<StepBar> compare_all(CompareAll& runner) override {
+    if (n_ == 0) return {};
+    return runner.run(keys_.keys_in.data(), keys_.values_in.data(), n_, stream_.get());
+  }
+
   void compute(const Camera& camera, const FrameControls& controls, std::uint64_t frame_index) override {
+    // A check that has finished since the last poll frees the slot for this frame's check, so
+    // --check-every 1 checks every frame where the GPU keeps up (headless runs always do).
+    poll_check();
     const cudaStream_t stream = stream_.get();
     const DepthPlane plane = camera.depth_plane();
-    const bool order = !controls.freeze;
-    const bool simulate = particles_ > 0 && controls.simulate;
+    const bool order = !controls.freeze && n_ > 0;
+    const bool simulate = particles_ > 0 && controls.simulate && !fixed_particles_;
+    const bool coherent = use_previous_order(controls);
+    const bool separate = controls.separate_passes;
+    const bool segments = order && !separate && controls.segment_ids;
     // The buffers this frame touches, mapped together in one call.
-    std::array<RegisteredBuffer*, 4> list{};
-    int count = 0, at_mesh_vertices = -1, at_mesh_elements = -1, at_particle_vertices = -1,
-        at_particle_elements = -1;
-    if (triangles_ > 0 && order) {
-      at_mesh_vertices = count;
-      list[static_cast<std::size_t>(count++)] = &mesh_vertices_;
-      at_mesh_elements = count;
-      list[static_cast<std::size_t>(count++)] = &mesh_elements_;
-    }
-    if (particles_ > 0 && (order || simulate)) {
-      at_particle_vertices = count;
-      list[static_cast<std::size_t>(count++)] = &particle_vertices_;
-    }
-    if (particles_ > 0 && order) {
-      at_particle_elements = count;
-      list[static_cast<std::size_t>(count++)] = &particle_elements_;
-    }
+    std::array<RegisteredBuffer*, 6> list{};
+    int count = 0;
+    const auto add = [&](bool wanted, RegisteredBuffer& buffer) {
+      if (!wanted) return -1;
+      list[static_cast<std::size_t>(count)] = &buffer;
+      return count++;
+    };
+    const int at_mesh_vertices = add(triangles_ > 0 && order, mesh_vertices_);
+    const int at_particle_vertices = add(particles_ > 0 && (order || simulate), particle_vertices_);
+    const int at_mesh_elements = add(triangles_ > 0 && order && separate, mesh_elements_);
+    const int at_particle_elements = add(particles_ > 0 && order && separate, particle_elements_);
+    const int at_order = add(order && !separate, primitive_order_);
+    const int at_segments = add(segments, segment_ids_);
 
     timer_.begin_frame(stream);
     std::optional<InteropMapping> mapping;
@@ -131,14 +162,13 @@ class GpuPipeline final : public FramePipeline {
       StepScope step(timer_, "map");
       mapping.emplace(list.data(), count, stream);
     }
-    const auto* mesh_vertices =
-        at_mesh_vertices >= 0 ? static_cast<const MeshVertex*>(mapping->pointer(at_mesh_vertices)) : nullptr;
-    auto* mesh_elements =
-        at_mesh_elements >= 0 ? static_cast<std::uint32_t*>(mapping->pointer(at_mesh_elements)) : nullptr;
-    auto* particle_vertices =
-        at_particle_vertices >= 0 ? static_cast<ParticleVertex*>(mapping->pointer(at_particle_vertices)) : nullptr;
-    auto* particle_elements =
-        at_particle_elements >= 0 ? static_cast<std::uint32_t*>(mapping->pointer(at_particle_elements)) : nullptr;
+    const auto pointer = [&](int at) { return at >= 0 ? mapping->pointer(at) : nullptr; };
+    const auto* mesh_vertices = static_cast<const MeshVertex*>(pointer(at_mesh_vertices));
+    auto* particle_vertices = static_cast<ParticleVertex*>(pointer(at_particle_vertices));
+    auto* mesh_elements = static_cast<std::uint32_t*>(pointer(at_mesh_elements));
+    auto* particle_elements = static_cast<std::uint32_t*>(pointer(at_particle_elements));
+    auto* primitive_order = static_cast<std::uint32_t*>(pointer(at_order));
+    auto* segment_ids = static_cast<std::uint32_t*>(pointer(at_segments));
 
     if (simulate) {
       StepScope step(timer_, "simulate");
@@ -147,29 +177,39 @@ class GpuPipeline final : public FramePipeline {
     if (order) {
       {
         StepScope step(timer_, "depth");
-        if (mesh_vertices)
-          launch_triangle_depth(mesh_vertices, indices_.data(), triangles_, plane, mesh_keys_.keys_in.data(),
-                                mesh_keys_.values_in.data(), stream);
-        if (particle_vertices)
-          launch_point_depth(particle_vertices, particles_, plane, particle_keys_.keys_in.data(),
-                             particle_keys_.values_in.data(), stream);
+        // Coherent: ids in last frame's sorted order (values_out, which this frame's sort
+        // overwrites only after the depth kernel has read it).
+        launch_primitive_depth(mesh_vertices, indices_.data(), triangles_, particle_vertices, particles_,
+                               coherent ? keys_.values_out.data() : nullptr, plane, keys_.keys_in.data(),
+                               keys_.values_in.data(), stream);
       }
       if (controls.sort) {
         StepScope step(timer_, "sort");
-        if (Sorter* sorter = mesh_sorter()) sorter->sort(mesh_keys_.buffers(), stream);
-        if (Sorter* sorter = particle_sorter()) sorter->sort(particle_keys_.buffers(), stream);
+        if (!separate) {
+          sorter()->sort(keys_.buffers(0, n_), stream);
+        } else {
+          if (triangles_ > 0) sorter()->sort(keys_.buffers(0, triangles_), stream);
+          if (particles_ > 0) particle_sorter()->sort(keys_.buffers(triangles_, particles_), stream);
+        }
+        order_made();
       }
       {
         StepScope step(timer_, "gather");
-        if (mesh_elements)
-          launch_gather_triangles(indices_.data(), controls.sort ? mesh_keys_.values_out.data() : mesh_keys_.values_in.data(),
-                                  triangles_, mesh_elements, stream);
+        const std::uint32_t* ids = controls.sort ? keys_.values_out.data() : keys_.values_in.data();
+        if (primitive_order)
+          DEPTHSORT_CUDA_CHECK(cudaMemcpyAsync(primitive_order, ids, n_ * sizeof(std::uint32_t),
+                                               cudaMemcpyDeviceToDevice, stream));
+        if (mesh_elements) launch_gather_triangles(indices_.data(), ids, triangles_, mesh_elements, stream);
         if (particle_elements)
-          launch_gather_points(controls.sort ? particle_keys_.values_out.data() : particle_keys_.values_in.data(),
-                               particles_, particle_elements, stream);
+          launch_gather_points(ids + triangles_, particles_, static_cast<std::uint32_t>(triangles_),
+                               particle_elements, stream);
+        if (segment_ids) {
+          const Segments none{};
+          launch_segment_ids(controls.sort ? sorter()->segments() : none, n_, segment_ids, stream);
+        }
       }
       if (controls.sort && !check_pending_ && frame_index % static_cast<std::uint64_t>(controls.check_every) == 0)
-        queue_check(frame_index);
+        queue_check(frame_index, coherent, separate);
     }
     {
       StepScope step(timer_, "unmap");
@@ -198,22 +238,33 @@ class GpuPipeline final : public FramePipeline {
     SortSet(std::size_t n, const std::string& owner)
         : keys_in(n, owner + " (in)"), keys_out(n, owner + " (out)"), values_in(n, owner + " values (in)"),
           values_out(n, owner + " values (out)") {}
-    SortBuffers buffers() {
-      return SortBuffers{keys_in.data(), values_in.data(), keys_out.data(), values_out.data(), keys_in.size()};
+    // The pairs at [first, first + n): the separate passes sort two ranges of the same arrays.
+    SortBuffers buffers(std::size_t first, std::size_t n) {
+      return SortBuffers{keys_in.data() + first, values_in.data() + first, keys_out.data() + first,
+                         values_out.data() + first, n};
     }
     DeviceBuffer<float> keys_in, keys_out;
     DeviceBuffer<std::uint32_t> values_in, values_out;
   };
 
-  void queue_check(std::uint64_t frame_index) {
+  void queue_check(std::uint64_t frame_index, bool coherent, bool separate) {
     const cudaStream_t stream = stream_.get();
     DEPTHSORT_CUDA_CHECK(cudaMemsetAsync(bad_device_.data(), 0, bad_device_.bytes(), stream));
-    if (triangles_ > 0)
-      launch_check_sorted(mesh_keys_.keys_in.data(), mesh_keys_.keys_out.data(), mesh_keys_.values_out.data(),
-                          triangles_, bad_device_.data(), stream);
-    if (particles_ > 0)
-      launch_check_sorted(particle_keys_.keys_in.data(), particle_keys_.keys_out.data(),
-                          particle_keys_.values_out.data(), particles_, bad_device_.data() + 1, stream);
+    // Each id's key as it went into the sort: keys_in itself when the input was in id order.
+    const float* key_of_id = keys_.keys_in.data();
+    if (coherent) {
+      launch_scatter_keys(keys_.keys_in.data(), keys_.values_in.data(), n_, key_of_id_.data(), stream);
+      key_of_id = key_of_id_.data();
+    }
+    if (!separate) {
+      launch_check_sorted(key_of_id, n_, keys_.keys_out.data(), keys_.values_out.data(), n_, bad_device_.data(),
+                          stream);
+    } else {
+      launch_check_sorted(key_of_id, triangles_, keys_.keys_out.data(), keys_.values_out.data(), triangles_,
+                          bad_device_.data(), stream);
+      launch_check_sorted(key_of_id, n_, keys_.keys_out.data() + triangles_, keys_.values_out.data() + triangles_,
+                          particles_, bad_device_.data() + 1, stream);
+    }
     DEPTHSORT_CUDA_CHECK(cudaMemcpyAsync(bad_host_.data(), bad_device_.data(), bad_device_.bytes(),
                                          cudaMemcpyDeviceToHost, stream));
     DEPTHSORT_CUDA_CHECK(cudaEventRecord(check_event_.get(), stream));
@@ -227,12 +278,15 @@ class GpuPipeline final : public FramePipeline {
     record_check(check_, pending_frame_, bad_host_.data()[0], bad_host_.data()[1]);
   }
 
-  std::size_t triangles_, particles_;
+  std::size_t triangles_, particles_, n_;
+  bool fixed_particles_;
   CudaStream stream_;
-  RegisteredBuffer mesh_vertices_, mesh_elements_, particle_vertices_, particle_elements_;
+  RegisteredBuffer mesh_vertices_, mesh_elements_, particle_vertices_, particle_elements_, primitive_order_,
+      segment_ids_;
   DeviceBuffer<std::uint32_t> indices_;
   DeviceBuffer<ParticleState> state_;
-  SortSet mesh_keys_, particle_keys_;
+  SortSet keys_;
+  DeviceBuffer<float> key_of_id_;
   DeviceBuffer<unsigned int> bad_device_;
   PinnedBuffer<unsigned int> bad_host_;
   CudaEvent check_event_{cudaEventDisableTiming};
@@ -246,73 +300,103 @@ class CpuPipeline final : public FramePipeline {
  public:
   CpuPipeline(SceneBuffers& buffers, const Scene& scene, std::span<const SorterChoice> choices)
       : FramePipeline(TimerClock::Host), buffers_(buffers), vertices_(scene.mesh.vertices),
-        indices_(scene.mesh.indices), mesh_(scene.mesh.triangles()), particles_(scene.particles) {
+        indices_(scene.mesh.indices), triangles_(scene.mesh.triangles()), particles_(scene.particles),
+        fixed_particles_(!scene.fixed_particles.empty()), keys_(triangles_ + particles_) {
     elements_.resize(indices_.size());
-    state_.resize(particles_.n);
-    particle_vertices_.resize(particles_.n);
-    particle_elements_.resize(particles_.n);
-    for (std::size_t i = 0; i < particles_.n; ++i)
-      particle_init(state_[i], particle_vertices_[i], scene.emitter, static_cast<std::uint32_t>(i));
-    if (particles_.n > 0)
+    state_.resize(particles_);
+    particle_vertices_.resize(particles_);
+    particle_elements_.resize(particles_);
+    key_of_id_.resize(keys_.n);
+    segment_ids_.resize(keys_.n);
+    if (fixed_particles_) particle_vertices_ = scene.fixed_particles;
+    else
+      for (std::size_t i = 0; i < particles_; ++i)
+        particle_init(state_[i], particle_vertices_[i], scene.emitter, static_cast<std::uint32_t>(i));
+    if (particles_ > 0)
       DEPTHSORT_GL_CHECK(glNamedBufferSubData(buffers_.particle_vertices.get(), 0,
-                                              static_cast<GLsizeiptr>(particles_.n * sizeof(ParticleVertex)),
+                                              static_cast<GLsizeiptr>(particles_ * sizeof(ParticleVertex)),
                                               particle_vertices_.data()));
-    make_sorters(choices, mesh_.n, particles_.n);
+    make_sorters(choices, triangles_, particles_);
   }
 
   bool on_gpu() const override { return false; }
 
+  bool segment_starts(std::vector<std::uint32_t>& starts) override {
+    Sorter* current = sorter();
+    const Segments found = current ? current->segments() : Segments{};
+    if (found.count == 0 || !found.starts) return false;
+    starts.assign(found.starts, found.starts + found.count);
+    return true;
+  }
+
+  std::vector<StepBar> compare_all(CompareAll&) override { return {}; }
+
   void compute(const Camera& camera, const FrameControls& controls, std::uint64_t frame_index) override {
     const DepthPlane plane = camera.depth_plane();
-    const bool order = !controls.freeze;
-    const bool simulate = particles_.n > 0 && controls.simulate;
+    const std::size_t n = keys_.n;
+    const bool order = !controls.freeze && n > 0;
+    const bool simulate = particles_ > 0 && controls.simulate && !fixed_particles_;
+    const bool coherent = use_previous_order(controls);
+    const bool separate = controls.separate_passes;
+    const bool segments = order && !separate && controls.segment_ids;
     timer_.begin_frame(nullptr);
     if (simulate) {
       StepScope step(timer_, "simulate");
-      for (std::size_t i = 0; i < particles_.n; ++i) particle_step(state_[i], particle_vertices_[i], controls.emitter);
+      for (std::size_t i = 0; i < particles_; ++i) particle_step(state_[i], particle_vertices_[i], controls.emitter);
     }
     if (order) {
       {
         StepScope step(timer_, "depth");
-        for (std::size_t t = 0; t < mesh_.n; ++t) {
-          mesh_.keys_in[t] = triangle_key(plane, vertices_.data(), indices_.data(), t);
-          mesh_.values_in[t] = static_cast<std::uint32_t>(t);
-        }
-        for (std::size_t i = 0; i < particles_.n; ++i) {
-          const ParticleVertex& p = particle_vertices_[i];
-          particles_.keys_in[i] = point_key(plane, p.x, p.y, p.z);
-          particles_.values_in[i] = static_cast<std::uint32_t>(i);
+        // Coherent: ids in last frame's sorted order (values_out, overwritten only by this frame's sort).
+        for (std::size_t i = 0; i < n; ++i) {
+          const std::uint32_t id = coherent ? keys_.values_out[i] : static_cast<std::uint32_t>(i);
+          keys_.keys_in[i] = id < n ? primitive_key(plane, vertices_.data(), indices_.data(), triangles_,
+                                                    particle_vertices_.data(), id)
+                                    : -std::numeric_limits<float>::infinity();
+          keys_.values_in[i] = id;
         }
       }
       if (controls.sort) {
         StepScope step(timer_, "sort");
-        if (Sorter* sorter = mesh_sorter()) sorter->sort(mesh_.buffers());
-        if (Sorter* sorter = particle_sorter()) sorter->sort(particles_.buffers());
+        if (!separate) {
+          sorter()->sort(keys_.buffers(0, n));
+        } else {
+          if (triangles_ > 0) sorter()->sort(keys_.buffers(0, triangles_));
+          if (particles_ > 0) particle_sorter()->sort(keys_.buffers(triangles_, particles_));
+        }
+        order_made();
       }
       {
         StepScope step(timer_, "gather");
-        const std::uint32_t* mesh_order = controls.sort ? mesh_.values_out.data() : mesh_.values_in.data();
-        for (std::size_t i = 0; i < mesh_.n; ++i) gather_triangle(indices_.data(), mesh_order, i, elements_.data());
-        const std::uint32_t* particle_order =
-            controls.sort ? particles_.values_out.data() : particles_.values_in.data();
-        std::copy_n(particle_order, particles_.n, particle_elements_.data());
+        const std::uint32_t* ids = controls.sort ? keys_.values_out.data() : keys_.values_in.data();
+        if (separate) {
+          for (std::size_t i = 0; i < triangles_; ++i) gather_triangle(indices_.data(), ids, i, elements_.data());
+          for (std::size_t i = 0; i < particles_; ++i)
+            particle_elements_[i] = ids[triangles_ + i] - static_cast<std::uint32_t>(triangles_);
+        }
+        if (segments) {
+          const Segments found = controls.sort ? sorter()->segments() : Segments{};
+          segment_ids_host(std::span<const std::uint32_t>(found.starts, found.count), n, segment_ids_);
+        }
       }
-      if (controls.sort && frame_index % static_cast<std::uint64_t>(controls.check_every) == 0) run_check(frame_index);
+      if (controls.sort && frame_index % static_cast<std::uint64_t>(controls.check_every) == 0)
+        run_check(frame_index, coherent, separate);
     }
     {
       StepScope step(timer_, "upload");
-      if (order && mesh_.n > 0)
-        DEPTHSORT_GL_CHECK(glNamedBufferSubData(buffers_.mesh_elements.get(), 0,
-                                                static_cast<GLsizeiptr>(elements_.size() * sizeof(std::uint32_t)),
-                                                elements_.data()));
-      if (simulate)
-        DEPTHSORT_GL_CHECK(glNamedBufferSubData(buffers_.particle_vertices.get(), 0,
-                                                static_cast<GLsizeiptr>(particles_.n * sizeof(ParticleVertex)),
-                                                particle_vertices_.data()));
-      if (order && particles_.n > 0)
-        DEPTHSORT_GL_CHECK(glNamedBufferSubData(buffers_.particle_elements.get(), 0,
-                                                static_cast<GLsizeiptr>(particles_.n * sizeof(std::uint32_t)),
-                                                particle_elements_.data()));
+      const auto upload = [](const GlBuffer& buffer, const void* data, std::size_t bytes) {
+        DEPTHSORT_GL_CHECK(glNamedBufferSubData(buffer.get(), 0, static_cast<GLsizeiptr>(bytes), data));
+      };
+      if (simulate) upload(buffers_.particle_vertices, particle_vertices_.data(), particles_ * sizeof(ParticleVertex));
+      if (order && separate) {
+        if (triangles_ > 0) upload(buffers_.mesh_elements, elements_.data(), elements_.size() * sizeof(std::uint32_t));
+        if (particles_ > 0)
+          upload(buffers_.particle_elements, particle_elements_.data(), particles_ * sizeof(std::uint32_t));
+      }
+      if (order && !separate)
+        upload(buffers_.primitive_order, controls.sort ? keys_.values_out.data() : keys_.values_in.data(),
+               n * sizeof(std::uint32_t));
+      if (segments) upload(buffers_.segment_ids, segment_ids_.data(), n * sizeof(std::uint32_t));
     }
     timer_.end_frame();
   }
@@ -323,29 +407,48 @@ class CpuPipeline final : public FramePipeline {
  private:
   struct HostSet {
     explicit HostSet(std::size_t count) : n(count), keys_in(count), keys_out(count), values_in(count), values_out(count) {}
-    SortBuffers buffers() { return SortBuffers{keys_in.data(), values_in.data(), keys_out.data(), values_out.data(), n}; }
-    unsigned int count_bad() const {
-      unsigned int bad = 0;
-      for (std::size_t i = 0; i < n; ++i) {
-        if (i + 1 < n && key_less(keys_out[i + 1], keys_out[i])) ++bad;
-        const std::uint32_t v = values_out[i];
-        if (v >= n || ordered_key(keys_in[v]) != ordered_key(keys_out[i])) ++bad;
-      }
-      return bad;
+    // The pairs at [first, first + count): the separate passes sort two ranges of the same arrays.
+    SortBuffers buffers(std::size_t first, std::size_t count) {
+      return SortBuffers{keys_in.data() + first, values_in.data() + first, keys_out.data() + first,
+                         values_out.data() + first, count};
     }
     std::size_t n;
     std::vector<float> keys_in, keys_out;
     std::vector<std::uint32_t> values_in, values_out;
   };
 
-  void run_check(std::uint64_t frame_index) {
-    record_check(check_, frame_index, mesh_.count_bad(), particles_.count_bad());
+  // Positions of [first, first + count) out of order or carrying a wrong key (as launch_check_sorted).
+  unsigned int count_bad(const float* key_of_id, std::size_t id_count, std::size_t first, std::size_t count) const {
+    unsigned int bad = 0;
+    for (std::size_t i = first; i < first + count; ++i) {
+      if (i + 1 < first + count && key_less(keys_.keys_out[i + 1], keys_.keys_out[i])) ++bad;
+      const std::uint32_t v = keys_.values_out[i];
+      if (v >= id_count || ordered_key(key_of_id[v]) != ordered_key(keys_.keys_out[i])) ++bad;
+    }
+    return bad;
+  }
+
+  void run_check(std::uint64_t frame_index, bool coherent, bool separate) {
+    const float* key_of_id = keys_.keys_in.data();
+    if (coherent) {
+      for (std::size_t i = 0; i < keys_.n; ++i)
+        if (keys_.values_in[i] < keys_.n) key_of_id_[keys_.values_in[i]] = keys_.keys_in[i];
+      key_of_id = key_of_id_.data();
+    }
+    if (!separate) record_check(check_, frame_index, count_bad(key_of_id, keys_.n, 0, keys_.n), 0);
+    else
+      record_check(check_, frame_index, count_bad(key_of_id, triangles_, 0, triangles_),
+                   count_bad(key_of_id, keys_.n, triangles_, particles_));
   }
 
   SceneBuffers& buffers_;
   std::vector<MeshVertex> vertices_;
   std::vector<std::uint32_t> indices_, elements_;
-  HostSet mesh_, particles_;
+  std::size_t triangles_, particles_;
+  bool fixed_particles_;
+  HostSet keys_;
+  std::vector<float> key_of_id_;
+  std::vector<std::uint32_t> segment_ids_;
   std::vector<ParticleState> state_;
   std::vector<ParticleVertex> particle_vertices_;
   std::vector<std::uint32_t> particle_elements_;
@@ -371,7 +474,8 @@ void record_check(CheckState& state, std::uint64_t frame, unsigned int bad_mesh,
 std::size_t FramePipeline::workspace_bytes() const {
   std::size_t bytes = 0;
   for (const Slot& slot : slots_)
-    bytes += (slot.mesh ? slot.mesh->workspace_bytes() : 0) + (slot.particle ? slot.particle->workspace_bytes() : 0);
+    bytes += (slot.all ? slot.all->workspace_bytes() : 0) + (slot.mesh ? slot.mesh->workspace_bytes() : 0) +
+             (slot.particle ? slot.particle->workspace_bytes() : 0);
   return bytes;
 }
 
@@ -379,7 +483,8 @@ void FramePipeline::make_sorters(std::span<const SorterChoice> choices, std::siz
   if (choices.empty()) throw std::logic_error("a frame pipeline needs at least one sorter");
   slots_.reserve(choices.size());
   for (const SorterChoice& choice : choices)
-    slots_.push_back(Slot{choice, make_sorter(choice, triangles), make_sorter(choice, particles)});
+    slots_.push_back(Slot{choice, make_sorter(choice, triangles + particles), make_sorter(choice, triangles),
+                          make_sorter(choice, particles)});
   current_ = 0;
 }
 

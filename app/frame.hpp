@@ -1,7 +1,14 @@
 // The compute part of a frame, on either path:
 //   GPU: map (one cudaGraphicsMapResources for every buffer) -> simulate particles -> depth keys
-//        -> sort (the registry sorter) -> gather into the element buffers -> unmap.
+//        -> sort (the registry sorter) -> gather into the GL buffers -> unmap.
 //   CPU: simulate -> depth -> sort (the registry's CPU sorter) -> gather -> upload (glBufferSubData).
+// By default every transparent primitive of the frame (triangles and particles) is sorted in ONE
+// order of primitive ids (depth.hpp, primitive_key) and the gather writes that id stream for the
+// renderer's single pulled draw (issue 12, part 1). --separate-passes sorts the triangles and the
+// particles apart (the same key arrays, two ranges, two sorters) and gathers two element buffers,
+// drawn one after the other: the old, wrong blend where the kinds mix, kept to show the difference.
+// Coherent mode (issue 13) computes this frame's depths in last frame's sorted order, so the
+// sorter gets nearly sorted input; the order is still exact and still checked.
 // Each phase is a StepTimer step (CUDA events on the GPU path, host clock on the CPU path) and an
 // NVTX range of the same name. Everything is allocated in the constructor; compute() allocates nothing.
 #pragma once
@@ -16,6 +23,7 @@
 #include "depthsort/particles.hpp"
 #include "depthsort/registry.hpp"
 #include "depthsort/sorter.hpp"
+#include "compare_all.hpp"
 #include "depthsort/step_timer.hpp"
 #include "render/renderer.hpp"
 #include "scene/scene.hpp"
@@ -27,11 +35,16 @@ struct FrameControls {
   bool freeze = false;      // keep last frame's order (depth, sort and gather skipped)
   bool simulate = true;     // advance the particles
   int check_every = 30;     // frames between correctness checks
+  bool separate_passes = false;  // sort and draw the triangles and the particles apart (the wrong blend)
+  bool coherent = false;         // depths in last frame's sorted order (issue 13)
+  bool segment_ids = false;      // fill the renderer's per-position segment ids (colour by segment)
   EmitterParams emitter;    // time and dt set per frame
 };
 
 enum class CheckLight { None, Pending, Ok, Fail };
 
+// bad_mesh counts the positions out of order in the single order of every primitive (or, with
+// --separate-passes, in the triangles' order); bad_particles those of the particles' own order.
 struct CheckState {
   CheckLight light = CheckLight::None;
   std::uint64_t frame = 0;  // frame whose order was checked last
@@ -68,12 +81,25 @@ class FramePipeline {
   // Blocks until every queued check is done (end of headless runs).
   virtual void finish_checks() = 0;
   virtual bool on_gpu() const = 0;
-  // The sorters' workspace (both paths: mesh sorter + particle sorter).
+  // The teaching views (outside the frame loop: a button, or the end of a headless --panel run).
+  // The segment starts of the last sort, copied to the host (waits for the frame); false if none.
+  virtual bool segment_starts(std::vector<std::uint32_t>& starts) = 0;
+  // Every GPU sorter timed on this frame's keys (the GPU path; empty on the CPU path).
+  virtual std::vector<StepBar> compare_all(CompareAll& runner) = 0;
+  // The sorters' workspace (both paths: the single order's sorter + the separate passes' two).
   std::size_t workspace_bytes() const;
 
   StepTimer& timer() noexcept { return timer_; }
-  Sorter* mesh_sorter() noexcept { return slots_[current_].mesh.get(); }
-  Sorter* particle_sorter() noexcept { return slots_[current_].particle.get(); }
+  // The sorter of the last frame's order: the single order's, or with --separate-passes the
+  // triangles'; particle_sorter() is the particles' own with --separate-passes, else null.
+  Sorter* sorter() noexcept {
+    Slot& slot = slots_[current_];
+    return separate_ ? slot.mesh.get() : slot.all.get();
+  }
+  Sorter* particle_sorter() noexcept { return separate_ ? slots_[current_].particle.get() : nullptr; }
+  // Whether the last frame ran --separate-passes, and whether its depths followed last frame's order.
+  bool separate_passes() const noexcept { return separate_; }
+  bool coherent() const noexcept { return coherent_; }
   const CheckState& check() const noexcept { return check_; }
   const SorterInfo& sorter_info() const noexcept { return *slots_[current_].choice.info; }
   const OptionValues& sorter_options() const noexcept { return slots_[current_].choice.options; }
@@ -86,16 +112,30 @@ class FramePipeline {
 
  protected:
   FramePipeline(TimerClock clock) : timer_(clock) {}
-  // Creates and reserves the sorters of `choices` for `triangles` and `particles` pairs.
+  // Creates and reserves the sorters of `choices` for `triangles` and `particles` pairs (and
+  // both together).
   void make_sorters(std::span<const SorterChoice> choices, std::size_t triangles, std::size_t particles);
+  // Whether this frame may compute its depths in last frame's sorted order: coherent mode, a
+  // sorted frame, and a previous order made in the same mode (the separate passes keep each kind
+  // in its own range; the single order mixes them). Records the mode for sorter() and the panel.
+  bool use_previous_order(const FrameControls& controls) noexcept {
+    const bool sorted = controls.sort && !controls.freeze;
+    if (controls.separate_passes != separate_) have_order_ = false;
+    separate_ = controls.separate_passes;
+    coherent_ = controls.coherent && sorted && have_order_;
+    return coherent_;
+  }
+  // Called after a frame's sort: its output is a permutation the next frame may start from.
+  void order_made() noexcept { have_order_ = true; }
   StepTimer timer_;
   CheckState check_;
 
  private:
   struct Slot {
     SorterChoice choice;
-    std::unique_ptr<Sorter> mesh, particle;
+    std::unique_ptr<Sorter> all, mesh, particle;
   };
+  bool separate_ = false, coherent_ = false, have_order_ = false;
   std::vector<Slot> slots_;
   std::size_t current_ = 0;
 };

@@ -18,13 +18,18 @@ MemoryNeed scene_memory(std::size_t triangles, std::size_t vertices, std::size_t
                         std::size_t sorters) {
   constexpr std::size_t kIndices = 3 * sizeof(std::uint32_t);  // one triangle's
   constexpr std::size_t kPairs = 2 * (sizeof(float) + sizeof(std::uint32_t));  // keys and values, in and out
-  // Every sorter of the registry reserves at most about one more set of pairs as workspace.
-  const std::size_t workspace = sorters * kPairs;
+  // Every sorter of the registry reserves at most about one more set of pairs as workspace; each
+  // choice holds one sorter for the single order of every primitive and one per kind for
+  // --separate-passes, so every primitive is covered twice.
+  const std::size_t workspace = 2 * sorters * kPairs;
   MemoryNeed need;
   // The host mesh, and a second copy while tiling.
   need.host += 2 * (vertices * sizeof(MeshVertex) + triangles * kIndices);
-  const std::size_t gl = vertices * sizeof(MeshVertex) + triangles * kIndices +
-                         particles * (sizeof(ParticleVertex) + sizeof(std::uint32_t));
+  // GL: the separate passes' element buffers, and the single order's triangle list, id order and
+  // segment ids (renderer.hpp).
+  const std::size_t gl = vertices * sizeof(MeshVertex) + 2 * triangles * kIndices +
+                         particles * (sizeof(ParticleVertex) + sizeof(std::uint32_t)) +
+                         (triangles + particles) * 2 * sizeof(std::uint32_t);
   if (cpu_path) {
     // Software GL keeps its buffers in host memory; the CPU pipeline copies the mesh, keeps the
     // element order and the particle state, and sorts on the host.
@@ -32,8 +37,8 @@ MemoryNeed scene_memory(std::size_t triangles, std::size_t vertices, std::size_t
                  triangles * (kPairs + workspace) +
                  particles * (sizeof(ParticleState) + sizeof(ParticleVertex) + sizeof(std::uint32_t) + kPairs + workspace);
   } else {
-    need.device += gl + triangles * (kIndices + kPairs + workspace) +
-                   particles * (sizeof(ParticleState) + kPairs + workspace);
+    need.device += gl + triangles * (kIndices + kPairs + workspace + sizeof(float)) +
+                   particles * (sizeof(ParticleState) + kPairs + workspace + sizeof(float));
   }
   return need;
 }

@@ -142,6 +142,32 @@ Renderer::Renderer(const Scene& scene, bool offscreen, int width, int height) : 
     std::iota(identity.begin(), identity.end(), 0u);
     buffers_.particle_elements = make_buffer(static_cast<GLsizeiptr>(identity.size() * sizeof(std::uint32_t)),
                                              identity.data(), GL_DYNAMIC_DRAW, "particle elements");
+    const std::size_t primitives = buffers_.triangles + buffers_.particles;
+    identity.resize(primitives);
+    std::iota(identity.begin(), identity.end(), 0u);
+    buffers_.primitive_order = make_buffer(static_cast<GLsizeiptr>(primitives * sizeof(std::uint32_t)),
+                                           identity.data(), GL_DYNAMIC_DRAW, "primitive order");
+    std::fill(identity.begin(), identity.end(), 0u);
+    buffers_.segment_ids = make_buffer(static_cast<GLsizeiptr>(primitives * sizeof(std::uint32_t)), identity.data(),
+                                       GL_DYNAMIC_DRAW, "segment ids");
+  }
+  buffers_.mesh_indices = make_buffer(static_cast<GLsizeiptr>(mesh.indices.size() * sizeof(std::uint32_t)),
+                                      mesh.indices.data(), GL_STATIC_DRAW, "mesh indices");
+  pull_vao_ = make_vertex_array();
+  {
+    // The pulled draw reads whole buffers as storage blocks, which the driver caps in size.
+    GLint64 limit = 0;
+    DEPTHSORT_GL_CHECK(glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &limit));
+    const struct { const char* what; std::size_t bytes; } blocks[] = {
+        {"mesh vertices", mesh.vertices.size() * sizeof(MeshVertex)},
+        {"mesh indices", mesh.indices.size() * sizeof(std::uint32_t)},
+        {"particle vertices", scene.particles * sizeof(ParticleVertex)},
+        {"primitive order", (buffers_.triangles + buffers_.particles) * sizeof(std::uint32_t)}};
+    for (const auto& block : blocks)
+      if (limit > 0 && block.bytes > static_cast<std::uint64_t>(limit) && pull_limit_.empty())
+        pull_limit_ = std::string("the single order's draw reads the ") + block.what + " (" +
+                      std::to_string(block.bytes) + " bytes) as a storage block, above this driver's limit of " +
+                      std::to_string(limit) + " bytes; use --separate-passes or a smaller scene";
   }
 
   mesh_vao_ = make_position_colour_vao(buffers_.mesh_vertices.get(), sizeof(MeshVertex), 3, offsetof(MeshVertex, rgba),
@@ -164,6 +190,18 @@ Renderer::Renderer(const Scene& scene, bool offscreen, int width, int height) : 
   sprite_projection_ = location(sprite_program_, "u_projection");
   sprite_opacity_ = location(sprite_program_, "u_opacity");
   sprite_scale_ = location(sprite_program_, "u_point_scale");
+  pull_program_ = make_program("primitive.vert", "primitive.frag");
+  pull_view_ = location(pull_program_, "u_view");
+  pull_projection_ = location(pull_program_, "u_projection");
+  pull_triangles_ = location(pull_program_, "u_triangles");
+  pull_primitives_ = location(pull_program_, "u_primitives");
+  pull_first_ = location(pull_program_, "u_first");
+  pull_vertices_ = location(pull_program_, "u_vertices");
+  pull_identity_ = location(pull_program_, "u_identity");
+  pull_colour_ = location(pull_program_, "u_colour_mode");
+  pull_point_scale_ = location(pull_program_, "u_point_scale");
+  pull_opacity_ = location(pull_program_, "u_opacity");
+  pull_lighting_ = location(pull_program_, "u_lighting");
   resize(width, height);
 }
 
@@ -202,11 +240,12 @@ void Renderer::clear(const Scene& scene) {
   DEPTHSORT_GL_CHECK(glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT));
 }
 
-void Renderer::draw(const Scene& scene, const Camera& camera, float opacity, bool lighting) {
+void Renderer::draw(const Scene& scene, const Camera& camera, const DrawOptions& options) {
   GlDebugGroup group("draw");
   clear(scene);
   const glm::mat4 view = camera.view();
   const glm::mat4 projection = camera.projection(static_cast<float>(width_) / static_cast<float>(height_));
+  const float point_scale = static_cast<float>(height_) / (2.0f * std::tan(0.5f * camera.fov_y));
   // Opaque geometry would be drawn here first, with depth writes on. Then the transparent
   // primitives, back to front: depth test on (against opaque depth), depth writes off.
   DEPTHSORT_GL_CHECK(glEnable(GL_DEPTH_TEST));
@@ -215,13 +254,70 @@ void Renderer::draw(const Scene& scene, const Camera& camera, float opacity, boo
   DEPTHSORT_GL_CHECK(glEnable(GL_BLEND));
   DEPTHSORT_GL_CHECK(glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA));
   DEPTHSORT_GL_CHECK(glDisable(GL_CULL_FACE));
+  if (options.separate_passes) {
+    draw_separate(view, projection, point_scale, options);
+  } else if (buffers_.triangles + buffers_.particles > 0) {
+    if (!pull_limit_.empty()) throw GlError(pull_limit_);
+    GlDebugGroup pulled_group("draw primitives");
+    DEPTHSORT_GL_CHECK(glUseProgram(pull_program_.get()));
+    DEPTHSORT_GL_CHECK(glUniformMatrix4fv(pull_view_, 1, GL_FALSE, glm::value_ptr(view)));
+    DEPTHSORT_GL_CHECK(glUniformMatrix4fv(pull_projection_, 1, GL_FALSE, glm::value_ptr(projection)));
+    DEPTHSORT_GL_CHECK(glUniform1ui(pull_triangles_, static_cast<GLuint>(buffers_.triangles)));
+    DEPTHSORT_GL_CHECK(glUniform1ui(pull_primitives_, static_cast<GLuint>(buffers_.triangles + buffers_.particles)));
+    DEPTHSORT_GL_CHECK(glUniform1i(pull_colour_, static_cast<GLint>(options.colour)));
+    DEPTHSORT_GL_CHECK(glUniform1f(pull_point_scale_, point_scale));
+    DEPTHSORT_GL_CHECK(glUniform1f(pull_opacity_, options.opacity));
+    DEPTHSORT_GL_CHECK(glUniform1i(pull_lighting_, options.lighting ? 1 : 0));
+    const GLuint bound[5] = {buffers_.mesh_vertices.get(), buffers_.mesh_indices.get(),
+                             buffers_.particle_vertices.get(), buffers_.primitive_order.get(),
+                             buffers_.segment_ids.get()};
+    for (GLuint b = 0; b < 5; ++b) DEPTHSORT_GL_CHECK(glBindBufferBase(GL_SHADER_STORAGE_BUFFER, b, bound[b]));
+    DEPTHSORT_GL_CHECK(glBindVertexArray(pull_vao_.get()));
+    const GLuint vertices = options.triangle_sprites ? 3 : 6;
+    DEPTHSORT_GL_CHECK(glUniform1ui(pull_vertices_, vertices));
+    if (options.wipe >= 0.0f) {
+      // The wipe: unsorted blending left of the line, sorted right of it, a 2-pixel line between.
+      const int split = std::clamp(static_cast<int>(std::lround(options.wipe * static_cast<float>(width_))), 0, width_);
+      DEPTHSORT_GL_CHECK(glEnable(GL_SCISSOR_TEST));
+      DEPTHSORT_GL_CHECK(glScissor(0, 0, split, height_));
+      draw_pulled(true, vertices);
+      DEPTHSORT_GL_CHECK(glScissor(split, 0, width_ - split, height_));
+      draw_pulled(false, vertices);
+      DEPTHSORT_GL_CHECK(glScissor(std::max(split - 1, 0), 0, 2, height_));
+      DEPTHSORT_GL_CHECK(glClearColor(0.9f, 0.9f, 0.9f, 1.0f));
+      DEPTHSORT_GL_CHECK(glClear(GL_COLOR_BUFFER_BIT));
+      DEPTHSORT_GL_CHECK(glDisable(GL_SCISSOR_TEST));
+    } else {
+      draw_pulled(false, vertices);
+    }
+  }
+  DEPTHSORT_GL_CHECK(glBindVertexArray(0));
+  DEPTHSORT_GL_CHECK(glDepthMask(GL_TRUE));
+  DEPTHSORT_GL_CHECK(glDisable(GL_BLEND));
+}
+
+void Renderer::draw_pulled(bool identity, GLuint vertices_per_primitive) {
+  DEPTHSORT_GL_CHECK(glUniform1i(pull_identity_, identity ? 1 : 0));
+  // Up to six vertices per primitive; a draw's vertex count is a GLsizei, so huge orders take
+  // several draws, each starting at u_first (still one order: the draws run in sequence).
+  constexpr std::size_t kPerDraw = (static_cast<std::size_t>(std::numeric_limits<GLsizei>::max()) / 6) & ~std::size_t{63};
+  const std::size_t primitives = buffers_.triangles + buffers_.particles;
+  for (std::size_t first = 0; first < primitives; first += kPerDraw) {
+    const std::size_t count = std::min(kPerDraw, primitives - first);
+    DEPTHSORT_GL_CHECK(glUniform1ui(pull_first_, static_cast<GLuint>(first)));
+    DEPTHSORT_GL_CHECK(glDrawArrays(GL_TRIANGLES, 0, static_cast<GLsizei>(vertices_per_primitive * count)));
+  }
+}
+
+void Renderer::draw_separate(const glm::mat4& view, const glm::mat4& projection, float point_scale,
+                             const DrawOptions& options) {
   if (buffers_.triangles > 0) {
     GlDebugGroup mesh_group("draw mesh");
     DEPTHSORT_GL_CHECK(glUseProgram(mesh_program_.get()));
     DEPTHSORT_GL_CHECK(glUniformMatrix4fv(mesh_view_, 1, GL_FALSE, glm::value_ptr(view)));
     DEPTHSORT_GL_CHECK(glUniformMatrix4fv(mesh_projection_, 1, GL_FALSE, glm::value_ptr(projection)));
-    DEPTHSORT_GL_CHECK(glUniform1f(mesh_opacity_, opacity));
-    DEPTHSORT_GL_CHECK(glUniform1i(mesh_lighting_, lighting ? 1 : 0));
+    DEPTHSORT_GL_CHECK(glUniform1f(mesh_opacity_, options.opacity));
+    DEPTHSORT_GL_CHECK(glUniform1i(mesh_lighting_, options.lighting ? 1 : 0));
     DEPTHSORT_GL_CHECK(glBindVertexArray(mesh_vao_.get()));
     const GLsizei count = draw_count(std::size_t{3} * buffers_.triangles, "triangle");
     DEPTHSORT_GL_CHECK(glDrawElements(GL_TRIANGLES, count, GL_UNSIGNED_INT, nullptr));
@@ -232,15 +328,12 @@ void Renderer::draw(const Scene& scene, const Camera& camera, float opacity, boo
     DEPTHSORT_GL_CHECK(glUseProgram(sprite_program_.get()));
     DEPTHSORT_GL_CHECK(glUniformMatrix4fv(sprite_view_, 1, GL_FALSE, glm::value_ptr(view)));
     DEPTHSORT_GL_CHECK(glUniformMatrix4fv(sprite_projection_, 1, GL_FALSE, glm::value_ptr(projection)));
-    DEPTHSORT_GL_CHECK(glUniform1f(sprite_opacity_, opacity));
-    DEPTHSORT_GL_CHECK(glUniform1f(sprite_scale_, static_cast<float>(height_) / (2.0f * std::tan(0.5f * camera.fov_y))));
+    DEPTHSORT_GL_CHECK(glUniform1f(sprite_opacity_, options.opacity));
+    DEPTHSORT_GL_CHECK(glUniform1f(sprite_scale_, point_scale));
     DEPTHSORT_GL_CHECK(glBindVertexArray(particle_vao_.get()));
     const GLsizei count = draw_count(buffers_.particles, "particle");
     DEPTHSORT_GL_CHECK(glDrawElements(GL_POINTS, count, GL_UNSIGNED_INT, nullptr));
   }
-  DEPTHSORT_GL_CHECK(glBindVertexArray(0));
-  DEPTHSORT_GL_CHECK(glDepthMask(GL_TRUE));
-  DEPTHSORT_GL_CHECK(glDisable(GL_BLEND));
 }
 
 void Renderer::read_pixels(std::vector<std::uint8_t>& rgba) const {

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include <glm/vec3.hpp>
@@ -22,7 +23,26 @@ struct SceneBuffers {
   GlBuffer mesh_elements;      // uint32[3 * triangles]; CUDA writes it (gather), GL draws it
   GlBuffer particle_vertices;  // ParticleVertex[particles]; CUDA simulates into it
   GlBuffer particle_elements;  // uint32[particles]; sorted order
+  // The single order's draw (vertex pulling): the mesh's triangle list as built (read by id), the
+  // sorted primitive ids (CUDA writes them: gather), and the segment of each sorted position (the
+  // colour-by-segment view).
+  GlBuffer mesh_indices;       // uint32[3 * triangles]
+  GlBuffer primitive_order;    // uint32[triangles + particles]
+  GlBuffer segment_ids;        // uint32[triangles + particles]
   std::size_t triangles = 0, particles = 0;  // within the scene's limits (scene.hpp), so GLsizei counts fit
+};
+
+// How a frame is drawn (panel and command line).
+enum class ColourMode { Scene, Rank, Segment };
+struct DrawOptions {
+  float opacity = 0.3f;
+  bool lighting = true;
+  bool separate_passes = false;  // the mesh's elements, then the particles' points (the old, wrong mix)
+  ColourMode colour = ColourMode::Scene;
+  // Split screen: left of this fraction of the width the primitives blend in submission order
+  // (unsorted), right of it in the sorted order; < 0: no wipe.
+  float wipe = -1.0f;
+  bool triangle_sprites = false;  // particles as one triangle around the disc (3 vertices a primitive, not 6)
 };
 
 // GL_TIME_ELAPSED queries in a ring of frames, read back later without waiting (or, for
@@ -67,9 +87,10 @@ class Renderer {
   int width() const noexcept { return width_; }
   int height() const noexcept { return height_; }
 
-  // Clears the target and draws the mesh, then the particles, in their element buffers' order:
+  // Clears the target and draws every primitive in the order of primitive_order (one pulled draw),
+  // or with separate_passes the mesh, then the particles, in their element buffers' order:
   // blending on, depth test on, depth writes off (there is no opaque geometry in these scenes).
-  void draw(const Scene& scene, const Camera& camera, float opacity, bool lighting);
+  void draw(const Scene& scene, const Camera& camera, const DrawOptions& options);
   // Binds the target and clears it (used when nothing is drawn).
   void clear(const Scene& scene);
   // RGBA8 pixels, top row first.
@@ -77,7 +98,15 @@ class Renderer {
 
  private:
   void bind_target() const;
+  void draw_separate(const glm::mat4& view, const glm::mat4& projection, float point_scale, const DrawOptions& options);
+  // The pulled draw of the whole order (identity: submission order instead).
+  void draw_pulled(bool identity, GLuint vertices_per_primitive);
   SceneBuffers buffers_;
+  GlVertexArray pull_vao_;  // no attributes: the vertex shader reads storage buffers
+  std::string pull_limit_;  // why the pulled draw cannot read this scene's buffers ("" if it can)
+  GlProgram pull_program_;
+  GLint pull_view_ = -1, pull_projection_ = -1, pull_triangles_ = -1, pull_primitives_ = -1, pull_first_ = -1, pull_vertices_ = -1,
+        pull_identity_ = -1, pull_colour_ = -1, pull_point_scale_ = -1, pull_opacity_ = -1, pull_lighting_ = -1;
   GlVertexArray mesh_vao_, particle_vao_;
   GlProgram mesh_program_, sprite_program_;
   GLint mesh_view_ = -1, mesh_projection_ = -1, mesh_opacity_ = -1, mesh_lighting_ = -1;

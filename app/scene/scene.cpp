@@ -9,6 +9,7 @@
 #include <glm/geometric.hpp>
 
 #include "depthsort/count_text.hpp"
+#include "depthsort/sorter.hpp"
 #include "scene/obj_loader.hpp"
 #include "text.hpp"
 
@@ -113,6 +114,26 @@ Scene build_scene(const Config& config, bool cpu_path, std::string& notes, const
       what += " x" + std::to_string(copies);
     }
     scene.opacity = 0.3f;
+  } else if (config.scene == SceneKind::Mixed) {
+    // One order for every primitive (issue 12, part 1): a green particle halfway between a blue
+    // triangle (near) and a red one (far). Sorted together, red, green, blue blend in that order;
+    // the separate passes draw both triangles first and the particle on top.
+    const struct { float z, dx; glm::vec4 colour; } tris[2] = {{0.0f, -0.4f, {0, 0, 1, 128 / 255.0f}},
+                                                               {-2.0f, 0.4f, {1, 0, 0, 128 / 255.0f}}};
+    for (const auto& t : tris) {
+      const auto base = static_cast<std::uint32_t>(scene.mesh.vertices.size());
+      const std::uint32_t c = pack_rgba(t.colour);
+      scene.mesh.vertices.push_back({-2.0f + t.dx, -1.5f, t.z, c});
+      scene.mesh.vertices.push_back({2.0f + t.dx, -1.5f, t.z, c});
+      scene.mesh.vertices.push_back({0.0f + t.dx, 2.0f, t.z, c});
+      scene.mesh.indices.insert(scene.mesh.indices.end(), {base, base + 1, base + 2});
+    }
+    scene.fixed_particles.push_back(ParticleVertex{0.0f, 0.0f, -1.0f, 1.0f, pack_rgba({0, 1, 0, 128 / 255.0f})});
+    scene.particles = scene.fixed_particles.size();
+    what = "mixed test (2 triangles, 1 particle between them)";
+    scene.opacity = 1.0f;
+    scene.lighting = false;
+    scene.background = glm::vec3(0.0f);
   } else if (config.scene == SceneKind::Test) {
     scene.mesh = make_test_triangles();
     what = "test triangles";
@@ -125,10 +146,15 @@ Scene build_scene(const Config& config, bool cpu_path, std::string& notes, const
   if (scene.memory_line.empty()) check(scene.mesh.triangles(), scene.mesh.vertices.size(), scene.mesh.triangles());
 
   check_count(scene.mesh.triangles(), kMaxTriangles, "triangles", kTriangleFlags);  // as built (knot rounding, tiling)
-  if (scene.particles > 0) what += " + " + format_count(scene.particles) + " particles";
+  // One order sorts every primitive together, as 32-bit ids of at most Sorter::kMaxPairs pairs.
+  if (scene.mesh.triangles() + scene.particles > Sorter::kMaxPairs)
+    throw UsageError(std::to_string(scene.mesh.triangles()) + " triangles and " + std::to_string(scene.particles) +
+                     " particles are sorted together, above the limit of " + std::to_string(Sorter::kMaxPairs) +
+                     " primitives; use fewer --triangles/--copies/--particles");
+  if (scene.particles > 0 && scene.fixed_particles.empty()) what += " + " + format_count(scene.particles) + " particles";
 
   // Camera: the test scene's is fixed (its pixels are known); others frame what is there.
-  if (config.scene == SceneKind::Test && config.meshes.empty()) {
+  if ((config.scene == SceneKind::Test || config.scene == SceneKind::Mixed) && config.meshes.empty()) {
     scene.camera = Camera{};
     scene.camera.target = glm::vec3(0.0f);
     scene.camera.distance = 3.0f;

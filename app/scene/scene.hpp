@@ -20,6 +20,8 @@ namespace depthsort::app {
 struct Scene {
   Mesh mesh;
   std::size_t particles = 0;
+  // Particles that stay where they are (no simulation): the test scenes'. Empty: the fountain.
+  std::vector<ParticleVertex> fixed_particles;
   EmitterParams emitter;
   Camera camera;
   float opacity = 0.35f;

@@ -6,10 +6,13 @@
 
 #include <array>
 #include <cstdio>
+#include <stdexcept>
+
+#include "ui/teaching.hpp"
 
 namespace depthsort::app {
 
-ImGuiLayer::ImGuiLayer(GLFWwindow* window) {
+ImGuiLayer::ImGuiLayer(GLFWwindow* window) : window_(window) {
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
   ImGui::GetIO().IniFilename = nullptr;  // no imgui.ini dropped in the working folder
@@ -18,15 +21,35 @@ ImGuiLayer::ImGuiLayer(GLFWwindow* window) {
   ImGui_ImplOpenGL3_Init("#version 450 core");
 }
 
+// Headless (--panel): no platform backend; the display size and the clock are set by hand and
+// the OpenGL3 backend draws into whatever framebuffer is bound (the offscreen target).
+ImGuiLayer::ImGuiLayer(int width, int height) : width_(width), height_(height) {
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  ImGui::GetIO().IniFilename = nullptr;
+  ImGui::StyleColorsDark();
+  if (!ImGui_ImplOpenGL3_Init("#version 450 core")) {
+    ImGui::DestroyContext();
+    throw std::runtime_error("--panel: the ImGui OpenGL3 backend could not start on this GL context");
+  }
+}
+
 ImGuiLayer::~ImGuiLayer() {
   ImGui_ImplOpenGL3_Shutdown();
-  ImGui_ImplGlfw_Shutdown();
+  if (window_) ImGui_ImplGlfw_Shutdown();
   ImGui::DestroyContext();
 }
 
 void ImGuiLayer::begin_frame() {
   ImGui_ImplOpenGL3_NewFrame();
-  ImGui_ImplGlfw_NewFrame();
+  if (window_) {
+    ImGui_ImplGlfw_NewFrame();
+  } else {
+    ImGuiIO& io = ImGui::GetIO();
+    io.DisplaySize = ImVec2(static_cast<float>(width_), static_cast<float>(height_));
+    io.DisplayFramebufferScale = ImVec2(1.0f, 1.0f);
+    io.DeltaTime = 1.0f / 60.0f;
+  }
   ImGui::NewFrame();
 }
 
@@ -50,6 +73,34 @@ void Panel::timing_rows(const Timings& timings, const char* group, double now) {
     ImGui::PlotLines("##history", plot_.data(), n, 0, overlay, 0.0f, st.max > 0 ? st.max * 1.3f : 1.0f,
                      ImVec2(ImGui::GetContentRegionAvail().x, 34));
     ImGui::PopID();
+  }
+}
+
+void Panel::teaching(UiState& state, const PanelInfo& info, const Timings& timings, double now) {
+  if (!ImGui::CollapsingHeader("Sort steps and buckets", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  // The live bar: the last second's mean of each step of the frame's (first) sort.
+  StepBar& bar = live_[0];
+  bar.sorter = "this frame";  // assign reuses the string's storage after the first frame
+  std::size_t steps = 0;
+  bar.total_ms = 0;
+  for (const TimingSeries& s : timings.all()) {
+    if (s.group != "sort") continue;
+    if (steps == bar.steps.size()) bar.steps.emplace_back();  // grows once, to the sorter's step count
+    TimedStep& step = bar.steps[steps++];
+    step.name = s.name;
+    step.ms = s.last_second(now).mean;
+    bar.total_ms += step.ms;
+  }
+  bar.steps.resize(steps);
+  if (steps > 0) draw_step_bars(live_);
+  if (info.gpu_path) {
+    if (ImGui::Button("compare all")) state.compare_all = true;
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("every GPU sorter sorts this frame's keys; their steps side by side");
+    if (!info.compare_bars.empty()) draw_step_bars(info.compare_bars);
+  }
+  if (info.segments > 0 || info.histogram) {
+    if (ImGui::Button("bucket sizes")) state.histogram = true;
+    if (info.histogram) draw_size_histogram(*info.histogram, info.histogram_segments, info.segment_kind);
   }
 }
 
@@ -86,8 +137,12 @@ void Panel::draw(UiState& state, const PanelInfo& info, const Timings& timings, 
           break;
         case CheckLight::Fail:
           colour = ImVec4(1.0f, 0.2f, 0.2f, 1);
-          std::snprintf(text, sizeof text, "ORDER CHECK FAILED at frame %llu: %u mesh, %u particle positions wrong",
-                        static_cast<unsigned long long>(c.frame), c.bad_mesh, c.bad_particles);
+          if (state.separate_passes)
+            std::snprintf(text, sizeof text, "ORDER CHECK FAILED at frame %llu: %u mesh, %u particle positions wrong",
+                          static_cast<unsigned long long>(c.frame), c.bad_mesh, c.bad_particles);
+          else
+            std::snprintf(text, sizeof text, "ORDER CHECK FAILED at frame %llu: %u positions wrong",
+                          static_cast<unsigned long long>(c.frame), c.bad_mesh);
           break;
       }
     }
@@ -136,8 +191,35 @@ void Panel::draw(UiState& state, const PanelInfo& info, const Timings& timings, 
     ImGui::SameLine();
     ImGui::Checkbox("freeze order", &state.freeze);
     ImGui::SliderInt("check every N frames", &state.check_every, 1, 600);
+    ImGui::Checkbox("coherent (start from last frame's order)", &state.coherent);
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("depths computed in last frame's sorted order: the sorter gets nearly sorted input");
   }
 
+  if (ImGui::CollapsingHeader("Drawing", ImGuiTreeNodeFlags_DefaultOpen)) {
+    ImGui::Checkbox("separate passes (meshes, then particles: wrong)", &state.separate_passes);
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("off: one back-to-front order of every triangle and particle, one draw");
+    if (state.separate_passes) ImGui::BeginDisabled();
+    ImGui::Checkbox("particles as one triangle (3 vertices, not 6)", &state.triangle_sprites);
+    ImGui::RadioButton("colours", &state.colour_mode, 0);
+    ImGui::SameLine();
+    ImGui::RadioButton("by rank", &state.colour_mode, 1);
+    ImGui::SameLine();
+    ImGui::RadioButton("by segment", &state.colour_mode, 2);
+    if (state.colour_mode == 2 && info.segments == 0)
+      ImGui::TextDisabled("this sorter has no buckets or sublists: one colour");
+    ImGui::Checkbox("wipe: unsorted | sorted", &state.wipe_on);
+    if (state.wipe_on) {
+      ImGui::SameLine();
+      ImGui::SliderFloat("##wipe", &state.wipe, 0.0f, 1.0f);
+    }
+    if (state.separate_passes) ImGui::EndDisabled();
+  }
+
+  teaching(state, info, timings, now);
+
+  if (info.headless) ImGui::SetNextItemOpen(false, ImGuiCond_Once);
   if (ImGui::CollapsingHeader("Scene", ImGuiTreeNodeFlags_DefaultOpen)) {
     ImGui::SliderFloat("opacity", &state.opacity, 0.02f, 1.0f);
     ImGui::Checkbox("lighting", &state.lighting);
@@ -152,6 +234,7 @@ void Panel::draw(UiState& state, const PanelInfo& info, const Timings& timings, 
     if (ImGui::Button("rebuild scene")) state.rebuild = true;
   }
 
+  if (info.headless) ImGui::SetNextItemOpen(false, ImGuiCond_Once);
   if (ImGui::CollapsingHeader("Camera", ImGuiTreeNodeFlags_DefaultOpen)) {
     int mode = state.camera_mode == CameraMode::Orbit ? 0 : 1;
     ImGui::RadioButton("orbit (drag, wheel)", &mode, 0);
@@ -173,10 +256,12 @@ void Panel::draw(UiState& state, const PanelInfo& info, const Timings& timings, 
   if (ImGui::CollapsingHeader("Timings (ms: last-second mean, min..max)", ImGuiTreeNodeFlags_DefaultOpen)) {
     ImGui::TextDisabled("frame phases%s", info.gpu_path ? " (CUDA events / GL timer queries, read back late)" : " (host clock)");
     timing_rows(timings, "frame", now);
-    ImGui::TextDisabled("sort steps (mesh)");
+    ImGui::TextDisabled(state.separate_passes ? "sort steps (mesh)" : "sort steps (every primitive, one order)");
     timing_rows(timings, "sort", now);
-    ImGui::TextDisabled("sort steps (particles)");
-    timing_rows(timings, "particle sort", now);
+    if (state.separate_passes) {
+      ImGui::TextDisabled("sort steps (particles)");
+      timing_rows(timings, "particle sort", now);
+    }
   }
   ImGui::End();
 }

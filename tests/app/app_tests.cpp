@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <fstream>
 #include <cstdlib>
 #include <string>
 
@@ -73,6 +74,101 @@ TEST(HeadlessBlend, OrderFollowsTheCamera) {
   // Two frames of the orbit path: the last looks from behind (yaw + pi), where blue is farthest.
   const Image image = render_test_scene("behind.png", {"--camera-path", "orbit", "--frames", "2"});
   expect_pixel(image, kW / 2, kH / 2, expected_blend({2, 1, 0}), "centre seen from behind, sorted");
+}
+
+// Issue 12, part 1: a particle (green) halfway between a near blue and a far red triangle. One
+// order for every primitive blends red, green, blue; the separate passes draw both triangles
+// first and the particle last, which is wrong, and the test must see the difference.
+TEST(HeadlessBlend, OneOrderForTrianglesAndParticles) {
+  const std::array<int, 3> one_order = expected_blend({0, 1, 2});
+  const std::array<int, 3> separate = expected_blend({0, 2, 1});
+  ASSERT_GT(max_channel_difference(one_order, separate), 60);
+  for (const char* mode : {"", "--coherent", "--sprite-shape=triangle"}) {
+    std::vector<std::string> extra = {"--scene", "mixed", "--check-every", "1"};
+    if (*mode) extra.push_back(mode);
+    const Image image = render_test_scene(std::string("mixed") + (*mode ? mode + 2 : "") + ".png", extra);
+    expect_pixel(image, kW / 2, kH / 2, one_order, "centre: red, then the green particle, then blue");
+    expect_pixel(image, 1, 1, {0, 0, 0}, "corner (background)");
+  }
+  const Image wrong = render_test_scene("mixed_separate.png", {"--scene", "mixed", "--separate-passes"});
+  expect_pixel(wrong, kW / 2, kH / 2, separate, "centre with --separate-passes: the particle over both triangles");
+}
+
+// The particle is a camera-facing quad with a round soft edge: green at its centre, none outside
+// its radius (1 world unit wide, 4 units from the camera: about 31 pixels at 160x120), where only
+// the red and blue triangles show.
+TEST(HeadlessBlend, ParticleQuadIsRound) {
+  for (const char* shape : {"quad", "triangle"}) {
+    const Image image = render_test_scene(std::string("mixed_") + shape + ".png",
+                                          {"--scene", "mixed", "--sprite-shape", shape});
+    EXPECT_GT(image.at(kW / 2, kH / 2)[1], 50) << shape << ": no green particle at the centre";
+    // 12 pixels up and right of the centre: inside the quad's square, outside its disc (r ~ 15.5 px).
+    EXPECT_LE(image.at(kW / 2 + 12, kH / 2 - 12)[1], 2) << shape << ": drawn outside the disc";
+    EXPECT_GT(image.at(kW / 2 + 6, kH / 2 - 6)[1], 20) << shape << ": the disc is missing inside its radius";
+    EXPECT_GT(image.at(kW / 2, kH / 2 + 13)[1], 5) << shape << ": the disc is cut at its bottom";
+  }
+}
+
+// The views that teach (issue 12, part 4): left of the wipe the submission order, right of it
+// the sorted order, each pixel as in the full-screen render of that order.
+TEST(HeadlessBlend, WipeShowsUnsortedLeftAndSortedRight) {
+  const Image wipe = render_test_scene("wipe.png", {"--wipe", "0.5"});
+  const Image sorted = render_test_scene("wipe_sorted.png", {});
+  const Image unsorted = render_test_scene("wipe_unsorted.png", {"--no-sort"});
+  const auto rgb = [](const Image& image, int x, int y) {
+    const auto p = image.at(x, y);
+    return std::array<int, 3>{p[0], p[1], p[2]};
+  };
+  for (const int x : {kW / 2 - 8, kW / 2 - 3}) expect_pixel(wipe, x, kH / 2, rgb(unsorted, x, kH / 2), "left of the wipe");
+  for (const int x : {kW / 2 + 3, kW / 2 + 8}) expect_pixel(wipe, x, kH / 2, rgb(sorted, x, kH / 2), "right of the wipe");
+  ASSERT_GT(max_channel_difference(rgb(sorted, kW / 2 - 8, kH / 2), rgb(unsorted, kW / 2 - 8, kH / 2)), 60);
+}
+
+TEST(HeadlessBlend, ColourModesRun) {
+  for (const char* mode : {"rank", "segment"}) {
+    const Image image = render_test_scene(std::string("colour_") + mode + ".png", {"--scene", "mixed", "--colour", mode});
+    expect_pixel(image, 1, 1, {0, 0, 0}, "corner (background)");
+    const auto centre = image.at(kW / 2, kH / 2);
+    EXPECT_GT(centre[0] + centre[1] + centre[2], 40) << mode;
+  }
+}
+
+// Headless --panel draws the ImGui panel (top left) into the screenshot; without it that corner
+// is background.
+TEST(HeadlessRun, PanelIsDrawnIntoTheScreenshot) {
+  const std::vector<std::string> common = {"--headless", "--cpu", "--scene", "mixed", "--size", "640x480",
+                                           "--frames", "3", "--quiet"};
+  auto args = common;
+  args.insert(args.end(), {"--panel", "--screenshot", out_path("panel.png")});
+  CommandResult r = run_depthsort(args);
+  ASSERT_EQ(r.status, 0) << r.output;
+  args = common;
+  args.insert(args.end(), {"--screenshot", out_path("no_panel.png")});
+  r = run_depthsort(args);
+  ASSERT_EQ(r.status, 0) << r.output;
+  const Image with = read_png(out_path("panel.png")), without = read_png(out_path("no_panel.png"));
+  int differing = 0;
+  for (int y = 10; y < 200; ++y)
+    for (int x = 10; x < 200; ++x) differing += with.at(x, y)[0] != without.at(x, y)[0] ? 1 : 0;
+  EXPECT_GT(differing, 1000) << "no panel in the top-left corner";
+  EXPECT_EQ(with.at(630, 470)[0], without.at(630, 470)[0]) << "the panel covers the whole frame";
+  EXPECT_EQ(run_depthsort({"--headless", "--cpu", "--panel", "--no-draw", "--quiet"}).status, 2);
+}
+
+TEST(HeadlessRun, CoherentModeKeepsEveryCheckPassing) {
+  const std::string json = out_path("coherent.json");
+  const CommandResult r = run_depthsort({"--headless", "--cpu", "--frames", "12", "--size", "200x120", "--triangles",
+                                         "3K", "--particles", "2K", "--camera-path", "orbit", "--coherent",
+                                         "--check-every", "1", "--json", json});
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("order checks: 12/12 passed"), std::string::npos) << r.output;
+  std::ifstream in(json);
+  const nlohmann::json doc = nlohmann::json::parse(in);
+  EXPECT_EQ(doc["meta"]["coherent"], true);
+  EXPECT_EQ(doc["meta"]["order"], "single");
+  bool sort_steps = false;
+  for (const auto& [label, ms] : doc["median_ms"].items()) sort_steps |= label.rfind("sort/", 0) == 0;
+  EXPECT_TRUE(sort_steps) << "the sorter's per-step timings are missing from --json";
 }
 
 TEST(HeadlessRun, DefaultSceneWithParticlesRunsAndWritesJson) {
@@ -217,6 +313,26 @@ Config parse(std::vector<const char*> args) {
   return parse_command_line(static_cast<int>(args.size()), args.data()).config;
 }
 
+TEST(CommandLine, FrameOrderAndViewOptions) {
+  const Config c = parse({"--coherent", "--colour", "segment", "--wipe", "0.25", "--sprite-shape", "triangle",
+                          "--panel", "--scene", "mixed"});
+  EXPECT_TRUE(c.coherent);
+  EXPECT_EQ(c.colour_mode, 2);
+  EXPECT_FLOAT_EQ(c.wipe, 0.25f);
+  EXPECT_TRUE(c.triangle_sprites);
+  EXPECT_TRUE(c.panel);
+  EXPECT_EQ(c.scene, SceneKind::Mixed);
+  EXPECT_TRUE(parse({"--separate-passes"}).separate_passes);
+  EXPECT_THROW(parse({"--wipe", "1.5"}), UsageError);
+  EXPECT_THROW(parse({"--wipe", "half"}), UsageError);
+  EXPECT_THROW(parse({"--colour", "blue"}), UsageError);
+  EXPECT_THROW(parse({"--sprite-shape", "circle"}), UsageError);
+  EXPECT_THROW(parse({"--separate-passes", "--wipe", "0.5"}), UsageError);
+  EXPECT_THROW(parse({"--separate-passes", "--colour", "rank"}), UsageError);
+  EXPECT_THROW(parse({"--panel", "--no-draw"}), UsageError);
+  EXPECT_THROW(parse({"--scene", "mixed", "--particles", "10"}), UsageError);
+}
+
 TEST(CommandLine, ParseCounts) {
   // The shared spelling (depthsort/count_text.hpp), as in depthsort-bench: K, M, G are binary.
   EXPECT_EQ(parse({"--triangles", "5M"}).triangles, std::size_t{5} << 20);
@@ -296,6 +412,20 @@ TEST(DepthKeys, TriangleCentroidAndGather) {
   for (std::size_t i = 0; i < 3; ++i) gather_triangle(mesh.indices.data(), order, i, elements);
   EXPECT_EQ(elements[0], mesh.indices[6]);
   EXPECT_EQ(elements[8], mesh.indices[2]);
+}
+
+// One order for every primitive: ids below the triangle count are triangles, the rest particles,
+// each keyed as its own kind is.
+TEST(DepthKeys, PrimitiveIdsCoverBothKinds) {
+  const Mesh mesh = make_test_triangles();
+  const DepthPlane plane{0, 0, 1, -3};
+  const ParticleVertex particles[2] = {{0, 0, -1.5f, 1, 0}, {0, 0, 2.5f, 1, 0}};
+  const std::size_t triangles = mesh.triangles();
+  for (std::uint32_t t = 0; t < triangles; ++t)
+    EXPECT_EQ(primitive_key(plane, mesh.vertices.data(), mesh.indices.data(), triangles, particles, t),
+              triangle_key(plane, mesh.vertices.data(), mesh.indices.data(), t));
+  EXPECT_FLOAT_EQ(primitive_key(plane, mesh.vertices.data(), mesh.indices.data(), triangles, particles, 3), -4.5f);
+  EXPECT_FLOAT_EQ(primitive_key(plane, mesh.vertices.data(), mesh.indices.data(), triangles, particles, 4), -0.5f);
 }
 
 TEST(Particles, StepIsDeterministicAndFinite) {

@@ -59,6 +59,16 @@ DEPTHSORT_HD void gather_triangle(const std::uint32_t* indices, const std::uint3
   elements[3 * i + 2] = indices[3 * t + 2];
 }
 
+// The single back-to-front order of a frame (issue 12, part 1) sorts primitive ids of both kinds
+// together: id < triangles is triangle `id`, any other id is particle `id - triangles`. Both
+// kinds' keys are view-space z of a centre, so the ids compare in one key order.
+DEPTHSORT_HD float primitive_key(const DepthPlane& plane, const MeshVertex* vertices, const std::uint32_t* indices,
+                                 std::size_t triangles, const ParticleVertex* particles, std::uint32_t id) {
+  if (id < triangles) return triangle_key(plane, vertices, indices, id);
+  const ParticleVertex& p = particles[id - triangles];
+  return point_key(plane, p.x, p.y, p.z);
+}
+
 // GPU launches (kernels/depth/depth.cu), all stream-ordered, none allocating.
 // keys[t] = triangle_key(t), values[t] = t.
 void launch_triangle_depth(const MeshVertex* vertices, const std::uint32_t* indices, std::size_t triangles,
@@ -66,16 +76,27 @@ void launch_triangle_depth(const MeshVertex* vertices, const std::uint32_t* indi
 // keys[i] = point_key(particle i), values[i] = i.
 void launch_point_depth(const ParticleVertex* particles, std::size_t n, DepthPlane plane, float* keys,
                         std::uint32_t* values, cudaStream_t stream);
+// The depths of every primitive of a frame, n = triangles + particle_count: values[i] = id(i) and
+// keys[i] = primitive_key(id(i)), where id(i) = ids[i], or i where ids is null. Frame-coherent
+// sorting (issue 13) passes last frame's sorted ids, so the keys arrive nearly sorted.
+void launch_primitive_depth(const MeshVertex* vertices, const std::uint32_t* indices, std::size_t triangles,
+                            const ParticleVertex* particles, std::size_t particle_count, const std::uint32_t* ids,
+                            DepthPlane plane, float* keys, std::uint32_t* values, cudaStream_t stream);
 // elements[3i..3i+2] = triangle order[i]'s indices.
 void launch_gather_triangles(const std::uint32_t* indices, const std::uint32_t* order, std::size_t n,
                              std::uint32_t* elements, cudaStream_t stream);
-// elements[i] = order[i] (one index per point sprite).
-void launch_gather_points(const std::uint32_t* order, std::size_t n, std::uint32_t* elements,
+// elements[i] = order[i] - first_id (one index per point sprite; first_id: the id of particle 0).
+void launch_gather_points(const std::uint32_t* order, std::size_t n, std::uint32_t first_id, std::uint32_t* elements,
                           cudaStream_t stream);
-// The correctness light: adds to *bad_count the number of positions i where keys_out[i+1] comes
-// before keys_out[i] in the key order, or where values_out[i] is out of range or does not carry
-// its own key (keys_in[values_out[i]] != keys_out[i], bitwise). *bad_count must be zeroed first.
-void launch_check_sorted(const float* keys_in, const float* keys_out, const std::uint32_t* values_out,
-                         std::size_t n, unsigned int* bad_count, cudaStream_t stream);
+// key_of_id[values[i]] = keys[i] for i < n (values a permutation of [0, n)): the key each id
+// carried into the sort, for checking a sort whose input was not in id order.
+void launch_scatter_keys(const float* keys, const std::uint32_t* values, std::size_t n, float* key_of_id,
+                         cudaStream_t stream);
+// The correctness light: adds to *bad_count the number of positions i < n where keys_out[i+1]
+// comes before keys_out[i] in the key order, or where values_out[i] is not below id_count or
+// does not carry its own key (key_of_id[values_out[i]] != keys_out[i], bitwise). With the input
+// in id order, key_of_id is keys_in. *bad_count must be zeroed first.
+void launch_check_sorted(const float* key_of_id, std::size_t id_count, const float* keys_out,
+                         const std::uint32_t* values_out, std::size_t n, unsigned int* bad_count, cudaStream_t stream);
 
 }  // namespace depthsort
