@@ -356,7 +356,7 @@ SequenceSamples run_sequence(Sorter& sorter, const BenchConfig& config, Sequence
   auto check_frame = [&](int frame) {
     launch_depths_in_order(d.scene.data(), n, d.identity.data(), n, camera_plane(path, frame), d.keys_by_id.data(),
                            nullptr, stream);
-    launch_check_sorted(d.keys_by_id.data(), d.keys_out.data(), d.values_out.data(), n, d.bad.data(), stream);
+    launch_check_sorted(d.keys_by_id.data(), n, d.keys_out.data(), d.values_out.data(), n, d.bad.data(), stream);
     launch_check_permutation(d.values_out.data(), n, d.marks.data(), d.bad.data(), stream);
   };
   for (int w = 0; w < config.warmup; ++w) {
