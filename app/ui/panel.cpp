@@ -4,6 +4,7 @@
 #include <backends/imgui_impl_glfw.h>
 #include <backends/imgui_impl_opengl3.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <stdexcept>
@@ -106,7 +107,7 @@ void Panel::teaching(UiState& state, const PanelInfo& info, const Timings& timin
 
 void Panel::draw(UiState& state, const PanelInfo& info, const Timings& timings, double now) {
   ImGui::SetNextWindowPos(ImVec2(10, 10), ImGuiCond_FirstUseEver);
-  ImGui::SetNextWindowSize(ImVec2(400, 680), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSize(ImVec2(400, std::max(200.0f, ImGui::GetIO().DisplaySize.y - 20)), ImGuiCond_FirstUseEver);
   ImGui::Begin("depthsort");
   ImGui::TextWrapped("%.*s", static_cast<int>(info.device.size()), info.device.data());
   ImGui::TextWrapped("GL: %.*s", static_cast<int>(info.gl.size()), info.gl.data());
@@ -155,6 +156,10 @@ void Panel::draw(UiState& state, const PanelInfo& info, const Timings& timings, 
     ImGui::SameLine();
     ImGui::TextColored(colour, "%s", text);
   }
+
+  // A headless screenshot is for the teaching views: they come first, before the long option list
+  // that would push them off a 720-pixel image (seen in the first GPU screenshots).
+  if (info.headless) teaching(state, info, timings, now);
 
   if (ImGui::CollapsingHeader("Sorting", ImGuiTreeNodeFlags_DefaultOpen)) {
     const auto registry = sorter_registry();
@@ -217,7 +222,7 @@ void Panel::draw(UiState& state, const PanelInfo& info, const Timings& timings, 
     if (state.separate_passes) ImGui::EndDisabled();
   }
 
-  teaching(state, info, timings, now);
+  if (!info.headless) teaching(state, info, timings, now);
 
   if (info.headless) ImGui::SetNextItemOpen(false, ImGuiCond_Once);
   if (ImGui::CollapsingHeader("Scene", ImGuiTreeNodeFlags_DefaultOpen)) {
