@@ -82,7 +82,7 @@ TEST_F(FrameBucketTest, RepeatedInputTakesTheBucketPath) {
     EXPECT_TRUE(again.ok) << what << " (again): " << again.message;
     EXPECT_TRUE(ran(steps, "bucket-sort") && !ran(steps, "fallback-cub") && ran(steps, "keep-splitters"))
         << what << ": steps " << joined(steps);
-    expect_segments(*sorter, n, static_cast<std::uint32_t>(2 * ((n + 4095) / 4096) - 1));
+    expect_segments(*sorter, n, static_cast<std::uint32_t>(2 * ((n + 3839) / 3840) - 1));
   }
 }
 

@@ -22,7 +22,14 @@ constexpr std::uint32_t kSlotPad = 64;                        // added to every 
 // Splitters searched in shared memory up to this many (48 KB, no opt-in needed); more: in global.
 constexpr std::uint32_t kMaxSmemSplitters = 12288;
 
-using BucketSort = cub::BlockRadixSort<std::uint32_t, kSortThreads, kSortItems, std::uint32_t>;
+// Two on-chip sorts in one block: a bucket of at most half kOnChip pairs (most of them, at the
+// default `bucket`) sorts 8 items a thread instead of 16, so it does not pay for 4096 pads.
+template <int Items>
+using BucketSort = cub::BlockRadixSort<std::uint32_t, kSortThreads, Items, std::uint32_t>;
+union BucketSortStorage {
+  typename BucketSort<kSortItems>::TempStorage full;
+  typename BucketSort<kSortItems / 2>::TempStorage half;
+};
 
 // Bucket of an ordered key: the number of splitters <= key (upper bound), so bucket b holds
 // [splitters[b-1], splitters[b]).
@@ -107,40 +114,20 @@ __global__ void __launch_bounds__(kScatterThreads)
   }
 }
 
-// (4) bucket-sort: one block per bucket. A bucket of one key value (or one pair) is copied, any
-// size; the others (at most kOnChip pairs, by their slot capacity) are radix sorted on chip over
-// bits [0, end_bit), end_bit the highest bit where the bucket's bounds differ. Loaded blocked,
-// padded with all-ones keys and sorted stably, so the pads stay after every real key.
-__global__ void __launch_bounds__(kSortThreads)
-    bucket_sort_kernel(const uint2* __restrict__ slots, const std::uint32_t* __restrict__ slot_offset,
-                       const std::uint32_t* __restrict__ counts, const std::uint32_t* __restrict__ out_offset,
-                       const std::uint32_t* __restrict__ splitters, std::uint32_t buckets, float* __restrict__ keys_out,
-                       std::uint32_t* __restrict__ values_out) {
-  __shared__ typename BucketSort::TempStorage storage;
-  const std::uint32_t b = blockIdx.x;
-  const std::uint32_t count = counts[b];
-  if (count == 0) return;
-  const uint2* src = slots + slot_offset[b];
-  const std::uint32_t dst = out_offset[b];
-  std::uint32_t lo = 0, hi = 0;
-  const bool open = bucket_range(splitters, buckets, b, &lo, &hi);
-  if (!open || lo == hi || count == 1 || count > kOnChip) {
-    // One key value (an empty range cannot hold pairs; count > kOnChip only in such buckets).
-    for (std::uint32_t i = threadIdx.x; i < count; i += kSortThreads) {
-      const uint2 p = src[i];
-      keys_out[dst + i] = key_from_ordered(p.x);
-      values_out[dst + i] = p.y;
-    }
-    return;
-  }
-  const int end_bit = 32 - __clz(lo ^ hi);
-  std::uint32_t key[kSortItems], value[kSortItems];
-  // Slots start at even offsets (capacities are even), so pairs load two at a time; the odd last
-  // one reads its slot's next entry, which is inside the slot, and pads it.
+// Sorts one bucket's count pairs (count <= kSortThreads * Items) on chip over bits [0, end_bit)
+// and writes them at dst. Loaded blocked, padded with all-ones keys and sorted stably, so the pads
+// stay after every real key, equal ones included. Slots start at even offsets (capacities are
+// even), so pairs load two at a time; an odd last pair's partner read stays inside the slot.
+template <int Items, class Storage>
+__device__ __forceinline__ void sort_bucket_on_chip(Storage& storage, const uint2* __restrict__ src,
+                                                    std::uint32_t count, int end_bit, std::uint32_t dst,
+                                                    float* __restrict__ keys_out,
+                                                    std::uint32_t* __restrict__ values_out) {
+  std::uint32_t key[Items], value[Items];
   const uint4* src4 = reinterpret_cast<const uint4*>(src);
 #pragma unroll
-  for (int j = 0; j < kSortItems / 2; ++j) {
-    const std::uint32_t i = threadIdx.x * kSortItems + 2 * j;
+  for (int j = 0; j < Items / 2; ++j) {
+    const std::uint32_t i = threadIdx.x * Items + 2 * j;
     uint4 q = make_uint4(0xFFFFFFFFu, 0u, 0xFFFFFFFFu, 0u);
     if (i < count) q = src4[i / 2];
     const bool second = i + 1 < count;
@@ -149,15 +136,48 @@ __global__ void __launch_bounds__(kSortThreads)
     key[2 * j + 1] = second ? q.z : 0xFFFFFFFFu;
     value[2 * j + 1] = second ? q.w : 0u;
   }
-  BucketSort(storage).SortBlockedToStriped(key, value, 0, end_bit);
+  BucketSort<Items>(storage).SortBlockedToStriped(key, value, 0, end_bit);
 #pragma unroll
-  for (int j = 0; j < kSortItems; ++j) {
+  for (int j = 0; j < Items; ++j) {
     const std::uint32_t i = j * kSortThreads + threadIdx.x;
     if (i < count) {
       keys_out[dst + i] = key_from_ordered(key[j]);
       values_out[dst + i] = value[j];
     }
   }
+}
+
+// (4) bucket-sort: one block per bucket. A bucket of one key value (or one pair) is copied, any
+// size; the others (at most kOnChip pairs, by their slot capacity) are radix sorted on chip over
+// bits [0, end_bit), end_bit the highest bit where the bucket's bounds differ (the bits above are
+// the same in all its keys).
+__global__ void __launch_bounds__(kSortThreads)
+    bucket_sort_kernel(const uint2* __restrict__ slots, const std::uint32_t* __restrict__ slot_offset,
+                       const std::uint32_t* __restrict__ counts, const std::uint32_t* __restrict__ out_offset,
+                       const std::uint32_t* __restrict__ splitters, std::uint32_t buckets, float* __restrict__ keys_out,
+                       std::uint32_t* __restrict__ values_out) {
+  __shared__ BucketSortStorage storage;
+  const std::uint32_t b = blockIdx.x;
+  const std::uint32_t count = counts[b];
+  if (count == 0) return;
+  const uint2* src = slots + slot_offset[b];
+  const std::uint32_t dst = out_offset[b];
+  std::uint32_t lo = 0, hi = 0;
+  const bool open = bucket_range(splitters, buckets, b, &lo, &hi);
+  if (!open || lo == hi || count == 1 || count > kOnChip) {
+    // One key value (an empty range holds no pairs; only one-value slots exceed kOnChip).
+    for (std::uint32_t i = threadIdx.x; i < count; i += kSortThreads) {
+      const uint2 p = src[i];
+      keys_out[dst + i] = key_from_ordered(p.x);
+      values_out[dst + i] = p.y;
+    }
+    return;
+  }
+  const int end_bit = 32 - __clz(lo ^ hi);
+  if (count <= kOnChip / 2)
+    sort_bucket_on_chip<kSortItems / 2>(storage.half, src, count, end_bit, dst, keys_out, values_out);
+  else
+    sort_bucket_on_chip<kSortItems>(storage.full, src, count, end_bit, dst, keys_out, values_out);
 }
 
 // Splitter j of the 2 (ranks - 1) read from the sorted output. Each rank (r+1) n / ranks, r < ranks - 1,

@@ -150,7 +150,7 @@ class FrameBucketSorter final : public Sorter {
     return true;
   }
 
-  std::uint32_t bucket_pairs_ = 4096;
+  std::uint32_t bucket_pairs_ = 3840;
   std::uint32_t slack_pct_ = 25;
   std::unique_ptr<Sorter> fallback_;  // cub-radix, with its signed-zero fixup: the exact key order
   std::uint32_t scatter_grid_cap_ = 1;

@@ -11,8 +11,8 @@
 namespace depthsort::frame_bucket {
 
 inline constexpr OptionSpec kFrameBucketOptions[] = {
-    {"bucket", "target pairs per bucket (L = ceil(n / bucket) buckets); a bucket holds at most 8192 on chip", 4096,
-     1024, 6144},
+    {"bucket", "target pairs per bucket (R = ceil(n / bucket) ranks); up to 4096 pairs sort in the half-size on-chip sort",
+     3840, 1024, 6144},
     {"slack_pct", "slot of a bucket = last frame's count * (1 + slack_pct/100) + 64; overflow: cub-radix", 25, 0, 100},
 };
 
