@@ -24,7 +24,6 @@
 #include "depthsort/registry.hpp"
 #include "depthsort/teaching.hpp"
 #include "frame.hpp"
-#include "interop/gl_interop.hpp"
 #include "memory.hpp"
 #include "platform/egl_headless.hpp"
 #include "platform/glfw_window.hpp"
@@ -294,7 +293,6 @@ class App {
     const SorterChoice single{&info, options};
     const std::span<const SorterChoice> choices =
         cycle_.empty() ? std::span<const SorterChoice>(&single, 1) : std::span<const SorterChoice>(cycle_);
-    if (info.backend == Backend::Gpu) configure_interop(config_.interop);  // before any buffer is shared
     pipeline_ = info.backend == Backend::Gpu ? make_gpu_pipeline(renderer_->buffers(), scene_, choices)
                                              : make_cpu_pipeline(renderer_->buffers(), scene_, choices);
     // Software GL (the CPU path's llvmpipe) is timed on the host clock; its timer queries do not
@@ -516,7 +514,6 @@ class App {
     m["device"] = device_line_;
     m["gl"] = gl_line_;
     m["path"] = pipeline_->on_gpu() ? "gpu" : "cpu";
-    if (pipeline_->on_gpu()) m["interop"] = interop_path().text();
     m["camera_path"] = camera_path_name(config_.camera_path);
     if (cycle_.empty()) {
       m["sorter"] = pipeline_->sorter_info().name;

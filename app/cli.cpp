@@ -177,15 +177,6 @@ struct Cli {
                               "; valid paths: orbit, fly-through, cuts, none");
            c.camera_path = *path;
          })->group(running);
-    text("--interop", "how CUDA shares the GL buffers (GPU path): auto (default: external memory where it works "
-                      "here, else map), external (GL_EXT_memory_object_fd: shared once, nothing mapped per frame; "
-                      "an error where it cannot run), map (cudaGraphicsMapResources every frame)",
-         "MODE", [&c](const std::string& v) {
-           const auto request = parse_interop_request(v);
-           if (!request)
-             throw UsageError("--interop: unknown mode " + quote_for_message(v) + "; valid modes: auto, external, map");
-           c.interop = *request;
-         })->group(running);
     text("--screenshot", "write the last frame as PNG (written whole or not at all)", "FILE",
          [&c](const std::string& v) { c.screenshot = nonempty_file("--screenshot", v); })->group(running);
     text("--json", "write per-frame timings of every phase and sort step, and medians (written whole or not at all)",

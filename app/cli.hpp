@@ -8,7 +8,6 @@
 #include <string>
 #include <vector>
 
-#include "interop/interop_request.hpp"
 #include "scene/camera.hpp"
 
 namespace depthsort::app {
@@ -41,7 +40,6 @@ struct Config {
   std::optional<std::uint64_t> frames;         // --frames N (headless default 60; windowed: until closed)
   int width = 1280, height = 720;              // --size WxH
   CameraPath camera_path = CameraPath::None;   // --camera-path orbit|fly-through|cuts|none
-  InteropRequest interop = InteropRequest::Auto;  // --interop auto|external|map
   std::string screenshot;                      // --screenshot FILE.png
   std::string json;                            // --json FILE
   bool draw = true;                            // --no-draw

@@ -2,18 +2,18 @@
 # The demo's checks and whole-frame measurements on the lent GPU (issue 12, parts 2 and 3; see
 # ../shared/DEVICE.md): the app's GPU tests, then headless runs WITH drawing at full scale,
 # camera orbiting: 1M / 5M / 10M triangles with 1M / 10M particles, every GPU sorter,
-# 1280x720 and 1920x1080, each phase's median and the frame rate the frame time allows; and the
-# interop paths compared (--interop map vs external: map + unmap per frame).
+# 1280x720 and 1920x1080, each phase's median and the frame rate the frame time allows; and
+# map + unmap per frame with drawing and without (docs/interop.md: where its 0.32 ms comes from).
 #
 #   scripts/demo-gpu.sh BUILD_DIR OUT_DIR
 #
 # Expects the GL libraries installed and __EGL_VENDOR_LIBRARY_FILENAMES exported (DEVICE.md).
 # Writes OUT_DIR/demo/: summary.txt, frames.csv, frames.md (the table), runs/*.{log,json}, *.png.
 # Environment: DEMO_BUDGET_S (default 200) bounds the whole script: runs are made in priority
-# order (the goal's configuration and the interop comparison first, then every sorter, then the
+# order (the goal's configuration with drawing and without first, then every sorter, then the
 # full matrix) and whatever would not fit is skipped and listed as skipped. DEMO_FRAMES (60)
 # frames a run (medians over them); DEMO_SORTERS (every GPU sorter); DEMO_TESTS=0 skips the app's GPU
-# tests; DEMO_NSYS=1 adds Nsight Systems summaries of both interop paths (where nsys exists).
+# tests; DEMO_NSYS=1 adds an Nsight Systems summary of the goal's configuration (where nsys exists).
 set -u
 BUILD=${1:?usage: demo-gpu.sh BUILD_DIR OUT_DIR}
 OUT=${2:?usage: demo-gpu.sh BUILD_DIR OUT_DIR}
@@ -71,34 +71,25 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>
 "$DS" --version | tee -a "$SUMMARY"
 HELP=$("$DS" --help | tr '\n' ' ' | tr -s ' ')
 
-# 1. The app's GPU tests (every GPU sorter gives the CPU path's pixels, both interop paths share
-#    buffers both ways, map + unmap timed on both), at most half the budget (120 s).
+# 1. The app's GPU tests (every GPU sorter gives the CPU path's pixels, interop shares buffers both
+#    ways, map + unmap timed with GL work before it and without), at most half the budget (120 s).
 if [ "${DEMO_TESTS:-1}" != 0 ] && [ -x "$BIN/depthsort-app-gpu-tests" ]; then
   limit=$(( BUDGET / 2 )); [ $limit -gt 120 ] && limit=120
   (cd "$D" && timeout "$limit" "$BIN/depthsort-app-gpu-tests" > "$D/app-gpu-tests.log" 2>&1)
   rc=$?
   [ $rc -ne 0 ] && failures=$((failures + 1))
   note "app-gpu-tests rc=$rc ($(elapsed) s): $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$D/app-gpu-tests.log" | tr '\n' ' ')"
-  grep -E '^(interop path|--interop auto|map\+unmap)' "$D/app-gpu-tests.log" | sed 's/^/  /' | tee -a "$SUMMARY"
+  grep -E '^map\+unmap' "$D/app-gpu-tests.log" | sed 's/^/  /' | tee -a "$SUMMARY"
 fi
 
 SORTERS=${DEMO_SORTERS:-$(echo "$HELP" | sed -n 's/.*--sorter NAME one of: \([^(]*\)(default.*/\1/p' | tr -d ' ' | tr ',' '\n' | grep -v -e '^cpu$' -e '^$')}
 # The default and CUB's radix sort first (where listed), then the others, each once.
 ORDERED=$( (printf '%s\n' hybrid cub-radix | grep -Fx -f <(printf '%s\n' $SORTERS); printf '%s\n' $SORTERS) | awk '!seen[$0]++')
 
-# 2. The goal's configuration (5M triangles + 1M particles, 1280x720, default interop) and the
-#    interop paths compared on it, with drawing and without, and at 1M triangles.
+# 2. The goal's configuration (5M triangles + 1M particles, 1280x720), with drawing and without
+#    (map + unmap costs ~0.32 ms a frame only when GL has drawn: docs/interop.md).
 run "t5M-p1M-1280x720-hybrid" "$(est_for 5M 1M)" --triangles 5M --particles 1M --size 1280x720 --sorter hybrid
-for mode in map external; do
-  run "t5M-p1M-1280x720-hybrid-interop-$mode" "$(est_for 5M 1M)" --triangles 5M --particles 1M --size 1280x720 \
-      --sorter hybrid --interop "$mode"
-done
-for mode in map external; do
-  run "t1M-p1M-1280x720-hybrid-interop-$mode" "$(est_for 1M 1M)" --triangles 1M --particles 1M --size 1280x720 \
-      --sorter hybrid --interop "$mode"
-  run "t5M-p1M-nodraw-hybrid-interop-$mode" "$(est_for 5M 1M)" --triangles 5M --particles 1M --no-draw \
-      --sorter hybrid --interop "$mode"
-done
+run "t5M-p1M-nodraw-hybrid" "$(est_for 5M 1M)" --triangles 5M --particles 1M --no-draw --sorter hybrid
 # The frame helper's options, where this build has them: one sort for everything vs separate passes.
 if [[ $HELP == *--separate-passes* ]]; then
   run "t5M-p1M-1280x720-hybrid-separate-passes" "$(est_for 5M 1M)" --triangles 5M --particles 1M --size 1280x720 \
@@ -110,17 +101,18 @@ if [[ $HELP == *--coherent* ]]; then
 fi
 
 # Where map/unmap's time goes (opt-in, DEMO_NSYS=1, where nsys exists): Nsight Systems over 60
-# frames of each path; the CUDA API and GPU summaries (host time per cudaGraphicsMapResources
-# call, kernels and GL/CUDA gaps) land in nsys-*.txt.
+# frames of the goal's configuration; the CUDA API and NVTX summaries (host time per
+# cudaGraphicsMapResources call) land in nsys.txt.
 if [ "${DEMO_NSYS:-0}" = 1 ] && command -v nsys > /dev/null; then
-  for mode in map external; do
-    if [ $(( $(elapsed) + 40 )) -gt "$BUDGET" ]; then echo "nsys-$mode" >> "$SKIPPED"; continue; fi
-    timeout 120 nsys profile -t cuda,nvtx,opengl -o "$D/runs/nsys-$mode" --force-overwrite true \
-      "$DS" --headless --frames 60 --camera-path orbit --triangles 5M --particles 1M --interop "$mode" \
-      > "$D/runs/nsys-$mode.log" 2>&1 &&
-      timeout 60 nsys stats -r cuda_api_sum,nvtx_sum "$D/runs/nsys-$mode.nsys-rep" > "$D/nsys-$mode.txt" 2>&1
-    note "nsys $mode rc=$?: $(grep -E 'cudaGraphicsMapResources|cudaGraphicsUnmapResources|cudaStreamSynchronize' "$D/nsys-$mode.txt" | tr -s ' ' | cut -c1-160 | tr '\n' ';')"
-  done
+  if [ $(( $(elapsed) + 40 )) -gt "$BUDGET" ]; then
+    echo "nsys" >> "$SKIPPED"
+  else
+    timeout 120 nsys profile -t cuda,nvtx,opengl -o "$D/runs/nsys" --force-overwrite true \
+      "$DS" --headless --frames 60 --camera-path orbit --triangles 5M --particles 1M \
+      > "$D/runs/nsys.log" 2>&1 &&
+      timeout 60 nsys stats -r cuda_api_sum,nvtx_sum "$D/runs/nsys.nsys-rep" > "$D/nsys.txt" 2>&1
+    note "nsys rc=$?: $(grep -E 'cudaGraphicsMapResources|cudaGraphicsUnmapResources' "$D/nsys.txt" | tr -s ' ' | cut -c1-160 | tr '\n' ';')"
+  fi
 fi
 
 # 3. Every GPU sorter on the goal's configuration.
@@ -169,7 +161,6 @@ for path in sorted(glob.glob(os.path.join(d, "runs", "*.json"))):
         "triangles": m.get("triangles", ""), "particles": m.get("particles", ""),
         "size": f'{m.get("width", "")}x{m.get("height", "")}', "draw": m.get("draw", ""),
         "camera": m.get("camera_path", ""), "frames": m.get("frames", ""),
-        "interop": (m.get("interop", "") or "").split(":")[0],
         "map_unmap_ms": round(frame.get("map", 0) + frame.get("unmap", 0), 4),
     }
     for k in known: row[k + "_ms"] = frame.get(k, "")
@@ -181,11 +172,10 @@ for path in sorted(glob.glob(os.path.join(d, "runs", "*.json"))):
     other = {k: v for k, v in frame.items() if k not in known + ["compute", "host frame"]}
     row["other_phases"] = ";".join(f"{k}={v}" for k, v in other.items())
     row["order_check_failures"] = m.get("order_check_failures", "")
-    row["interop_why"] = m.get("interop", "")
     rows.append(row)
-cols = ["run", "rc", "sorter", "options", "triangles", "particles", "size", "draw", "camera", "frames", "interop",
+cols = ["run", "rc", "sorter", "options", "triangles", "particles", "size", "draw", "camera", "frames",
         "map_unmap_ms"] + [k + "_ms" for k in known] + ["compute_ms", "frame_ms", "fps", "host_frame_ms", "host_fps",
-        "other_phases", "order_check_failures", "interop_why", "error"]
+        "other_phases", "order_check_failures", "error"]
 with open(os.path.join(d, "frames.csv"), "w", newline="") as f:
     w = csv.DictWriter(f, fieldnames=cols, extrasaction="ignore")
     w.writeheader()
@@ -196,9 +186,9 @@ def mib(n):
     except Exception: return str(n)
     return f"{n / 2**20:g}M" if n >= 2**20 else str(n)
 good = [r for r in rows if "error" not in r]
-# The goal's rows: 5M + 1M at 1280x720 with drawing, one per sorter, default options and interop.
+# The goal's rows: 5M + 1M at 1280x720 with drawing, one per sorter, default options.
 goal = [r for r in good if r["run"].startswith("t5M-p1M-1280x720-") and r["rc"] == "0"
-        and not any(x in r["run"] for x in ("-interop-", "-separate-passes", "-coherent"))]
+        and not any(x in r["run"] for x in ("-separate-passes", "-coherent"))]
 lines = ["# Whole frames with drawing, headless, camera orbiting (scripts/demo-gpu.sh)", "",
          "Counts are binary (5M = 5 x 2^20). frame = compute (CUDA events, first to last) + draw (GL timer query);",
          "fps = 1000 / frame. host = the host's wall time for the frame (headless runs wait for each frame).", "",
@@ -208,24 +198,22 @@ if goal:
     met = [r for r in goal if isinstance(r["frame_ms"], float) and r["frame_ms"] <= 16.7]
     best = min(goal, key=lambda r: r["frame_ms"] if isinstance(r["frame_ms"], float) else 1e9)
     lines.append(f"Goal configuration: {len(met)} of {len(goal)} sorters at <= 16.7 ms; best {best['sorter']} "
-                 f"{best['frame_ms']} ms ({best['fps']} fps), map+unmap {best['map_unmap_ms']} ms "
-                 f"[{best['interop']}].")
+                 f"{best['frame_ms']} ms ({best['fps']} fps), map+unmap {best['map_unmap_ms']} ms.")
     lines.append("")
-# The interop comparison: map + unmap (the goal), and where the waits went (compute, host frame).
+# map + unmap with drawing and without (the goal: <= 0.02 ms with drawing; docs/interop.md).
 by_name = {r["run"]: r for r in good}
-for base in ("t5M-p1M-1280x720-hybrid", "t1M-p1M-1280x720-hybrid", "t5M-p1M-nodraw-hybrid"):
-    a, b = by_name.get(base + "-interop-map"), by_name.get(base + "-interop-external")
-    if a and b:
-        lines.append(f"Interop, {base}: map+unmap {a['map_unmap_ms']} ms (map) -> {b['map_unmap_ms']} ms "
-                     f"({b['interop'] or 'external: see interop_why'}); compute {a['compute_ms']} -> {b['compute_ms']} ms; "
-                     f"frame {a['frame_ms']} -> {b['frame_ms']} ms; host frame {a['host_frame_ms']} -> {b['host_frame_ms']} ms.")
-lines.append("")
-lines += ["| run | sorter | tris | parts | size | interop | map+unmap | depth | sort | gather | draw | compute | frame ms | fps | host ms | rc |",
-          "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+a, b = by_name.get("t5M-p1M-1280x720-hybrid"), by_name.get("t5M-p1M-nodraw-hybrid")
+if a and b:
+    lines.append(f"map+unmap, 5M + 1M hybrid: {a['map_unmap_ms']} ms drawing, {b['map_unmap_ms']} ms not drawing; "
+                 f"compute {a['compute_ms']} -> {b['compute_ms']} ms; host frame {a['host_frame_ms']} -> "
+                 f"{b['host_frame_ms']} ms.")
+    lines.append("")
+lines += ["| run | sorter | tris | parts | size | map+unmap | depth | sort | gather | draw | compute | frame ms | fps | host ms | rc |",
+          "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
 for r in good:
     lines.append("| " + " | ".join(str(x) for x in [
         r["run"], r["sorter"], mib(r["triangles"]), mib(r["particles"]), r["size"] if r["draw"] else "no draw",
-        r["interop"], r["map_unmap_ms"], r["depth_ms"], r["sort_ms"], r["gather_ms"], r["draw_ms"], r["compute_ms"],
+        r["map_unmap_ms"], r["depth_ms"], r["sort_ms"], r["gather_ms"], r["draw_ms"], r["compute_ms"],
         r["frame_ms"], r["fps"], r["host_frame_ms"], r["rc"]]) + " |")
 skipped = [s.strip() for s in open(os.path.join(d, "runs", "skipped.txt")) if s.strip()]
 if skipped:

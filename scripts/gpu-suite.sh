@@ -17,7 +17,7 @@
 #     studies   scripts/study/*.sh: each paper's figures (one script per sorter; STUDIES names some)
 #     hybrid    scripts/hybrid-study.sh (HYBRID_PARTS, default "dists")
 #     dists     every GPU sorter on every distribution at 16M
-#     demo      scripts/demo-gpu.sh (whole frames with drawing, interop paths; DEMO_BUDGET_S)
+#     demo      scripts/demo-gpu.sh (whole frames with drawing, map + unmap drawing and not; DEMO_BUDGET_S)
 #     views     scripts/demo-views-gpu.sh (one order's pixel tests, coherent frames, teaching views)
 #     coherent  depthsort-bench --sequence orbit, fly, cuts: frame-coherent sorting (issue 13)
 #     soak      10,000 headless frames switching sorter and options every frame (--cycle-sorters)

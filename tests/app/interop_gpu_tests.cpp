@@ -1,8 +1,8 @@
-// CUDA-GL interop on a CUDA device (issue 12, part 3): the external-memory path shares a GL
-// buffer both ways (GL's contents reach CUDA, CUDA's writes reach GL, a later GL write reaches
-// CUDA again), the map path still does, the whole program gives the same pixels on both, and
-// the per-frame cost of map + unmap on each path is printed. In-process on a headless EGL
-// context; each test reports itself skipped where no CUDA device (or no GL on it) exists.
+// CUDA-GL interop on a CUDA device (issue 12, part 3): map/unmap shares a GL buffer both ways
+// (GL's contents reach CUDA, CUDA's writes reach GL, a later GL write reaches CUDA again), and the
+// per-frame cost of map + unmap is printed with GL work before it and without (the ~0.3 ms that
+// docs/interop.md is about). In-process on a headless EGL context; each test reports itself
+// skipped where no CUDA device (or no GL on it) exists.
 #include <gtest/gtest.h>
 
 #include "render/gl.hpp"  // glad before any CUDA-GL header
@@ -14,16 +14,13 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
-#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "depthsort/cuda_handles.hpp"
 #include "depthsort/errors.hpp"
-#include "depthsort/registry.hpp"
+#include "depthsort/registry.hpp"  // cuda_device_usable
 #include "interop/gl_interop.hpp"
 #include "platform/egl_headless.hpp"
 #include "support.hpp"
@@ -77,12 +74,11 @@ std::size_t first_difference(const std::vector<std::uint32_t>& a, const std::vec
 
 // Frames of sharing one buffer: GL's contents seen by CUDA, CUDA's write seen by GL, GL's next
 // write seen by CUDA. `flags` as the frame pipeline registers its buffers.
-void round_trips(bool expect_external, unsigned int flags) {
+void round_trips(unsigned int flags) {
   constexpr std::size_t n = 3 * 1'000'003;  // not a multiple of any granularity
   const std::vector<std::uint32_t> initial = pattern(n, 1);
   const GlBuffer buffer = make_gl_buffer(initial);
   RegisteredBuffer shared(buffer.get(), flags, "test buffer");
-  ASSERT_EQ(shared.external(), expect_external) << interop_path().text();
   CudaStream stream;
   std::vector<std::uint32_t> seen(n);
   RegisteredBuffer* list[] = {&shared};
@@ -121,65 +117,42 @@ void round_trips(bool expect_external, unsigned int flags) {
   EXPECT_EQ(part, gl_part) << "CUDA does not see GL's later write";
 }
 
-TEST(Interop, ExternalMemorySharesABufferBothWays) {
-  REQUIRE_GL_ON_CUDA(egl);
-  try {
-    configure_interop(InteropRequest::External);
-  } catch (const std::exception& e) {
-    FAIL() << "the external-memory path does not run on this GPU: " << e.what();
-  }
-  std::printf("interop path: %s\n", interop_path().text().c_str());
-  round_trips(true, cudaGraphicsRegisterFlagsNone);
-  round_trips(true, cudaGraphicsRegisterFlagsWriteDiscard);
-  round_trips(true, cudaGraphicsRegisterFlagsReadOnly);
-}
-
 TEST(Interop, MapPathSharesABufferBothWays) {
   REQUIRE_GL_ON_CUDA(egl);
-  configure_interop(InteropRequest::Map);
-  round_trips(false, cudaGraphicsRegisterFlagsNone);
-  round_trips(false, cudaGraphicsRegisterFlagsWriteDiscard);
+  round_trips(cudaGraphicsRegisterFlagsNone);
+  round_trips(cudaGraphicsRegisterFlagsWriteDiscard);
+  round_trips(cudaGraphicsRegisterFlagsReadOnly);
 }
 
-TEST(Interop, AutoChoosesAPathAndSaysWhy) {
+// A frame's map + unmap, as the frame pipeline does it (four buffers in one call), with GL having
+// read every buffer just before (as a draw does; finished with glFinish, as the headless loop
+// waits for the draw's timer query) and with GL idle (as --no-draw). Host time and the
+// CUDA-event time the app's "map" and "unmap" steps report. Printed, not asserted: the numbers
+// belong in docs/interop.md (0.32 ms vs 0.005 ms on the lent H200, 2026-11-23).
+TEST(Interop, MapUnmapCostWithAndWithoutGlWork) {
   REQUIRE_GL_ON_CUDA(egl);
-  const InteropPath& path = configure_interop(InteropRequest::Auto);
-  std::printf("--interop auto: %s\n", path.text().c_str());
-  EXPECT_FALSE(path.description.empty());
-  EXPECT_NE(path.why.find("--interop auto"), std::string::npos) << path.why;
-}
-
-// A frame's map + unmap, as the frame pipeline does it (four buffers, GL having read them in the
-// frame before, as a draw does), on both paths: host time and the CUDA-event time the app's
-// "map" and "unmap" steps report. Printed, not asserted: the lead's table holds the numbers.
-TEST(Interop, MapUnmapCostOnBothPaths) {
-  REQUIRE_GL_ON_CUDA(egl);
-  for (const InteropRequest request : {InteropRequest::Map, InteropRequest::External}) {
-    try {
-      configure_interop(request);
-    } catch (const std::exception& e) {
-      ADD_FAILURE() << e.what();
-      continue;
-    }
-    constexpr std::size_t n = 1 << 20;
-    const std::vector<std::uint32_t> data = pattern(n, 3);
-    std::vector<GlBuffer> buffers;
-    for (int i = 0; i < 4; ++i) buffers.push_back(make_gl_buffer(data));
-    const GlBuffer scratch = make_gl_buffer(data);
-    std::vector<RegisteredBuffer> shared;
-    shared.emplace_back(buffers[0].get(), cudaGraphicsRegisterFlagsReadOnly, "vertices");
-    shared.emplace_back(buffers[1].get(), cudaGraphicsRegisterFlagsWriteDiscard, "elements");
-    shared.emplace_back(buffers[2].get(), cudaGraphicsRegisterFlagsNone, "particle vertices");
-    shared.emplace_back(buffers[3].get(), cudaGraphicsRegisterFlagsWriteDiscard, "particle elements");
-    RegisteredBuffer* list[] = {&shared[0], &shared[1], &shared[2], &shared[3]};
-    CudaStream stream;
-    CudaEvent before, after;
-    constexpr int kFrames = 200;
+  constexpr std::size_t n = 1 << 20;
+  const std::vector<std::uint32_t> data = pattern(n, 3);
+  std::vector<GlBuffer> buffers;
+  for (int i = 0; i < 4; ++i) buffers.push_back(make_gl_buffer(data));
+  const GlBuffer scratch = make_gl_buffer(data);
+  std::vector<RegisteredBuffer> shared;
+  shared.emplace_back(buffers[0].get(), cudaGraphicsRegisterFlagsReadOnly, "vertices");
+  shared.emplace_back(buffers[1].get(), cudaGraphicsRegisterFlagsWriteDiscard, "elements");
+  shared.emplace_back(buffers[2].get(), cudaGraphicsRegisterFlagsNone, "particle vertices");
+  shared.emplace_back(buffers[3].get(), cudaGraphicsRegisterFlagsWriteDiscard, "particle elements");
+  RegisteredBuffer* list[] = {&shared[0], &shared[1], &shared[2], &shared[3]};
+  CudaStream stream;
+  CudaEvent before, after;
+  for (const bool gl_work : {true, false}) {
+    constexpr int kFrames = 200, kWarmUp = 10;
     std::vector<float> host_ms, event_ms;
     for (int frame = 0; frame < kFrames; ++frame) {
-      for (const GlBuffer& b : buffers)  // GL reads every buffer, as the draw does
-        DEPTHSORT_GL_CHECK(glCopyNamedBufferSubData(b.get(), scratch.get(), 0, 0, 4 * 1024));
-      DEPTHSORT_GL_CHECK(glFinish());  // headless frames wait for the draw's timer query
+      if (gl_work) {
+        for (const GlBuffer& b : buffers)  // GL reads every buffer, as the draw does
+          DEPTHSORT_GL_CHECK(glCopyNamedBufferSubData(b.get(), scratch.get(), 0, 0, 4 * 1024));
+        DEPTHSORT_GL_CHECK(glFinish());
+      }
       const auto t0 = std::chrono::steady_clock::now();
       DEPTHSORT_CUDA_CHECK(cudaEventRecord(before.get(), stream.get()));
       InteropMapping mapping(list, 4, stream.get());
@@ -190,7 +163,7 @@ TEST(Interop, MapUnmapCostOnBothPaths) {
       DEPTHSORT_CUDA_CHECK(cudaEventSynchronize(after.get()));
       float ms = 0;
       DEPTHSORT_CUDA_CHECK(cudaEventElapsedTime(&ms, before.get(), after.get()));
-      if (frame >= 10) {  // past the first frames' warm-up
+      if (frame >= kWarmUp) {
         host_ms.push_back(std::chrono::duration<float, std::milli>(t1 - t0).count());
         event_ms.push_back(ms);
       }
@@ -198,42 +171,11 @@ TEST(Interop, MapUnmapCostOnBothPaths) {
     std::sort(host_ms.begin(), host_ms.end());
     std::sort(event_ms.begin(), event_ms.end());
     const float host_median = host_ms[host_ms.size() / 2], event_median = event_ms[event_ms.size() / 2];
-    std::printf("map+unmap %-9s median over %zu frames: %.4f ms host, %.4f ms CUDA events (%s)\n",
-                interop_request_name(request), host_ms.size(), static_cast<double>(host_median),
-                static_cast<double>(event_median), interop_path().description.c_str());
-    RecordProperty(std::string("map_unmap_host_ms_") + interop_request_name(request), std::to_string(host_median));
-    RecordProperty(std::string("map_unmap_event_ms_") + interop_request_name(request), std::to_string(event_median));
-    EXPECT_EQ(shared[1].external(), request == InteropRequest::External);
-  }
-}
-
-// The whole program on both paths: same pixels, order checks passing, and the path in the JSON.
-TEST(Interop, ProgramGivesTheSamePixelsOnBothPaths) {
-  std::string why;
-  if (!cuda_device_usable(&why)) GTEST_SKIP() << "no CUDA device: " << why;
-  Image reference;
-  for (const std::string mode : {"map", "external"}) {
-    const std::string png = out_path("interop_" + mode + ".png"), json = out_path("interop_" + mode + ".json");
-    const CommandResult r =
-        run_depthsort({"--headless", "--triangles", "20K", "--particles", "20K", "--frames", "10", "--size",
-                       "320x200", "--check-every", "3", "--camera-path", "orbit", "--interop", mode, "--screenshot",
-                       png, "--json", json});
-    ASSERT_EQ(r.status, 0) << mode << ": " << r.output;
-    EXPECT_NE(r.output.find("order checks: "), std::string::npos) << r.output;  // a failed one exits 1
-    std::ifstream in(json);
-    const nlohmann::json meta = nlohmann::json::parse(in)["meta"];
-    const std::string path = meta.value("interop", "");
-    EXPECT_EQ(path.rfind(mode == "map" ? "map/unmap" : "external memory", 0), 0u) << path;
-    const Image image = read_png(png);
-    if (mode == "map") {
-      reference = image;
-      continue;
-    }
-    ASSERT_EQ(image.rgba.size(), reference.rgba.size());
-    int worst = 0;
-    for (std::size_t i = 0; i < image.rgba.size(); ++i)
-      worst = std::max(worst, std::abs(static_cast<int>(image.rgba[i]) - static_cast<int>(reference.rgba[i])));
-    EXPECT_LE(worst, 1) << "--interop external differs from --interop map by up to " << worst;
+    const char* name = gl_work ? "gl_work" : "gl_idle";
+    std::printf("map+unmap %-7s median over %zu frames: %.4f ms host, %.4f ms CUDA events\n", name, host_ms.size(),
+                static_cast<double>(host_median), static_cast<double>(event_median));
+    RecordProperty(std::string("map_unmap_host_ms_") + name, std::to_string(host_median));
+    RecordProperty(std::string("map_unmap_event_ms_") + name, std::to_string(event_median));
   }
 }
 
