@@ -12,38 +12,15 @@
 #include "common/tile_io.cuh"
 #include "common/warp_block.cuh"
 #include "depthsort/keys.hpp"
+#include "sort/hybrid/binning_index.hpp"
 #include "sort/hybrid/config.cuh"
 #include "sort/hybrid/hybrid_networks.hpp"
 
 namespace depthsort::hybrid {
 
-// ---------------------------------------------------------------------------------------------
-// Histogram bins: at most H bins spaced linearly from the smallest to the largest key (Section
-// 5.1), linear in the ordered key of keys.hpp rather than in the float value (deviation: a float
-// range is useless once +-FLT_MAX, infinities or NaNs are among the keys, while the ordered key
-// space holds every key; inside one binary exponent it is linear in the value). Bins are 2^shift
-// keys wide, so a bin is a shift: exact, monotone, the same in every kernel.
-// ---------------------------------------------------------------------------------------------
-struct Binning {
-  std::uint32_t lo;     // smallest ordered key
-  std::uint32_t shift;  // log2 of the bin width
-  int bins;             // bins in use (<= H)
-  __device__ __forceinline__ int bin(std::uint32_t k) const {
-    if (k <= lo) return 0;
-    return min(static_cast<int>((k - lo) >> shift), bins - 1);
-  }
-  __device__ __forceinline__ unsigned long long bin_start(int i) const {
-    return static_cast<unsigned long long>(lo) + (static_cast<unsigned long long>(i) << shift);
-  }
-};
-
+// The bins (struct Binning) are in binning_index.hpp, shared with the CPU tests.
 __device__ __forceinline__ Binning make_binning(const Control& c, int max_bins) {
-  const std::uint32_t lo = ~c.omin_c, hi = c.omax;
-  const std::uint32_t range = hi >= lo ? hi - lo : 0u;
-  std::uint32_t shift = 0;
-  while (shift < 32 && (static_cast<unsigned long long>(range) >> shift) >= static_cast<unsigned long long>(max_bins))
-    ++shift;
-  return {lo, shift, static_cast<int>((static_cast<unsigned long long>(range) >> shift) + 1)};
+  return make_binning_of_range(~c.omin_c, c.omax, max_bins);
 }
 
 // Bucket of a key: upper_bound over the L-1 pivots, as the binary search of Fig. 4, narrowed by
