@@ -245,12 +245,12 @@ fi
 if has_part coherent && fits coherent 90 && [[ -x $bin/depthsort-bench ]]; then
   # Issue 13: consecutive frames of a synthetic scene, each sorter fed the depths in the order its
   # own instance left the last frame; every frame checked on the device.
-  note "== depthsort-bench --sequence orbit|fly|cuts (COHERENT_SIZES, COHERENT_FRAMES)"
+  note "== depthsort-bench --sequence orbit|fly|cuts (COHERENT_SIZES, COHERENT_FRAMES, COHERENT_SORTERS)"
   for path in orbit fly cuts; do
     frames=${COHERENT_FRAMES:-120}
     [[ $path == cuts ]] && frames=${COHERENT_CUT_FRAMES:-$frames}
     timeout ${COHERENT_S:-150} "$bin/depthsort-bench" --sequence "$path" --frames "$frames" \
-      --sizes "${COHERENT_SIZES:-4M,15M}" --csv "$work/sequence-$path.csv" --json "$work/sequence-$path.json" \
+      --sizes "${COHERENT_SIZES:-4M,15M}" ${COHERENT_SORTERS:+--sorters "$COHERENT_SORTERS"} --csv "$work/sequence-$path.csv" --json "$work/sequence-$path.json" \
       >"$work/sequence-$path.log" 2>&1
     status "sequence $path" $?
     tail -30 "$work/sequence-$path.log" | tee -a "$summary"
