@@ -33,7 +33,8 @@ constexpr std::uint32_t kDefaultSublist = 8192;
 constexpr std::uint32_t kDefaultChunk = 8192;
 // onchip keeps L = 8192 (the radix tile): 16K-pair sublists would halve the samples, but a
 // one-block 16K radix sort spills (1024 threads x 16 pairs in 64 registers). The gathering bucket
-// sort keeps the m piece starts of its bucket in shared memory: at most 8192 (32 KB).
+// sort keeps the m piece starts of its bucket in shared memory: at most 8192 (32 KB; 64 KB with
+// compact_pieces, which keeps the source offsets beside them).
 constexpr std::uint32_t kOnchipSublist = kDefaultSublist;
 constexpr std::uint32_t kMaxGatherSublists = 8192;
 constexpr std::uint32_t kMaxAutoS = 4096;
