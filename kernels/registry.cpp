@@ -8,7 +8,6 @@
 #include "sort/baselines.hpp"
 #include "sort/gpu_mms/gpu_mms_sorter.hpp"
 #include "sort/bucket_sort/bucket_sort_sorter.hpp"
-#include "sort/frame_bucket/frame_bucket_sorter.hpp"
 #include "sort/hybrid/hybrid_sorter.hpp"
 #include "sort/patch_merge/patch_merge_sorter.hpp"
 #include "sort/satish_radix/satish_radix_sorter.hpp"
@@ -37,10 +36,6 @@ const std::array kSorters{
                "tiles sorted on chip; keys out of place across tiles extracted, sorted, merged back by rank; far from sorted: cub-radix",
                Backend::Gpu, false, patch_merge::kPatchMergeOptions, cuda_device_usable,
                patch_merge::make_patch_merge_sorter},
-    SorterInfo{"frame-bucket", "depthsort (issue 13), splitters from the last frame's output (docs/algorithms/frame-bucket.md)",
-               "for consecutive frames: pairs scattered into last frame's buckets (slots sized from its counts), each sorted on chip over its open bits; first frame or an overflow: cub-radix",
-               Backend::Gpu, false, frame_bucket::kFrameBucketOptions, cuda_device_usable,
-               frame_bucket::make_frame_bucket_sorter},
     SorterInfo{"hybrid-quick", "Sintorn & Assarsson 2008, partial quicksort + vector-mergesort (Section 5.2)",
                "log2(L) quicksort partition passes into L sublists, then the same vector-mergesort",
                Backend::Gpu, false, hybrid::kHybridQuickOptions, cuda_device_usable,
