@@ -7,15 +7,13 @@
 #   fig3-s.csv      total time against s (16..4096, and auto) at 16M and 64M uniform pairs, the
 #                   default (onchip) and onchip=0 (the radix chunks + global path), faithful (Fig. 3)
 #   fig8-dists.csv  every distribution of the suite at 16M: default, bucket_key_bits=0 (same work
-#                   on every input), onchip=0, compact_pieces=0 (the gather that walks past empty
-#                   pieces), faithful, cub-merge, cub-radix (Fig. 8, flatness)
+#                   on every input), onchip=0, faithful, cub-merge, cub-radix (Fig. 8, flatness)
 #   fig46-n.csv     time against n, 1M..64M (5 reps), beside cub-merge and cub-radix (Fig. 4, 6)
 #   fig46-big.csv   the same from 128M to 1G (3 reps: the largest n that fits; rows that do not
 #                   fit are skipped by the bench with a note in bench.log)
 #                   The per-step medians of their rows are Fig. 5.
 #   knobs.csv       each deviation from the paper alone at 16M, with steps; the previous default is
-#                   onchip=0,sample_key_sort=0,radix_bits=4; the one before this branch is
-#                   compact_pieces=0,direct_indexing=0
+#                   onchip=0,sample_key_sort=0,radix_bits=4
 #   check.csv       the default, onchip=0 and the paper's configuration at 16M against the CPU
 # and prints a summary table at the end.
 set -uo pipefail
@@ -37,7 +35,7 @@ bench --sorters bucket-sort --sizes 16M,64M --dist uniform --reps 5 "${opts[@]}"
   --options bucket-sort:onchip=0 --options bucket-sort:faithful=1,s=64 --csv "$OUT/fig3-s.csv"
 bench --sorters bucket-sort,cub-merge --sizes 16M --dist all --reps 5 \
   --options bucket-sort:faithful=0 --options bucket-sort:bucket_key_bits=0 --options bucket-sort:onchip=0 \
-  --options bucket-sort:compact_pieces=0 --options bucket-sort:faithful=1 --csv "$OUT/fig8-dists.csv"
+  --options bucket-sort:faithful=1 --csv "$OUT/fig8-dists.csv"
 bench --sorters bucket-sort,cub-merge --sizes 1M,2M,4M,8M,16M,32M,64M --dist uniform --reps 5 \
   --options bucket-sort:faithful=0 --options bucket-sort:onchip=0 --options bucket-sort:faithful=1 \
   --csv "$OUT/fig46-n.csv"
@@ -46,8 +44,7 @@ LIMIT=75 bench --sorters bucket-sort,cub-merge --sizes 128M,256M,512M,1G --dist 
   --options bucket-sort:faithful=0 --options bucket-sort:faithful=1 --csv "$OUT/fig46-big.csv"
 bench --sorters bucket-sort --sizes 16M --dist uniform --reps 9 --options bucket-sort:s=0 \
   --options bucket-sort:onchip=0 --options bucket-sort:sample_key_sort=0 --options bucket-sort:radix_bits=4 \
-  --options bucket-sort:bucket_key_bits=0 --options bucket-sort:compact_pieces=0 \
-  --options bucket-sort:direct_indexing=0 --options bucket-sort:compact_pieces=0,direct_indexing=0 \
+  --options bucket-sort:bucket_key_bits=0 \
   --options bucket-sort:onchip=0,sample_key_sort=0,radix_bits=4 --options bucket-sort:s=4096 \
   --options bucket-sort:s=1024 \
   --options bucket-sort:radix_block_sort=0 --options bucket-sort:cub_sample_sort=0 \
@@ -71,8 +68,7 @@ def rows(*names):
 def short(o):
     keep = [x for x in o.split(",") if x and x not in (
         "chunk=0", "cub_sample_sort=1", "inline_sampling=1", "radix_block_sort=1", "sublist=0", "faithful=0",
-        "onchip=1", "sample_key_sort=1", "s=0", "radix_bits=5", "bucket_key_bits=1", "compact_pieces=1",
-        "direct_indexing=1")]
+        "onchip=1", "sample_key_sort=1", "s=0", "radix_bits=5", "bucket_key_bits=1")]
     return ",".join(keep) or "default"
 def ms(r): return float(r["median_ms"]) if r["median_ms"] else float("nan")
 def key_of(r): return r["sorter"] + (" " + short(r["options"]) if r["sorter"] == "bucket-sort" else "")

@@ -102,20 +102,11 @@ constexpr OptionCase kCases[] = {
     {"radix_bits=4"},                       // the 4-bit tiles, onchip
     {"bucket_key_bits=0,s=128"},            // all 32 bits; buckets around 8K (one and two tiles) at 1M+3
     {"radix_bits=4,onchip=0,sample_key_sort=0"},  // the previous default exactly
-    // The gather of the previous default (walking past empty pieces) and the paper's rounds of
-    // parallel search; the defaults run the compact gather and the direct searches everywhere above.
-    {"compact_pieces=0"},
-    {"direct_indexing=0"},
-    {"s=4096,sublist=16384,direct_indexing=0,compact_pieces=0"},
-    {"s=64,sublist=64,chunk=64"},  // direct searches over the smallest sublist (6 steps), compact gather
 };
 
-// 8193 and 16385: just above one and two radix tiles; 0 is the registry suite's.
-constexpr std::size_t kSizes[] = {1, 2, 1000, 4097, 8193, 16385, 65537, (std::size_t{1} << 20) + 3};
-// NearlySorted and SwapsSparse: buckets of one long piece and many empty ones (the gather's walk).
-constexpr Distribution kDistributions[] = {Distribution::Uniform,      Distribution::Specials,
-                                           Distribution::AllEqual,     Distribution::Zipf,
-                                           Distribution::NearlySorted, Distribution::SwapsSparse};
+constexpr std::size_t kSizes[] = {1, 2, 1000, 4097, 65537, (std::size_t{1} << 20) + 3};
+constexpr Distribution kDistributions[] = {Distribution::Uniform, Distribution::Specials, Distribution::AllEqual,
+                                           Distribution::Zipf};
 
 void PrintTo(const OptionCase& c, std::ostream* out) { *out << c.options; }
 

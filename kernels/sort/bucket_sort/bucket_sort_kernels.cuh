@@ -388,63 +388,6 @@ __global__ void __launch_bounds__(kIndexThreads) sample_indexing_kernel(
   }
 }
 
-// Step 6 without the rounds (direct_indexing, not the paper's): the sublist and the splitters are
-// both sorted, so every splitter's boundary is one binary search over the whole sublist (L a power
-// of two: log2(L) + 1 steps, no branches), independent of the others. A thread runs kDirectSearches
-// of them side by side (their shared-memory loads overlap) and the block syncs once, where the
-// paper's parallel search syncs log2(s) times, each round waiting on its slowest search.
-constexpr int kDirectSearches = 4;
-__global__ void __launch_bounds__(kIndexThreads) sample_indexing_direct_kernel(
-    const std::uint64_t* __restrict__ sorted, std::uint32_t n, std::uint32_t L, std::uint32_t s, std::uint32_t m,
-    const std::uint64_t* __restrict__ splitters, bool bounds_by_bucket, std::uint32_t* __restrict__ bounds,
-    std::uint32_t* __restrict__ sizes) {
-  extern __shared__ std::uint32_t keys_smem[];  // L keys, s + 1 positions (the splitters stay in global)
-  std::uint32_t* pos = keys_smem + L;
-  const std::uint32_t i = blockIdx.x;
-  const std::uint32_t base = i * L;
-  const std::uint32_t count = min(L, n - base);
-  for (std::uint32_t r = threadIdx.x; r < L; r += blockDim.x)
-    keys_smem[r] = r < count ? key_of(sorted[base + r]) : 0xFFFFFFFFu;
-  if (threadIdx.x == 0) {
-    pos[0] = 0;
-    pos[s] = L;
-  }
-  __syncthreads();
-  // Boundary idx (1 <= idx < s) = the first r with (key_r, base + r) > splitter idx - 1. Thread t
-  // takes idx = 1 + t + q * blockDim.x: neighbouring lanes search neighbouring splitters.
-  for (std::uint32_t first = 1 + threadIdx.x; first < s; first += kDirectSearches * blockDim.x) {
-    std::uint64_t g[kDirectSearches];
-    std::uint32_t lo[kDirectSearches];
-#pragma unroll
-    for (int q = 0; q < kDirectSearches; ++q) {
-      const std::uint32_t idx = first + q * blockDim.x;
-      g[q] = idx < s ? splitters[idx - 1] : kPadWord;
-      lo[q] = 0;
-    }
-    // lo = the number of pairs <= g among the first lo + 2*step; L is a power of two >= 64.
-    for (std::uint32_t step = L / 2; step >= 1; step /= 2) {
-#pragma unroll
-      for (int q = 0; q < kDirectSearches; ++q) {
-        const std::uint32_t r = lo[q] + step - 1;
-        if (pack(keys_smem[r], base + r) <= g[q]) lo[q] += step;
-      }
-    }
-#pragma unroll
-    for (int q = 0; q < kDirectSearches; ++q) {
-      const std::uint32_t idx = first + q * blockDim.x;
-      const std::uint32_t r = lo[q];  // at most L - 1 here
-      if (pack(keys_smem[r], base + r) <= g[q]) ++lo[q];
-      if (idx < s) pos[idx] = lo[q];
-    }
-  }
-  __syncthreads();
-  for (std::uint32_t j = threadIdx.x; j < s; j += blockDim.x) {
-    const std::uint32_t b0 = min(pos[j], count), b1 = min(pos[j + 1], count);
-    bounds[bounds_by_bucket ? j * m + i : i * s + j] = b0;
-    sizes[j * m + i] = b1 - b0;
-  }
-}
-
 // Step 7's last part: bucket j starts at the prefix sum of column j's first entry.
 __global__ void bucket_begin_kernel(const std::uint32_t* __restrict__ offsets, std::uint32_t m, std::uint32_t s,
                                     std::uint32_t n, std::uint32_t* __restrict__ begin) {
@@ -507,87 +450,22 @@ __device__ __forceinline__ int bucket_sort_end_bit(const std::uint64_t* splitter
   return lo == hi ? 1 : 32 - __clz(lo ^ hi);
 }
 
-// Where bucket_tile_kernel reads a bucket from.
-enum class BucketSource {
-  Relocated,      // the relocated buckets array (step 8 ran)
-  GatherWalk,     // the sublists: all m piece starts in shared memory, empty pieces walked past
-  GatherCompact,  // the sublists: the non-empty pieces only, with their source offsets
-};
-
-// Gather: piece i of bucket j (the relocation fused in) starts at pair bounds[j*m + i] of sublist
-// i and holds the bucket's pairs from its start on. GatherWalk keeps the m starts (piece 0 starts
-// at 0); a thread finds the piece of its first pair by binary search, then walks on, one piece at
-// a time, past the empty ones and reading bounds from global memory at each piece. On a nearly
-// sorted input a bucket is one long piece and m - 1 mostly empty ones, so one thread walks
-// through ~m pieces in a row (sparse-swaps: the sublist sort 2.6x that of uniform).
-// GatherCompact lists the non-empty pieces once per block (start in the bucket and source offset,
-// compact_pieces) so that every step of the walk is one piece and reads shared memory only.
-// Pair r of the bucket is source[from + r] while it lies in the piece (modulo 2^32: from may wrap,
-// from + r does not).
-template <int Threads>
-using PieceScan = cub::BlockScan<std::uint32_t, Threads>;
-
-// GatherCompact's list: the K non-empty pieces of bucket j (begin, size > 0) in sublist order,
-// start[k] ascending from 0 and from[k]; returns K (>= 1). scan may alias storage the caller uses
-// after a __syncthreads.
-template <int Threads>
-__device__ std::uint32_t compact_pieces(std::uint32_t j, std::uint32_t m, std::uint32_t L, std::uint32_t begin,
-                                        std::uint32_t size, const std::uint32_t* __restrict__ offsets,
-                                        const std::uint32_t* __restrict__ bounds,
-                                        typename PieceScan<Threads>::TempStorage& scan, std::uint32_t* start,
-                                        std::uint32_t* from) {
-  std::uint32_t listed = 0;  // the same in every thread (the scan's aggregate)
-  for (std::uint32_t first = 0; first < m; first += Threads) {
-    const std::uint32_t i = first + threadIdx.x;
-    std::uint32_t piece_begin = 0, piece_end = 0;
-    if (i < m) {
-      piece_begin = offsets[std::size_t{j} * m + i] - begin;
-      piece_end = i + 1 < m ? offsets[std::size_t{j} * m + i + 1] - begin : size;
-    }
-    const std::uint32_t nonempty = piece_end > piece_begin ? 1u : 0u;
-    std::uint32_t slot = 0, total = 0;
-    PieceScan<Threads>(scan).ExclusiveSum(nonempty, slot, total);
-    if (nonempty) {
-      start[listed + slot] = piece_begin;
-      from[listed + slot] = i * L + bounds[std::size_t{j} * m + i] - piece_begin;
-    }
-    listed += total;
-    __syncthreads();  // the scan storage is used again
-  }
-  return listed;
-}
-
 // Loads the bucket's pairs [first, first + kRadixItems) blocked into k, v (pads past size).
-// GatherWalk: piece_start = the m starts; GatherCompact: the pieces' starts and piece_from their
-// offsets, count = K. Relocated: the bucket at begin of source.
-template <BucketSource Source>
+// Gather: piece i of bucket j (the relocation fused in) starts at pair bounds[j*m + i] of sublist
+// i and holds the bucket's pairs from piece_start[i] on; the thread finds the piece of its first
+// pair by binary search (piece 0 starts at 0), then walks on, past empty pieces. Otherwise the
+// bucket is read from the relocated array at begin.
+template <bool Gather>
 __device__ __forceinline__ void load_bucket_items(std::uint32_t first, std::uint32_t size, std::uint32_t begin,
                                                   std::uint32_t j, const std::uint64_t* __restrict__ source,
-                                                  const std::uint32_t* piece_start, const std::uint32_t* piece_from,
-                                                  std::uint32_t count, const std::uint32_t* __restrict__ bounds,
-                                                  std::uint32_t m, std::uint32_t L, std::uint32_t (&k)[kRadixItems],
+                                                  const std::uint32_t* piece_start,
+                                                  const std::uint32_t* __restrict__ bounds, std::uint32_t m,
+                                                  std::uint32_t L, std::uint32_t (&k)[kRadixItems],
                                                   std::uint32_t (&v)[kRadixItems]) {
-  if constexpr (Source == BucketSource::GatherCompact) {
-    std::uint32_t i = first < size ? piece_of(piece_start, count, first) : 0;
-    std::uint32_t from = piece_from[i];
-    std::uint32_t next = i + 1 < count ? piece_start[i + 1] : 0xFFFFFFFFu;
-#pragma unroll
-    for (int e = 0; e < kRadixItems; ++e) {
-      const std::uint32_t r = first + e;
-      std::uint64_t w = kPadWord;
-      if (r < size) {
-        if (r >= next) {  // every listed piece holds a pair: r is in the next one
-          ++i;
-          from = piece_from[i];
-          next = i + 1 < count ? piece_start[i + 1] : 0xFFFFFFFFu;
-        }
-        w = source[from + r];
-      }
-      k[e] = key_of(w);
-      v[e] = value_of(w);
-    }
-  } else if constexpr (Source == BucketSource::GatherWalk) {
+  if constexpr (Gather) {
     std::uint32_t i = first < size ? piece_of(piece_start, m, first) : 0;
+    // Pair r of the bucket is source[from + r] while it lies in piece i (modulo 2^32: from may
+    // wrap, from + r does not).
     std::uint32_t from = i * L + bounds[j * m + i] - piece_start[i];
 #pragma unroll
     for (int e = 0; e < kRadixItems; ++e) {
@@ -617,14 +495,11 @@ __device__ __forceinline__ void load_bucket_items(std::uint32_t first, std::uint
 }
 
 // Shared memory of bucket_tile_kernel: the block sort's storage; with two halves the first half's
-// keys and values and the second half's keys; with the gather the m piece starts (and with
-// GatherCompact the m source offsets).
+// keys and values and the second half's keys; with the gather the m piece starts.
 template <int RadixBits>
-constexpr std::size_t bucket_tile_smem(int halves, BucketSource source, std::uint32_t m) {
-  const std::size_t per_piece =
-      source == BucketSource::GatherCompact ? 8 : (source == BucketSource::GatherWalk ? 4 : 0);
+constexpr std::size_t bucket_tile_smem(int halves, bool gather, std::uint32_t m) {
   return SmallTile<RadixBits>::kStorageBytes + (halves == 2 ? std::size_t{3} * kRadixTile * 4 : 0) +
-         per_piece * m;
+         (gather ? std::size_t{m} * 4 : 0);
 }
 
 // One block of 512 threads per bucket; the blocks of buckets above Halves * 8192 pairs return at
@@ -634,7 +509,7 @@ constexpr std::size_t bucket_tile_smem(int halves, BucketSource source, std::uin
 // and spills), merged by rank: a pair of the first half goes to its index plus the number of keys
 // below it in the second, a pair of the second to its index plus the number of keys up to it in
 // the first (ties: first half first; pads, the largest, never count). Output: the sorted pairs.
-template <int Halves, BucketSource Source, int RadixBits>
+template <int Halves, bool Gather, int RadixBits>
 __global__ void __launch_bounds__(kSortThreads) bucket_tile_kernel(
     const std::uint32_t* __restrict__ bucket_begin, std::uint32_t s, const std::uint64_t* __restrict__ splitters,
     const std::uint64_t* __restrict__ source,
@@ -649,28 +524,18 @@ __global__ void __launch_bounds__(kSortThreads) bucket_tile_kernel(
   std::uint32_t* values_a = keys_a + kHalf;
   std::uint32_t* keys_b = values_a + kHalf;
   std::uint32_t* piece_start = Halves == 2 ? keys_b + kHalf : keys_a;
-  std::uint32_t* piece_from = piece_start + m;  // GatherCompact only
   const std::uint32_t j = blockIdx.x;
   const std::uint32_t begin = bucket_begin[j];
   const std::uint32_t size = bucket_begin[j + 1] - begin;
   if (size == 0 || size > Halves * kHalf) return;  // the same for the whole block
   const int end_bit = bucket_sort_end_bit(splitters, j, s, shared_bits_skipped);
-  std::uint32_t pieces = m;
-  if constexpr (Source == BucketSource::GatherCompact) {
-    // The scan's storage lies in the sort's, unused until after compact_pieces' last sync.
-    static_assert(sizeof(typename PieceScan<kSortThreads>::TempStorage) <= sizeof(typename Tile::Storage));
-    pieces = compact_pieces<kSortThreads>(
-        j, m, L, begin, size, offsets, bounds,
-        *reinterpret_cast<typename PieceScan<kSortThreads>::TempStorage*>(bucket_tile_smem_bytes), piece_start,
-        piece_from);
-  } else if constexpr (Source == BucketSource::GatherWalk) {
+  if constexpr (Gather) {
     for (std::uint32_t i = threadIdx.x; i < m; i += kSortThreads) piece_start[i] = offsets[j * m + i] - begin;
     __syncthreads();
   }
   std::uint32_t k[kRadixItems], v[kRadixItems];
   // Blocked: the pads come last and the stable sort keeps them there.
-  load_bucket_items<Source>(threadIdx.x * kRadixItems, size, begin, j, source, piece_start, piece_from, pieces, bounds,
-                            m, L, k, v);
+  load_bucket_items<Gather>(threadIdx.x * kRadixItems, size, begin, j, source, piece_start, bounds, m, L, k, v);
   typename Tile::Sort(storage).SortBlockedToStriped(k, v, 0, end_bit);
   // One kernel for both sizes: 512 threads of ~105-128 registers leave room for one block per SM
   // either way, and no launch goes over all buckets only to find most of them the other size.
@@ -692,8 +557,8 @@ __global__ void __launch_bounds__(kSortThreads) bucket_tile_kernel(
       values_a[r] = v[e];
     }
     __syncthreads();  // the storage is reused
-    load_bucket_items<Source>(kHalf + threadIdx.x * kRadixItems, size, begin, j, source, piece_start, piece_from,
-                              pieces, bounds, m, L, k, v);
+    load_bucket_items<Gather>(kHalf + threadIdx.x * kRadixItems, size, begin, j, source, piece_start, bounds, m, L,
+                              k, v);
     typename Tile::Sort(storage).SortBlockedToStriped(k, v, 0, end_bit);
 #pragma unroll
     for (int e = 0; e < kRadixItems; ++e) keys_b[e * kSortThreads + threadIdx.x] = k[e];

@@ -33,8 +33,7 @@ constexpr std::uint32_t kDefaultSublist = 8192;
 constexpr std::uint32_t kDefaultChunk = 8192;
 // onchip keeps L = 8192 (the radix tile): 16K-pair sublists would halve the samples, but a
 // one-block 16K radix sort spills (1024 threads x 16 pairs in 64 registers). The gathering bucket
-// sort keeps the m piece starts of its bucket in shared memory: at most 8192 (32 KB; 64 KB with
-// compact_pieces, which keeps the source offsets beside them).
+// sort keeps the m piece starts of its bucket in shared memory: at most 8192 (32 KB).
 constexpr std::uint32_t kOnchipSublist = kDefaultSublist;
 constexpr std::uint32_t kMaxGatherSublists = 8192;
 constexpr std::uint32_t kMaxAutoS = 4096;
@@ -82,11 +81,6 @@ std::size_t chunk_smem(std::uint32_t C) { return bitonic::padded_size(C) * 8; }
 std::size_t indexing_smem(std::uint32_t L, std::uint32_t s) {
   return std::size_t{L} * 4 + std::size_t{s} * 8 + (std::size_t{s} + 1) * 4;
 }
-// direct_indexing reads the splitters from global memory: keys and positions only (5 blocks an SM
-// instead of 4 at L = 8192, s = 2048).
-std::size_t direct_indexing_smem(std::uint32_t L, std::uint32_t s) {
-  return std::size_t{L} * 4 + (std::size_t{s} + 1) * 4;
-}
 
 }  // namespace
 
@@ -104,8 +98,6 @@ BucketSorter::BucketSorter(const OptionValues& options) : Sorter("bucket-sort", 
   sample_key_sort_ = option_value(options, "sample_key_sort") != 0;
   radix_bits_ = option_value(options, "radix_bits");
   bucket_key_bits_ = option_value(options, "bucket_key_bits") != 0;
-  compact_pieces_ = option_value(options, "compact_pieces") != 0;
-  direct_indexing_ = !faithful_ && option_value(options, "direct_indexing") != 0;
   check_pow2_option(s_option_, "s", 2);
   check_pow2_option(sublist_option_, "sublist", 64);
   check_pow2_option(chunk_option_, "chunk", 64);
@@ -219,28 +211,18 @@ void BucketSorter::do_reserve(std::size_t max_n) {
   with_radix_bits(radix_bits_, [&](auto bits) {
     constexpr int B = decltype(bits)::value;
     allow(reinterpret_cast<const void*>(local_radix_sort_kernel<SmallTile<B>>), SmallTile<B>::kStorageBytes);
-    constexpr auto kRelocated = BucketSource::Relocated;
-    constexpr auto kWalk = BucketSource::GatherWalk;
-    constexpr auto kCompact = BucketSource::GatherCompact;
-    allow(reinterpret_cast<const void*>(bucket_tile_kernel<1, kRelocated, B>), bucket_tile_smem<B>(1, kRelocated, 0));
-    allow(reinterpret_cast<const void*>(bucket_tile_kernel<2, kRelocated, B>), bucket_tile_smem<B>(2, kRelocated, 0));
-    allow(reinterpret_cast<const void*>(bucket_tile_kernel<1, kWalk, B>),
-          bucket_tile_smem<B>(1, kWalk, kMaxGatherSublists));
-    allow(reinterpret_cast<const void*>(bucket_tile_kernel<2, kWalk, B>),
-          bucket_tile_smem<B>(2, kWalk, kMaxGatherSublists));
-    allow(reinterpret_cast<const void*>(bucket_tile_kernel<1, kCompact, B>),
-          bucket_tile_smem<B>(1, kCompact, kMaxGatherSublists));
-    allow(reinterpret_cast<const void*>(bucket_tile_kernel<2, kCompact, B>),
-          bucket_tile_smem<B>(2, kCompact, kMaxGatherSublists));
-    // The largest: two halves and the compact list of 8192 pieces, under the H200's 227 KB.
-    static_assert(bucket_tile_smem<B>(2, kCompact, kMaxGatherSublists) <= 227 * 1024);
+    allow(reinterpret_cast<const void*>(bucket_tile_kernel<1, false, B>), bucket_tile_smem<B>(1, false, 0));
+    allow(reinterpret_cast<const void*>(bucket_tile_kernel<2, false, B>), bucket_tile_smem<B>(2, false, 0));
+    allow(reinterpret_cast<const void*>(bucket_tile_kernel<1, true, B>),
+          bucket_tile_smem<B>(1, true, kMaxGatherSublists));
+    allow(reinterpret_cast<const void*>(bucket_tile_kernel<2, true, B>),
+          bucket_tile_smem<B>(2, true, kMaxGatherSublists));
   });
   allow(reinterpret_cast<const void*>(chunk_sort_kernel<PairsOut, true, false>), chunk_smem(16384));
   allow(reinterpret_cast<const void*>(chunk_sort_kernel<WordsOut, false, false>), chunk_smem(16384));
   allow(reinterpret_cast<const void*>(chunk_merge_kernel<PairsOut, true>), chunk_smem(16384));
   allow(reinterpret_cast<const void*>(chunk_merge_kernel<WordsOut, false>), chunk_smem(16384));
   allow(reinterpret_cast<const void*>(sample_indexing_kernel), indexing_smem(16384, 4096));
-  allow(reinterpret_cast<const void*>(sample_indexing_direct_kernel), direct_indexing_smem(16384, 4096));
 }
 
 namespace {
@@ -305,28 +287,15 @@ void BucketSorter::sort_segments(std::uint64_t* data, const std::uint32_t* begin
 
 namespace {
 
-template <int Halves, BucketSource Source, int B>
+template <int Halves, bool Gather, int B>
 void launch_bucket_tiles(const Config& c, const std::uint32_t* bucket_begin,
                          const std::uint64_t* splitters, const std::uint64_t* source, const std::uint32_t* offsets,
                          const std::uint32_t* bounds, bool shared_bits_skipped, const SortBuffers& b,
                          cudaStream_t stream) {
-  bucket_tile_kernel<Halves, Source, B><<<c.s, kSortThreads, bucket_tile_smem<B>(Halves, Source, c.m), stream>>>(
+  bucket_tile_kernel<Halves, Gather, B><<<c.s, kSortThreads, bucket_tile_smem<B>(Halves, Gather, c.m), stream>>>(
       bucket_begin, c.s, splitters, source, offsets, bounds, c.m, c.sublist, shared_bits_skipped, b.keys_out,
       b.values_out);
   DEPTHSORT_CUDA_CHECK_LAUNCH("bucket-sort bucket_tile_kernel");
-}
-
-template <BucketSource Source, int B>
-void launch_gather_tiles(const Config& c, bool one_tile, const std::uint32_t* bucket_begin,
-                         const std::uint64_t* splitters, const std::uint64_t* source, const std::uint32_t* offsets,
-                         const std::uint32_t* bounds, bool shared_bits_skipped, const SortBuffers& b,
-                         cudaStream_t stream) {
-  if (one_tile)
-    launch_bucket_tiles<1, Source, B>(c, bucket_begin, splitters, source, offsets, bounds, shared_bits_skipped, b,
-                                      stream);
-  else
-    launch_bucket_tiles<2, Source, B>(c, bucket_begin, splitters, source, offsets, bounds, shared_bits_skipped, b,
-                                      stream);
 }
 
 }  // namespace
@@ -343,15 +312,14 @@ void BucketSorter::sort_buckets_onchip(const Config& c, std::uint64_t bound, con
   const bool skip_shared = bucket_key_bits_;
   with_radix_bits(radix_bits_, [&](auto bits) {
     constexpr int B = decltype(bits)::value;
-    if (c.gather && compact_pieces_)
-      launch_gather_tiles<BucketSource::GatherCompact, B>(c, one_tile, begin, split, source, offsets_.data(),
-                                                          bounds_.data(), skip_shared, b, stream);
+    if (c.gather && one_tile)
+      launch_bucket_tiles<1, true, B>(c, begin, split, source, offsets_.data(), bounds_.data(), skip_shared, b, stream);
     else if (c.gather)
-      launch_gather_tiles<BucketSource::GatherWalk, B>(c, one_tile, begin, split, source, offsets_.data(),
-                                                       bounds_.data(), skip_shared, b, stream);
+      launch_bucket_tiles<2, true, B>(c, begin, split, source, offsets_.data(), bounds_.data(), skip_shared, b, stream);
+    else if (one_tile)
+      launch_bucket_tiles<1, false, B>(c, begin, split, source, nullptr, nullptr, skip_shared, b, stream);
     else
-      launch_gather_tiles<BucketSource::Relocated, B>(c, one_tile, begin, split, source, nullptr, nullptr,
-                                                      skip_shared, b, stream);
+      launch_bucket_tiles<2, false, B>(c, begin, split, source, nullptr, nullptr, skip_shared, b, stream);
   });
   if (bound > kOnchipTile)
     sort_segments(buckets_.data(), begin, c.s, b.n, bound, c.chunk, true, b, stream, kOnchipTile);
@@ -408,13 +376,9 @@ void BucketSorter::do_sort(const SortBuffers& b, cudaStream_t stream, StepTimer&
   }
   {
     StepScope step(timer, "sample indexing");
-    if (direct_indexing_)
-      sample_indexing_direct_kernel<<<m, kIndexThreads, direct_indexing_smem(L, s), stream>>>(
-          sorted_.data(), n, L, s, m, splitters_.data(), c.gather, bounds_.data(), sizes_.data());
-    else
-      sample_indexing_kernel<<<m, kIndexThreads, indexing_smem(L, s), stream>>>(sorted_.data(), n, L, s, m,
-                                                                              splitters_.data(), c.gather,
-                                                                              bounds_.data(), sizes_.data());
+    sample_indexing_kernel<<<m, kIndexThreads, indexing_smem(L, s), stream>>>(sorted_.data(), n, L, s, m,
+                                                                            splitters_.data(), c.gather,
+                                                                            bounds_.data(), sizes_.data());
     DEPTHSORT_CUDA_CHECK_LAUNCH("bucket-sort sample_indexing_kernel");
   }
   {

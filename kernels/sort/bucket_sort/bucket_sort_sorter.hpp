@@ -35,11 +35,6 @@ inline constexpr OptionSpec kBucketSortOptions[] = {
                         "work on every input)", 1, 0, 1},
     {"sample_key_sort", "step 4's CUB sort over the 32 key bits alone (stable: the samples are in position order)", 1,
      0, 1},
-    // Predicted, not measured (docs/algorithms/bucket-sort.md): 0 restores the previous behaviour.
-    {"compact_pieces", "onchip's gather lists each bucket's non-empty pieces first (flat on nearly sorted input; 0: "
-                       "walks past the empty ones)", 1, 0, 1},
-    {"direct_indexing", "step 6 as one independent binary search per splitter over the whole sublist (0: the "
-                        "paper's log2(s) rounds of parallel search; off with faithful)", 1, 0, 1},
 };
 
 // The configuration one sort ran with.
@@ -92,8 +87,6 @@ class BucketSorter final : public Sorter {
   bool sample_key_sort_ = true;
   int radix_bits_ = 5;
   bool bucket_key_bits_ = true;
-  bool compact_pieces_ = true;
-  bool direct_indexing_ = true;
   Config last_{};
   std::size_t last_n_ = 0;
   std::size_t workspace_bytes_ = 0;
