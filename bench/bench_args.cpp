@@ -88,7 +88,7 @@ ParseResult parse_bench_args(std::span<const std::string_view> args,
   };
   constexpr std::string_view kFlags =
       "valid flags: --sorters --sizes --dist --reps --warmup --seed --options --csv --json --check "
-      "--sequence --frames --list --help";
+      "--sequence --frames --scratch --list --help";
 
   // Two spellings CLI11 reads differently from our documented grammar, refused before it sees
   // them: "--flag=" (CLI11 would take the next argument as the value) and "--check=1" (CLI11
@@ -98,7 +98,8 @@ ParseResult parse_bench_args(std::span<const std::string_view> args,
     const std::size_t eq = arg.find('=');
     if (eq == std::string_view::npos) continue;
     const std::string flag(arg.substr(0, eq));
-    if (flag == "--help" || flag == "--list" || flag == "--check") return fail(flag + " takes no value");
+    if (flag == "--help" || flag == "--list" || flag == "--check" || flag == "--scratch")
+      return fail(flag + " takes no value");
     constexpr std::array<std::string_view, 12> kValueFlags{
         "--sorters", "--sizes", "--dist", "--dists", "--reps", "--warmup", "--seed", "--options", "--csv", "--json",
         "--sequence", "--frames"};
@@ -125,6 +126,7 @@ ParseResult parse_bench_args(std::span<const std::string_view> args,
   app.add_flag("--help,-h", help);
   app.add_flag("--list", config.list);
   app.add_flag("--check", config.check);
+  app.add_flag("--scratch", config.scratch);
   list_option("--sorters", sorters);
   list_option("--sizes", sizes);
   list_option("--dist,--dists", dists);
@@ -241,6 +243,7 @@ ParseResult parse_bench_args(std::span<const std::string_view> args,
     if (!config.sequence) return fail("--frames needs --sequence");
     config.frames = *value;
   }
+  if (config.scratch && !config.sequence) return fail("--scratch needs --sequence");
   for (const std::string& text : options) {
     const std::size_t colon = text.find(':');
     const std::string_view name = trim(std::string_view(text).substr(0, colon));
@@ -394,6 +397,8 @@ Usage: depthsort-bench [flags]
                       `seq-cuts@shot` (the others). --reps is ignored; --warmup W sorts frame 0
                       W times first.
   --frames F          frames per sequence (default 60, 2..100000)
+  --scratch           with --sequence: every frame's depths in scene order instead of the last
+                      frame's sorted order (each frame sorted from scratch); rows `seq-PATH-scratch`
   --check             verify every row once more, untimed, with poisoned outputs, against the
                       CPU reference (check_sorted_pairs); a failure makes the exit status 1
   --list              print the registry (sorters, availability, options) and exit

@@ -49,6 +49,9 @@ struct BenchConfig {
   // instead of independent inputs; --frames of them per sorter and size.
   std::optional<CameraPath> sequence;
   int frames = 60;
+  // --scratch: the sequence's frames in scene order every time (from scratch), the comparison
+  // for the coherent order.
+  bool scratch = false;
 };
 
 struct ParseResult {

@@ -343,7 +343,8 @@ struct SequenceSamples {
 };
 
 // One sorter over config.frames frames of the path. Frame 0 lists the depths in scene order; each
-// later frame in the order the sorter left (its values_out: the ids, sorted by the last frame).
+// later frame in the order the sorter left (its values_out: the ids, sorted by the last frame), or,
+// with --scratch, in scene order again (the from-scratch sort the coherent order is compared with).
 // Frame 0 is not counted (no last frame); every frame is checked on the device, untimed.
 SequenceSamples run_sequence(Sorter& sorter, const BenchConfig& config, SequenceSet& d, std::size_t n,
                              cudaStream_t stream, const Events& events, std::string* check) {
@@ -371,7 +372,7 @@ SequenceSamples run_sequence(Sorter& sorter, const BenchConfig& config, Sequence
   check_frame(0);
   SequenceSamples samples;
   for (int frame = 1; frame < config.frames; ++frame) {
-    frame_input(frame, d.values_out.data());
+    frame_input(frame, config.scratch ? d.identity.data() : d.values_out.data());
     DEPTHSORT_CUDA_CHECK(cudaEventRecord(events.start(), stream));
     sorter.sort(buffers, stream);
     DEPTHSORT_CUDA_CHECK(cudaEventRecord(events.stop(), stream));
@@ -399,7 +400,7 @@ bool run_sequences(const BenchConfig& config, const std::vector<SorterVariant>& 
                    const Events& events, const RunHeader& header, const std::vector<ResultFile>& files,
                    std::vector<Row>& rows) {
   const CameraPath path = *config.sequence;
-  const std::string label = "seq-" + std::string(camera_path_name(path));
+  const std::string label = "seq-" + std::string(camera_path_name(path)) + (config.scratch ? "-scratch" : "");
   const bool cuts = path == CameraPath::Cuts;
   std::size_t gpu_variants = 0;
   for (const SorterVariant& v : variants) gpu_variants += v.info->backend == Backend::Gpu;

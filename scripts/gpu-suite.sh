@@ -246,15 +246,21 @@ if has_part coherent && fits coherent 90 && [[ -x $bin/depthsort-bench ]]; then
   # Issue 13: consecutive frames of a synthetic scene, each sorter fed the depths in the order its
   # own instance left the last frame; every frame checked on the device.
   note "== depthsort-bench --sequence orbit|fly|cuts (COHERENT_SIZES, COHERENT_FRAMES, COHERENT_SORTERS)"
-  for path in orbit fly cuts; do
+  # COHERENT_SCRATCH=1 adds each path sorted from scratch (--scratch), the comparison issue 13 asks for.
+  runs="orbit fly cuts"
+  [[ ${COHERENT_SCRATCH:-0} == 1 ]] && runs="$runs orbit:scratch fly:scratch cuts:scratch"
+  for run in $runs; do
+    path=${run%%:*} name=${run/:/-}
+    extra=()
+    [[ $run == *:scratch ]] && extra=(--scratch)
     frames=${COHERENT_FRAMES:-120}
     [[ $path == cuts ]] && frames=${COHERENT_CUT_FRAMES:-$frames}
-    timeout ${COHERENT_S:-150} "$bin/depthsort-bench" --sequence "$path" --frames "$frames" \
-      --sizes "${COHERENT_SIZES:-4M,15M}" ${COHERENT_SORTERS:+--sorters "$COHERENT_SORTERS"} --csv "$work/sequence-$path.csv" --json "$work/sequence-$path.json" \
-      >"$work/sequence-$path.log" 2>&1
-    status "sequence $path" $?
-    tail -30 "$work/sequence-$path.log" | tee -a "$summary"
-    cp "$work/sequence-$path.csv" "$OUT/sequence-$path.csv" 2>/dev/null
+    timeout ${COHERENT_S:-150} "$bin/depthsort-bench" --sequence "$path" "${extra[@]}" --frames "$frames" \
+      --sizes "${COHERENT_SIZES:-4M,15M}" ${COHERENT_SORTERS:+--sorters "$COHERENT_SORTERS"} --csv "$work/sequence-$name.csv" --json "$work/sequence-$name.json" \
+      >"$work/sequence-$name.log" 2>&1
+    status "sequence $name" $?
+    tail -30 "$work/sequence-$name.log" | tee -a "$summary"
+    cp "$work/sequence-$name.csv" "$OUT/sequence-$name.csv" 2>/dev/null
   done
 fi
 

@@ -502,6 +502,12 @@ TEST(BenchArgs, SequenceErrorsNameWhatIsValid) {
   EXPECT_FALSE(parse({"--sequence", "orbit", "--dist", "uniform"}).ok());
   EXPECT_FALSE(parse({"--sequence="}).ok());
   EXPECT_NE(usage_text().find("--sequence PATH"), std::string::npos);
+  // --scratch: the same frames in scene order, the from-scratch half of the comparison.
+  EXPECT_FALSE(parse_ok({"--sequence", "orbit"}).scratch);
+  EXPECT_TRUE(parse_ok({"--sequence", "orbit", "--scratch"}).scratch);
+  EXPECT_FALSE(parse({"--scratch"}).ok());  // scratch without a sequence
+  EXPECT_FALSE(parse({"--sequence", "orbit", "--scratch=1"}).ok());
+  EXPECT_NE(usage_text().find("--scratch"), std::string::npos);
   EXPECT_NE(usage_text().find("orbit, fly, cuts"), std::string::npos);
 }
 
