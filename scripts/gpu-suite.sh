@@ -66,7 +66,9 @@ fi
 export __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
 # The demo's other shared libraries (GLFW and the X11 client libraries it links) are missing on the
 # bare device image: .gl/extra/*.deb are unpacked apart from / (DEVICE.md: other packages can break
-# it) and found through LD_LIBRARY_PATH.
+# it) and found through LD_LIBRARY_PATH. Fetched here once, beside DEVICE.md's .gl packages:
+#   (cd .gl/extra && apt-get -oAPT::Architecture=amd64 download libglfw3 libx11-6 libx11-data \
+#      libxcb1 libxau6 libxdmcp6 libbsd0 libmd0)
 if compgen -G ".gl/extra/*.deb" >/dev/null; then
   for f in .gl/extra/*.deb; do dpkg -x "$f" /tmp/depthsort-libs; done
   export LD_LIBRARY_PATH=/tmp/depthsort-libs/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
