@@ -40,19 +40,8 @@ inline constexpr int kMergeWarps = 4;  // warps (heaps) per block of a merge rou
 // Warp exchange of any 4-byte-multiple element.
 
 template <class T>
-__device__ __forceinline__ T shfl_idx(const T& v, int src) {
-  static_assert(sizeof(T) % 4 == 0, "GPU-MMS elements are made of 32-bit words");
-  std::uint32_t w[sizeof(T) / 4];
-  memcpy(w, &v, sizeof(T));
-#pragma unroll
-  for (int i = 0; i < int(sizeof(T) / 4); ++i) w[i] = __shfl_sync(0xFFFFFFFFu, w[i], src);
-  T r;
-  memcpy(&r, w, sizeof(T));
-  return r;
-}
-
-template <class T>
 __device__ __forceinline__ T shfl_xor(const T& v, int mask) {
+  static_assert(sizeof(T) % 4 == 0, "GPU-MMS elements are made of 32-bit words");
   std::uint32_t w[sizeof(T) / 4];
   memcpy(w, &v, sizeof(T));
 #pragma unroll
