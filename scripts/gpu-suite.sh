@@ -18,7 +18,8 @@
 #     hybrid    scripts/hybrid-study.sh (HYBRID_PARTS, default "dists")
 #     dists     every GPU sorter on every distribution at 16M
 #     demo      scripts/demo-gpu.sh (whole frames with drawing, map + unmap drawing and not; DEMO_BUDGET_S)
-#     views     scripts/demo-views-gpu.sh (one order's pixel tests, coherent frames, teaching views)
+#     views     scripts/demo-views-gpu.sh (one order's pixel tests, coherent frames, teaching views;
+#               VIEWS_PARTS, e.g. tests,sort)
 #     coherent  depthsort-bench --sequence orbit, fly, cuts: frame-coherent sorting (issue 13)
 #     soak      10,000 headless frames switching sorter and options every frame (--cycle-sorters)
 #     multigpu  scripts/multi-gpu.sh: the multi-GPU sort's exactness tests and benchmark on every
@@ -239,7 +240,7 @@ fi
 
 if has_part views && fits views 100 && [[ -x scripts/demo-views-gpu.sh ]]; then
   note "== scripts/demo-views-gpu.sh (one order for meshes and particles, coherent frames, teaching views)"
-  timeout ${VIEWS_S:-200} scripts/demo-views-gpu.sh "$build" "$work" >"$work/views.log" 2>&1
+  timeout ${VIEWS_S:-200} scripts/demo-views-gpu.sh "$build" "$work" ${VIEWS_PARTS:-} >"$work/views.log" 2>&1
   status "demo views" $?
   tail -40 "$work/views/summary.txt" | tee -a "$summary"
 fi

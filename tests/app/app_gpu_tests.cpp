@@ -176,7 +176,8 @@ TEST(GpuPath, MillionsWithoutDrawing) {
 
 // The soak of issue 7 item 14, short: every frame the next GPU sorter/option variant, every
 // frame's order checked, device memory sampled every 1000 frames; after the first sample it must
-// stay flat (every sorter reserved once, nothing allocated in the frame loop).
+// stay flat (every sorter reserved once, nothing allocated in the frame loop). The figure is the
+// whole device's, so ctest runs this test alone (RUN_SERIAL in CMakeLists.txt).
 TEST(GpuPath, CycleSortersSoakIsCheckedAndFlat) {
   REQUIRE_CUDA_DEVICE();
   const std::string json = out_path("gpu_cycle.json");
