@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "depthsort/errors.hpp"
+#include "depthsort/expand.hpp"
 #include "depthsort/output_file.hpp"
 #include "depthsort/registry.hpp"
 #include "depthsort/teaching.hpp"
@@ -163,6 +164,7 @@ class App {
     }
     say("scene: " + scene_.description);
     say(scene_.memory_line);
+    say(draw_line());
     if (cycle_.empty())
       say("sorter: " + std::string(info->name) + (options.empty() ? "" : " (" + format_options(options) + ")") + ": " +
           std::string(info->origin));
@@ -200,6 +202,17 @@ class App {
   std::size_t recorded_frames() const {
     if (config_.headless) return config_.frames.value_or(60);
     return config_.json.empty() ? 0 : config_.frames.value_or(3600);
+  }
+
+  // The console's line on how the single order is drawn.
+  std::string draw_line() const {
+    const std::size_t n = scene_.mesh.triangles() + scene_.particles;
+    if (config_.draw_path == DrawPath::Expanded)
+      return "draw path: expanded (3 vertices a primitive written after the sort, in a " +
+             size_text(3 * n * sizeof(ExpandedVertex)) + " vertex buffer; particles as one triangle)";
+    return std::string("draw path: pull (") + (config_.triangle_sprites ? "3" : "6") +
+           " vertices a primitive read from storage buffers; particles as " +
+           (config_.triangle_sprites ? "one triangle)" : "quads)");
   }
 
   void say(const std::string& line) const {
@@ -289,7 +302,7 @@ class App {
   void build(const SorterInfo& info, const OptionValues& options) {
     pipeline_.reset();
     renderer_.reset();
-    renderer_.emplace(scene_, config_.headless, config_.width, config_.height);
+    renderer_.emplace(scene_, config_.headless, config_.width, config_.height, config_.draw_path);
     const SorterChoice single{&info, options};
     const std::span<const SorterChoice> choices =
         cycle_.empty() ? std::span<const SorterChoice>(&single, 1) : std::span<const SorterChoice>(cycle_);
@@ -309,6 +322,9 @@ class App {
     c.separate_passes = ui_.separate_passes;
     c.coherent = ui_.coherent;
     c.segment_ids = !ui_.separate_passes && ui_.colour_mode == static_cast<int>(ColourMode::Segment);
+    c.expanded = config_.draw_path == DrawPath::Expanded;
+    c.colour_mode = ui_.separate_passes ? 0 : ui_.colour_mode;
+    c.point_scale = point_scale(camera_, renderer_->height());
     c.emitter = scene_.emitter;
     c.emitter.time = time;
     c.emitter.dt = dt;
@@ -328,6 +344,7 @@ class App {
     info.device_bytes_total = device_total;
     info.workspace_bytes = pipeline_->workspace_bytes();
     info.gpu_path = pipeline_->on_gpu();
+    info.draw_path = draw_path_name(config_.draw_path);
     if (const Sorter* sorter = pipeline_->sorter()) {
       const Segments segments = sorter->segments();
       info.segments = segments.count;
@@ -379,6 +396,7 @@ class App {
     d.lighting = ui_.lighting;
     d.separate_passes = ui_.separate_passes;
     d.triangle_sprites = ui_.triangle_sprites;
+    d.expanded = config_.draw_path == DrawPath::Expanded;
     // Rank, segment and the wipe show the single order; the separate passes draw the scene's colours.
     if (!ui_.separate_passes) {
       d.colour = static_cast<ColourMode>(ui_.colour_mode);
@@ -536,6 +554,7 @@ class App {
     m["order"] = ui_.separate_passes ? "separate passes" : "single";
     m["coherent"] = ui_.coherent;
     m["sprite_shape"] = ui_.triangle_sprites ? "triangle" : "quad";
+    m["draw_path"] = draw_path_name(config_.draw_path);
     m["colour"] = ui_.colour_mode == 1 ? "rank" : ui_.colour_mode == 2 ? "segment" : "scene";
     if (ui_.wipe_on && !ui_.separate_passes) m["wipe"] = ui_.wipe;
     m["order_checks"] = c.checks;

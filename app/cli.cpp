@@ -225,9 +225,20 @@ struct Cli {
                            "order's draw) or triangle (one triangle around the sprite's disc: three vertices a "
                            "primitive)",
          "SHAPE", [&c](const std::string& v) {
+           c.sprite_shape_given = true;
            if (v == "quad") c.triangle_sprites = false;
            else if (v == "triangle") c.triangle_sprites = true;
            else throw UsageError("--sprite-shape: unknown shape " + quote_for_message(v) + "; valid shapes: quad, triangle");
+         })->group(drawing);
+    text("--draw-path", "pull (default: the vertex shader reads the order, the triangle list and the vertices "
+                        "from storage buffers) or expanded (after the sort, CUDA, or the CPU path, writes three "
+                        "ready vertices a sorted position into a vertex buffer of 60 bytes a primitive, drawn with "
+                        "plain attributes; particles as one triangle, so not with --sprite-shape quad; not with "
+                        "--separate-passes; the unsorted side of --wipe is drawn by pull)",
+         "PATH", [&c](const std::string& v) {
+           if (v == "pull") c.draw_path = DrawPath::Pull;
+           else if (v == "expanded") c.draw_path = DrawPath::Expanded;
+           else throw UsageError("--draw-path: unknown path " + quote_for_message(v) + "; valid paths: pull, expanded");
          })->group(drawing);
     app.add_flag("--panel", c.panel, "headless: draw the control panel into the frames (and the screenshot)")
         ->group(drawing);
@@ -277,6 +288,13 @@ void check_combinations(Config& c) {
     throw UsageError("--wipe compares the single order with submission order; drop --separate-passes");
   if (c.colour_mode != 0 && c.separate_passes)
     throw UsageError("--colour rank|segment colours the single order; drop --separate-passes");
+  if (c.draw_path == DrawPath::Expanded) {
+    if (c.separate_passes)
+      throw UsageError("--draw-path expanded draws the single order; --separate-passes draws two others (drop one)");
+    if (c.sprite_shape_given && !c.triangle_sprites)
+      throw UsageError("--draw-path expanded draws each particle as one triangle; drop --sprite-shape quad");
+    c.triangle_sprites = true;
+  }
   if (!c.meshes.empty() && c.copies && c.triangles)
     throw UsageError("--copies and --triangles both size the tiling of --mesh files; give one of them");
   if (c.meshes.empty() && c.scene != SceneKind::Knot && (c.copies || c.triangles))
@@ -297,6 +315,8 @@ void check_combinations(Config& c) {
 }
 
 }  // namespace
+
+const char* draw_path_name(DrawPath path) { return path == DrawPath::Expanded ? "expanded" : "pull"; }
 
 std::string help_text() {
   Config scratch;

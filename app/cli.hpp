@@ -20,6 +20,11 @@ class UsageError : public std::runtime_error {
 
 enum class SceneKind { Knot, Test, Mixed, None };
 
+// How the single order is drawn: pull (primitive.vert reads order, triangle list and vertices
+// from storage buffers) or expanded (CUDA, or the CPU path, writes three ready vertices a sorted
+// position; depthsort/expand.hpp).
+enum class DrawPath { Pull, Expanded };
+
 struct Config {
   // Scene
   SceneKind scene = SceneKind::Knot;
@@ -52,7 +57,12 @@ struct Config {
   float wipe = -1.0f;                          // --wipe F: unsorted left of F x width; < 0 none
   bool panel = false;                          // --panel: headless screenshots show the panel
   bool triangle_sprites = false;               // --sprite-shape triangle (default quad)
+  bool sprite_shape_given = false;             // --sprite-shape was on the command line
+  DrawPath draw_path = DrawPath::Pull;         // --draw-path pull|expanded
 };
+
+// "pull" or "expanded": the --draw-path value, for the console, the panel and --json.
+const char* draw_path_name(DrawPath path);
 
 enum class CliAction { Run, Help, Version };
 

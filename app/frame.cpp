@@ -17,6 +17,7 @@
 #include "depthsort/depth.hpp"
 #include "depthsort/device_buffer.hpp"
 #include "depthsort/errors.hpp"
+#include "depthsort/expand.hpp"
 #include "depthsort/keys.hpp"
 #include "depthsort/teaching.hpp"
 #include "interop/gl_interop.hpp"
@@ -91,6 +92,9 @@ class GpuPipeline final : public FramePipeline {
                                       "segment ids");
       keys_ = SortSet(n_, "primitive keys");
       key_of_id_ = DeviceBuffer<float>(n_, "check: key of each primitive id");
+      if (buffers.expanded_vertices.get())
+        expanded_ = RegisteredBuffer(buffers.expanded_vertices.get(), cudaGraphicsRegisterFlagsWriteDiscard,
+                                     "expanded vertices");
     }
     bad_device_ = DeviceBuffer<unsigned int>(2, "correctness counters");
     make_sorters(choices, triangles_, particles_);
@@ -140,21 +144,26 @@ class GpuPipeline final : public FramePipeline {
     const bool simulate = particles_ > 0 && controls.simulate && !fixed_particles_;
     const bool coherent = use_previous_order(controls);
     const bool separate = controls.separate_passes;
-    const bool segments = order && !separate && controls.segment_ids;
+    const bool expand = controls.expanded && !separate && n_ > 0;
+    if (expand && !expanded_.resource())
+      throw std::logic_error("the expanded draw needs the renderer's expanded vertex buffer (--draw-path expanded)");
+    // The expanded draw reads neither the id order nor the segment ids from GL.
+    const bool segments = order && !separate && controls.segment_ids && !expand;
     // The buffers this frame touches, mapped together in one call.
-    std::array<RegisteredBuffer*, 6> list{};
+    std::array<RegisteredBuffer*, 7> list{};
     int count = 0;
     const auto add = [&](bool wanted, RegisteredBuffer& buffer) {
       if (!wanted) return -1;
       list[static_cast<std::size_t>(count)] = &buffer;
       return count++;
     };
-    const int at_mesh_vertices = add(triangles_ > 0 && order, mesh_vertices_);
-    const int at_particle_vertices = add(particles_ > 0 && (order || simulate), particle_vertices_);
+    const int at_mesh_vertices = add(triangles_ > 0 && (order || expand), mesh_vertices_);
+    const int at_particle_vertices = add(particles_ > 0 && (order || simulate || expand), particle_vertices_);
     const int at_mesh_elements = add(triangles_ > 0 && order && separate, mesh_elements_);
     const int at_particle_elements = add(particles_ > 0 && order && separate, particle_elements_);
-    const int at_order = add(order && !separate, primitive_order_);
+    const int at_order = add(order && !separate && !expand, primitive_order_);
     const int at_segments = add(segments, segment_ids_);
+    const int at_expanded = add(expand, expanded_);
 
     timer_.begin_frame(stream);
     std::optional<InteropMapping> mapping;
@@ -169,6 +178,7 @@ class GpuPipeline final : public FramePipeline {
     auto* particle_elements = static_cast<std::uint32_t*>(pointer(at_particle_elements));
     auto* primitive_order = static_cast<std::uint32_t*>(pointer(at_order));
     auto* segment_ids = static_cast<std::uint32_t*>(pointer(at_segments));
+    auto* expanded = static_cast<ExpandedVertex*>(pointer(at_expanded));
 
     if (simulate) {
       StepScope step(timer_, "simulate");
@@ -193,9 +203,11 @@ class GpuPipeline final : public FramePipeline {
         }
         order_made();
       }
-      {
+      const std::uint32_t* ids = controls.sort ? keys_.values_out.data() : keys_.values_in.data();
+      drawn_ids_ = ids;
+      drawn_segments_ = controls.sort ? sorter()->segments() : Segments{};
+      if (!expand) {  // the expanded draw has nothing to gather: its expand step reads the order
         StepScope step(timer_, "gather");
-        const std::uint32_t* ids = controls.sort ? keys_.values_out.data() : keys_.values_in.data();
         if (primitive_order)
           DEPTHSORT_CUDA_CHECK(cudaMemcpyAsync(primitive_order, ids, n_ * sizeof(std::uint32_t),
                                                cudaMemcpyDeviceToDevice, stream));
@@ -210,6 +222,12 @@ class GpuPipeline final : public FramePipeline {
       }
       if (controls.sort && !check_pending_ && frame_index % static_cast<std::uint64_t>(controls.check_every) == 0)
         queue_check(frame_index, coherent, separate);
+    }
+    if (expand) {
+      StepScope step(timer_, "expand");
+      launch_expand(mesh_vertices, indices_.data(), triangles_, particle_vertices, n_, drawn_ids_,
+                    controls.colour_mode == static_cast<int>(ColourMode::Segment) ? drawn_segments_ : Segments{},
+                    expand_view(camera, controls), expanded, stream);
     }
     {
       StepScope step(timer_, "unmap");
@@ -282,7 +300,11 @@ class GpuPipeline final : public FramePipeline {
   bool fixed_particles_;
   CudaStream stream_;
   RegisteredBuffer mesh_vertices_, mesh_elements_, particle_vertices_, particle_elements_, primitive_order_,
-      segment_ids_;
+      segment_ids_, expanded_;
+  // The order the last ordered frame drew, and its segments: frozen frames expand it again (null:
+  // submission order, before the first ordered frame).
+  const std::uint32_t* drawn_ids_ = nullptr;
+  Segments drawn_segments_{};
   DeviceBuffer<std::uint32_t> indices_;
   DeviceBuffer<ParticleState> state_;
   SortSet keys_;
@@ -308,6 +330,7 @@ class CpuPipeline final : public FramePipeline {
     particle_elements_.resize(particles_);
     key_of_id_.resize(keys_.n);
     segment_ids_.resize(keys_.n);
+    if (buffers_.expanded_vertices.get()) expanded_.resize(3 * keys_.n);
     if (fixed_particles_) particle_vertices_ = scene.fixed_particles;
     else
       for (std::size_t i = 0; i < particles_; ++i)
@@ -338,7 +361,10 @@ class CpuPipeline final : public FramePipeline {
     const bool simulate = particles_ > 0 && controls.simulate && !fixed_particles_;
     const bool coherent = use_previous_order(controls);
     const bool separate = controls.separate_passes;
-    const bool segments = order && !separate && controls.segment_ids;
+    const bool expand = controls.expanded && !separate && n > 0;
+    if (expand && expanded_.size() != 3 * n)
+      throw std::logic_error("the expanded draw needs the renderer's expanded vertex buffer (--draw-path expanded)");
+    const bool segments = order && !separate && controls.segment_ids && !expand;
     timer_.begin_frame(nullptr);
     if (simulate) {
       StepScope step(timer_, "simulate");
@@ -366,9 +392,11 @@ class CpuPipeline final : public FramePipeline {
         }
         order_made();
       }
-      {
+      const std::uint32_t* ids = controls.sort ? keys_.values_out.data() : keys_.values_in.data();
+      drawn_ids_ = ids;
+      drawn_segments_ = controls.sort ? sorter()->segments() : Segments{};
+      if (!expand) {  // the expanded draw has nothing to gather: its expand step reads the order
         StepScope step(timer_, "gather");
-        const std::uint32_t* ids = controls.sort ? keys_.values_out.data() : keys_.values_in.data();
         if (separate) {
           for (std::size_t i = 0; i < triangles_; ++i) gather_triangle(indices_.data(), ids, i, elements_.data());
           for (std::size_t i = 0; i < particles_; ++i)
@@ -382,6 +410,15 @@ class CpuPipeline final : public FramePipeline {
       if (controls.sort && frame_index % static_cast<std::uint64_t>(controls.check_every) == 0)
         run_check(frame_index, coherent, separate);
     }
+    if (expand) {
+      StepScope step(timer_, "expand");
+      const ExpandView view = expand_view(camera, controls);
+      const Segments found =
+          controls.colour_mode == static_cast<int>(ColourMode::Segment) ? drawn_segments_ : Segments{};
+      for (std::size_t r = 0; r < n; ++r)
+        expand_primitive(vertices_.data(), indices_.data(), triangles_, particle_vertices_.data(), n, drawn_ids_,
+                         found.starts, found.starts ? found.count : 0u, view, r, expanded_.data() + 3 * r);
+    }
     {
       StepScope step(timer_, "upload");
       const auto upload = [](const GlBuffer& buffer, const void* data, std::size_t bytes) {
@@ -393,7 +430,8 @@ class CpuPipeline final : public FramePipeline {
         if (particles_ > 0)
           upload(buffers_.particle_elements, particle_elements_.data(), particles_ * sizeof(std::uint32_t));
       }
-      if (order && !separate)
+      if (expand) upload(buffers_.expanded_vertices, expanded_.data(), expanded_.size() * sizeof(ExpandedVertex));
+      if (order && !separate && !expand)
         upload(buffers_.primitive_order, controls.sort ? keys_.values_out.data() : keys_.values_in.data(),
                n * sizeof(std::uint32_t));
       if (segments) upload(buffers_.segment_ids, segment_ids_.data(), n * sizeof(std::uint32_t));
@@ -452,9 +490,26 @@ class CpuPipeline final : public FramePipeline {
   std::vector<ParticleState> state_;
   std::vector<ParticleVertex> particle_vertices_;
   std::vector<std::uint32_t> particle_elements_;
+  std::vector<ExpandedVertex> expanded_;  // --draw-path expanded: 3 a position, uploaded whole
+  // As the GPU path's: the last ordered frame's order and segments (null: submission order).
+  const std::uint32_t* drawn_ids_ = nullptr;
+  Segments drawn_segments_{};
 };
 
 }  // namespace
+
+ExpandView expand_view(const Camera& camera, const FrameControls& controls) {
+  const glm::mat4 v = camera.view();  // column-major: v[col][row]; rigid, so rows 0 and 1 are the axes
+  ExpandView e;
+  for (int i = 0; i < 3; ++i) {
+    e.right[i] = v[i][0];
+    e.up[i] = v[i][1];
+  }
+  e.plane = camera.depth_plane();
+  e.point_scale = controls.point_scale;
+  e.colour_mode = static_cast<std::uint32_t>(controls.colour_mode);
+  return e;
+}
 
 void record_check(CheckState& state, std::uint64_t frame, unsigned int bad_mesh, unsigned int bad_particles) {
   state.frame = frame;

@@ -2,6 +2,10 @@
 //   GPU: map (one cudaGraphicsMapResources for every buffer) -> simulate particles -> depth keys
 //        -> sort (the registry sorter) -> gather into the GL buffers -> unmap.
 //   CPU: simulate -> depth -> sort (the registry's CPU sorter) -> gather -> upload (glBufferSubData).
+// With --draw-path expanded an `expand` step follows the gather (depthsort/expand.hpp): every
+// sorted position becomes three ready vertices in the renderer's expanded buffer, mapped with the
+// others (GPU) or uploaded (CPU). It runs on frozen frames too, from the kept order, so the
+// particles move and the sprites face the camera as on the pulled draw.
 // By default every transparent primitive of the frame (triangles and particles) is sorted in ONE
 // order of primitive ids (depth.hpp, primitive_key) and the gather writes that id stream for the
 // renderer's single pulled draw (issue 12, part 1). --separate-passes sorts the triangles and the
@@ -20,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "depthsort/expand.hpp"
 #include "depthsort/particles.hpp"
 #include "depthsort/registry.hpp"
 #include "depthsort/sorter.hpp"
@@ -38,6 +43,11 @@ struct FrameControls {
   bool separate_passes = false;  // sort and draw the triangles and the particles apart (the wrong blend)
   bool coherent = false;         // depths in last frame's sorted order (issue 13)
   bool segment_ids = false;      // fill the renderer's per-position segment ids (colour by segment)
+  // --draw-path expanded: write the expanded vertex buffer (the single order only; the renderer
+  // must have it), with these colours and sprite sizes.
+  bool expanded = false;
+  int colour_mode = 0;           // ColourMode
+  float point_scale = 1.0f;      // renderer.hpp point_scale() for this frame's framebuffer
   EmitterParams emitter;    // time and dt set per frame
 };
 
@@ -54,6 +64,11 @@ struct CheckState {
   std::uint64_t failed_frame = 0;
   unsigned int failed_mesh = 0, failed_particles = 0;
 };
+
+// The expansion's view of a frame (--draw-path expanded): the camera's right and up axes in world
+// space (rows 0 and 1 of its rigid view matrix), its depth plane, and the controls' colour mode
+// and sprite scale.
+ExpandView expand_view(const Camera& camera, const FrameControls& controls);
 
 // Counts one finished check of frame `frame` (positions out of order in the mesh and particle
 // orders) into `state`: both paths' bookkeeping.

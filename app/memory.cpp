@@ -9,13 +9,14 @@
 
 #include "depthsort/depth.hpp"
 #include "depthsort/errors.hpp"
+#include "depthsort/expand.hpp"
 #include "depthsort/memory_available.hpp"
 #include "depthsort/particles.hpp"
 
 namespace depthsort::app {
 
 MemoryNeed scene_memory(std::size_t triangles, std::size_t vertices, std::size_t particles, bool cpu_path,
-                        std::size_t sorters) {
+                        std::size_t sorters, bool expanded) {
   constexpr std::size_t kIndices = 3 * sizeof(std::uint32_t);  // one triangle's
   constexpr std::size_t kPairs = 2 * (sizeof(float) + sizeof(std::uint32_t));  // keys and values, in and out
   // Every sorter of the registry reserves at most about one more set of pairs as workspace; each
@@ -30,13 +31,16 @@ MemoryNeed scene_memory(std::size_t triangles, std::size_t vertices, std::size_t
   const std::size_t gl = vertices * sizeof(MeshVertex) + 2 * triangles * kIndices +
                          particles * (sizeof(ParticleVertex) + sizeof(std::uint32_t)) +
                          (triangles + particles) * 2 * sizeof(std::uint32_t);
+  const std::size_t expanded_bytes = expanded ? (triangles + particles) * 3 * sizeof(ExpandedVertex) : 0;
   if (cpu_path) {
+    need.host += 2 * expanded_bytes;  // software GL's buffer and the CPU pipeline's copy
     // Software GL keeps its buffers in host memory; the CPU pipeline copies the mesh, keeps the
     // element order and the particle state, and sorts on the host.
     need.host += gl + vertices * sizeof(MeshVertex) + 2 * triangles * kIndices +
                  triangles * (kPairs + workspace) +
                  particles * (sizeof(ParticleState) + sizeof(ParticleVertex) + sizeof(std::uint32_t) + kPairs + workspace);
   } else {
+    need.device += expanded_bytes;
     need.device += gl + triangles * (kIndices + kPairs + workspace + sizeof(float)) +
                    particles * (sizeof(ParticleState) + kPairs + workspace + sizeof(float));
   }

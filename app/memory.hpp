@@ -20,9 +20,11 @@ struct MemoryNeed {
 
 // The scene's buffers on either path, counted generously (the mesh as built and while tiled, the
 // GL buffers, which software GL keeps in host memory, the depth keys and sorted orders, the
-// sorters' workspace for `sorters` reserved sorters, particles and their state).
+// sorters' workspace for `sorters` reserved sorters, particles and their state; with
+// `expanded` (--draw-path expanded) the vertex buffer of three vertices a primitive, and on the
+// CPU path its host copy).
 MemoryNeed scene_memory(std::size_t triangles, std::size_t vertices, std::size_t particles, bool cpu_path,
-                        std::size_t sorters);
+                        std::size_t sorters, bool expanded = false);
 
 // One sample of a long run's memory (--cycle-sorters, every 1000 frames): taken without allocating.
 struct MemorySample {

@@ -9,6 +9,8 @@
 
 #include <glm/gtc/type_ptr.hpp>
 
+#include "depthsort/expand.hpp"
+
 namespace depthsort::app {
 
 namespace {
@@ -21,6 +23,11 @@ GLsizei draw_count(std::size_t count, const char* what) {
                   std::to_string(std::numeric_limits<GLsizei>::max()) + ")");
   return static_cast<GLsizei>(count);
 }
+
+// Sorted positions per draw of the single order: up to six vertices each, and a draw's vertex
+// count is a GLsizei, so huge orders take several draws (still one order: they run in sequence).
+constexpr std::size_t kPositionsPerDraw =
+    (static_cast<std::size_t>(std::numeric_limits<GLsizei>::max()) / 6) & ~std::size_t{63};
 
 // Both kinds of vertex are a float position (xyz, or xyz + size) followed by an RGBA8 colour.
 GlVertexArray make_position_colour_vao(GLuint vertices, GLsizei stride, GLint position_components,
@@ -126,7 +133,11 @@ bool GlTimerRing::wait_last(std::vector<StepTime>& out) {
 
 // ---------------------------------------------------------------- Renderer
 
-Renderer::Renderer(const Scene& scene, bool offscreen, int width, int height) : offscreen_(offscreen) {
+float point_scale(const Camera& camera, int height) {
+  return static_cast<float>(height) / (2.0f * std::tan(0.5f * camera.fov_y));
+}
+
+Renderer::Renderer(const Scene& scene, bool offscreen, int width, int height, DrawPath path) : offscreen_(offscreen) {
   const Mesh& mesh = scene.mesh;
   buffers_.triangles = mesh.triangles();
   buffers_.particles = scene.particles;
@@ -154,6 +165,24 @@ Renderer::Renderer(const Scene& scene, bool offscreen, int width, int height) : 
   buffers_.mesh_indices = make_buffer(static_cast<GLsizeiptr>(mesh.indices.size() * sizeof(std::uint32_t)),
                                       mesh.indices.data(), GL_STATIC_DRAW, "mesh indices");
   pull_vao_ = make_vertex_array();
+  if (path == DrawPath::Expanded) {
+    // Written whole every frame before it is drawn; no initial contents.
+    const std::size_t bytes = 3 * (buffers_.triangles + buffers_.particles) * sizeof(ExpandedVertex);
+    buffers_.expanded_vertices = make_buffer(static_cast<GLsizeiptr>(bytes), nullptr, GL_DYNAMIC_DRAW,
+                                             "expanded vertices");
+    expanded_vao_ = make_vertex_array();
+    const GLuint v = expanded_vao_.get();
+    const struct { GLint size; GLenum type; GLboolean normalized; GLuint offset; } attributes[] = {
+        {3, GL_FLOAT, GL_FALSE, offsetof(ExpandedVertex, x)},
+        {4, GL_UNSIGNED_BYTE, GL_TRUE, offsetof(ExpandedVertex, rgba)},
+        {2, GL_SHORT, GL_TRUE, offsetof(ExpandedVertex, corner)}};
+    for (GLuint a = 0; a < 3; ++a) {
+      DEPTHSORT_GL_CHECK(glEnableVertexArrayAttrib(v, a));
+      DEPTHSORT_GL_CHECK(glVertexArrayAttribFormat(v, a, attributes[a].size, attributes[a].type,
+                                                   attributes[a].normalized, attributes[a].offset));
+      DEPTHSORT_GL_CHECK(glVertexArrayAttribBinding(v, a, 0));
+    }
+  }
   {
     // The pulled draw reads whole buffers as storage blocks, which the driver caps in size.
     GLint64 limit = 0;
@@ -202,6 +231,13 @@ Renderer::Renderer(const Scene& scene, bool offscreen, int width, int height) : 
   pull_point_scale_ = location(pull_program_, "u_point_scale");
   pull_opacity_ = location(pull_program_, "u_opacity");
   pull_lighting_ = location(pull_program_, "u_lighting");
+  if (path == DrawPath::Expanded) {
+    expanded_program_ = make_program("expanded.vert", "primitive.frag");
+    expanded_view_ = location(expanded_program_, "u_view");
+    expanded_projection_ = location(expanded_program_, "u_projection");
+    expanded_opacity_ = location(expanded_program_, "u_opacity");
+    expanded_lighting_ = location(expanded_program_, "u_lighting");
+  }
   resize(width, height);
 }
 
@@ -245,7 +281,7 @@ void Renderer::draw(const Scene& scene, const Camera& camera, const DrawOptions&
   clear(scene);
   const glm::mat4 view = camera.view();
   const glm::mat4 projection = camera.projection(static_cast<float>(width_) / static_cast<float>(height_));
-  const float point_scale = static_cast<float>(height_) / (2.0f * std::tan(0.5f * camera.fov_y));
+  const float scale = point_scale(camera, height_);
   // Opaque geometry would be drawn here first, with depth writes on. Then the transparent
   // primitives, back to front: depth test on (against opaque depth), depth writes off.
   DEPTHSORT_GL_CHECK(glEnable(GL_DEPTH_TEST));
@@ -255,40 +291,36 @@ void Renderer::draw(const Scene& scene, const Camera& camera, const DrawOptions&
   DEPTHSORT_GL_CHECK(glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA));
   DEPTHSORT_GL_CHECK(glDisable(GL_CULL_FACE));
   if (options.separate_passes) {
-    draw_separate(view, projection, point_scale, options);
+    draw_separate(view, projection, scale, options);
   } else if (buffers_.triangles + buffers_.particles > 0) {
-    if (!pull_limit_.empty()) throw GlError(pull_limit_);
+    if (options.expanded && !buffers_.expanded_vertices.get())
+      throw GlError("the expanded draw was asked for, but the renderer was built for --draw-path pull");
+    // Expanded: the sorted side from the expanded buffer; pull only draws the wipe's unsorted side.
+    const bool pull = !options.expanded || options.wipe >= 0.0f;
+    if (pull && !pull_limit_.empty()) throw GlError(pull_limit_);
     GlDebugGroup pulled_group("draw primitives");
-    DEPTHSORT_GL_CHECK(glUseProgram(pull_program_.get()));
-    DEPTHSORT_GL_CHECK(glUniformMatrix4fv(pull_view_, 1, GL_FALSE, glm::value_ptr(view)));
-    DEPTHSORT_GL_CHECK(glUniformMatrix4fv(pull_projection_, 1, GL_FALSE, glm::value_ptr(projection)));
-    DEPTHSORT_GL_CHECK(glUniform1ui(pull_triangles_, static_cast<GLuint>(buffers_.triangles)));
-    DEPTHSORT_GL_CHECK(glUniform1ui(pull_primitives_, static_cast<GLuint>(buffers_.triangles + buffers_.particles)));
-    DEPTHSORT_GL_CHECK(glUniform1i(pull_colour_, static_cast<GLint>(options.colour)));
-    DEPTHSORT_GL_CHECK(glUniform1f(pull_point_scale_, point_scale));
-    DEPTHSORT_GL_CHECK(glUniform1f(pull_opacity_, options.opacity));
-    DEPTHSORT_GL_CHECK(glUniform1i(pull_lighting_, options.lighting ? 1 : 0));
-    const GLuint bound[5] = {buffers_.mesh_vertices.get(), buffers_.mesh_indices.get(),
-                             buffers_.particle_vertices.get(), buffers_.primitive_order.get(),
-                             buffers_.segment_ids.get()};
-    for (GLuint b = 0; b < 5; ++b) DEPTHSORT_GL_CHECK(glBindBufferBase(GL_SHADER_STORAGE_BUFFER, b, bound[b]));
-    DEPTHSORT_GL_CHECK(glBindVertexArray(pull_vao_.get()));
     const GLuint vertices = options.triangle_sprites ? 3 : 6;
-    DEPTHSORT_GL_CHECK(glUniform1ui(pull_vertices_, vertices));
+    const auto draw_sorted = [&] {
+      if (!options.expanded) return draw_pulled(false, vertices);
+      use_expanded(view, projection, options);
+      draw_expanded();
+    };
     if (options.wipe >= 0.0f) {
       // The wipe: unsorted blending left of the line, sorted right of it, a 2-pixel line between.
       const int split = std::clamp(static_cast<int>(std::lround(options.wipe * static_cast<float>(width_))), 0, width_);
       DEPTHSORT_GL_CHECK(glEnable(GL_SCISSOR_TEST));
       DEPTHSORT_GL_CHECK(glScissor(0, 0, split, height_));
+      use_pulled(view, projection, scale, options);
       draw_pulled(true, vertices);
       DEPTHSORT_GL_CHECK(glScissor(split, 0, width_ - split, height_));
-      draw_pulled(false, vertices);
+      draw_sorted();
       DEPTHSORT_GL_CHECK(glScissor(std::max(split - 1, 0), 0, 2, height_));
       DEPTHSORT_GL_CHECK(glClearColor(0.9f, 0.9f, 0.9f, 1.0f));
       DEPTHSORT_GL_CHECK(glClear(GL_COLOR_BUFFER_BIT));
       DEPTHSORT_GL_CHECK(glDisable(GL_SCISSOR_TEST));
     } else {
-      draw_pulled(false, vertices);
+      if (pull) use_pulled(view, projection, scale, options);
+      draw_sorted();
     }
   }
   DEPTHSORT_GL_CHECK(glBindVertexArray(0));
@@ -296,16 +328,55 @@ void Renderer::draw(const Scene& scene, const Camera& camera, const DrawOptions&
   DEPTHSORT_GL_CHECK(glDisable(GL_BLEND));
 }
 
+void Renderer::use_pulled(const glm::mat4& view, const glm::mat4& projection, float point_scale,
+                          const DrawOptions& options) {
+  DEPTHSORT_GL_CHECK(glUseProgram(pull_program_.get()));
+  DEPTHSORT_GL_CHECK(glUniformMatrix4fv(pull_view_, 1, GL_FALSE, glm::value_ptr(view)));
+  DEPTHSORT_GL_CHECK(glUniformMatrix4fv(pull_projection_, 1, GL_FALSE, glm::value_ptr(projection)));
+  DEPTHSORT_GL_CHECK(glUniform1ui(pull_triangles_, static_cast<GLuint>(buffers_.triangles)));
+  DEPTHSORT_GL_CHECK(glUniform1ui(pull_primitives_, static_cast<GLuint>(buffers_.triangles + buffers_.particles)));
+  DEPTHSORT_GL_CHECK(glUniform1i(pull_colour_, static_cast<GLint>(options.colour)));
+  DEPTHSORT_GL_CHECK(glUniform1f(pull_point_scale_, point_scale));
+  DEPTHSORT_GL_CHECK(glUniform1f(pull_opacity_, options.opacity));
+  DEPTHSORT_GL_CHECK(glUniform1i(pull_lighting_, options.lighting ? 1 : 0));
+  const GLuint bound[5] = {buffers_.mesh_vertices.get(), buffers_.mesh_indices.get(),
+                           buffers_.particle_vertices.get(), buffers_.primitive_order.get(),
+                           buffers_.segment_ids.get()};
+  for (GLuint b = 0; b < 5; ++b) DEPTHSORT_GL_CHECK(glBindBufferBase(GL_SHADER_STORAGE_BUFFER, b, bound[b]));
+  DEPTHSORT_GL_CHECK(glBindVertexArray(pull_vao_.get()));
+  DEPTHSORT_GL_CHECK(glUniform1ui(pull_vertices_, options.triangle_sprites ? 3u : 6u));
+}
+
 void Renderer::draw_pulled(bool identity, GLuint vertices_per_primitive) {
   DEPTHSORT_GL_CHECK(glUniform1i(pull_identity_, identity ? 1 : 0));
-  // Up to six vertices per primitive; a draw's vertex count is a GLsizei, so huge orders take
-  // several draws, each starting at u_first (still one order: the draws run in sequence).
-  constexpr std::size_t kPerDraw = (static_cast<std::size_t>(std::numeric_limits<GLsizei>::max()) / 6) & ~std::size_t{63};
+  // Huge orders take several draws, each starting at u_first.
   const std::size_t primitives = buffers_.triangles + buffers_.particles;
-  for (std::size_t first = 0; first < primitives; first += kPerDraw) {
-    const std::size_t count = std::min(kPerDraw, primitives - first);
+  for (std::size_t first = 0; first < primitives; first += kPositionsPerDraw) {
+    const std::size_t count = std::min(kPositionsPerDraw, primitives - first);
     DEPTHSORT_GL_CHECK(glUniform1ui(pull_first_, static_cast<GLuint>(first)));
     DEPTHSORT_GL_CHECK(glDrawArrays(GL_TRIANGLES, 0, static_cast<GLsizei>(vertices_per_primitive * count)));
+  }
+}
+
+void Renderer::use_expanded(const glm::mat4& view, const glm::mat4& projection, const DrawOptions& options) {
+  DEPTHSORT_GL_CHECK(glUseProgram(expanded_program_.get()));
+  DEPTHSORT_GL_CHECK(glUniformMatrix4fv(expanded_view_, 1, GL_FALSE, glm::value_ptr(view)));
+  DEPTHSORT_GL_CHECK(glUniformMatrix4fv(expanded_projection_, 1, GL_FALSE, glm::value_ptr(projection)));
+  DEPTHSORT_GL_CHECK(glUniform1f(expanded_opacity_, options.opacity));
+  DEPTHSORT_GL_CHECK(glUniform1i(expanded_lighting_, options.lighting ? 1 : 0));
+  DEPTHSORT_GL_CHECK(glBindVertexArray(expanded_vao_.get()));
+}
+
+void Renderer::draw_expanded() {
+  // Each draw binds the buffer at its first position's bytes: glDrawArrays' first vertex is a
+  // GLint, which 3 vertices a position would overflow where the count itself still fits.
+  const std::size_t primitives = buffers_.triangles + buffers_.particles;
+  constexpr auto kStride = static_cast<GLsizei>(sizeof(ExpandedVertex));
+  for (std::size_t first = 0; first < primitives; first += kPositionsPerDraw) {
+    const std::size_t count = std::min(kPositionsPerDraw, primitives - first);
+    DEPTHSORT_GL_CHECK(glVertexArrayVertexBuffer(expanded_vao_.get(), 0, buffers_.expanded_vertices.get(),
+                                                 static_cast<GLintptr>(3 * first * sizeof(ExpandedVertex)), kStride));
+    DEPTHSORT_GL_CHECK(glDrawArrays(GL_TRIANGLES, 0, static_cast<GLsizei>(3 * count)));
   }
 }
 

@@ -29,6 +29,9 @@ struct SceneBuffers {
   GlBuffer mesh_indices;       // uint32[3 * triangles]
   GlBuffer primitive_order;    // uint32[triangles + particles]
   GlBuffer segment_ids;        // uint32[triangles + particles]
+  // --draw-path expanded only: ExpandedVertex[3 * (triangles + particles)], three ready vertices
+  // a sorted position (CUDA or the CPU path writes them: expand); 0 with --draw-path pull.
+  GlBuffer expanded_vertices;
   std::size_t triangles = 0, particles = 0;  // within the scene's limits (scene.hpp), so GLsizei counts fit
 };
 
@@ -43,7 +46,13 @@ struct DrawOptions {
   // (unsorted), right of it in the sorted order; < 0: no wipe.
   float wipe = -1.0f;
   bool triangle_sprites = false;  // particles as one triangle around the disc (3 vertices a primitive, not 6)
+  // The single order from the expanded vertex buffer (--draw-path expanded; its sprites are
+  // triangles); the wipe's unsorted side is still pulled.
+  bool expanded = false;
 };
+
+// World to pixels at view depth 1 for a framebuffer `height` pixels high: the sprites' size rule.
+float point_scale(const Camera& camera, int height);
 
 // GL_TIME_ELAPSED queries in a ring of frames, read back later without waiting (or, for
 // headless runs, waited on). Steps are named with string literals, as the StepTimer's are.
@@ -80,7 +89,8 @@ class GlTimerRing {
 class Renderer {
  public:
   // `offscreen`: draw into an RGBA8 + depth framebuffer of width x height (headless).
-  Renderer(const Scene& scene, bool offscreen, int width, int height);
+  // DrawPath::Expanded also allocates the expanded vertex buffer (once, here).
+  Renderer(const Scene& scene, bool offscreen, int width, int height, DrawPath path = DrawPath::Pull);
 
   SceneBuffers& buffers() noexcept { return buffers_; }
   void resize(int width, int height);
@@ -99,14 +109,22 @@ class Renderer {
  private:
   void bind_target() const;
   void draw_separate(const glm::mat4& view, const glm::mat4& projection, float point_scale, const DrawOptions& options);
+  // The pulled draw's program, uniforms and buffers bound for the draws that follow.
+  void use_pulled(const glm::mat4& view, const glm::mat4& projection, float point_scale, const DrawOptions& options);
   // The pulled draw of the whole order (identity: submission order instead).
   void draw_pulled(bool identity, GLuint vertices_per_primitive);
+  // The expanded buffer's draw of the whole order (its program bound first).
+  void use_expanded(const glm::mat4& view, const glm::mat4& projection, const DrawOptions& options);
+  void draw_expanded();
   SceneBuffers buffers_;
   GlVertexArray pull_vao_;  // no attributes: the vertex shader reads storage buffers
   std::string pull_limit_;  // why the pulled draw cannot read this scene's buffers ("" if it can)
   GlProgram pull_program_;
   GLint pull_view_ = -1, pull_projection_ = -1, pull_triangles_ = -1, pull_primitives_ = -1, pull_first_ = -1, pull_vertices_ = -1,
         pull_identity_ = -1, pull_colour_ = -1, pull_point_scale_ = -1, pull_opacity_ = -1, pull_lighting_ = -1;
+  GlVertexArray expanded_vao_;  // the ExpandedVertex attributes
+  GlProgram expanded_program_;
+  GLint expanded_view_ = -1, expanded_projection_ = -1, expanded_opacity_ = -1, expanded_lighting_ = -1;
   GlVertexArray mesh_vao_, particle_vao_;
   GlProgram mesh_program_, sprite_program_;
   GLint mesh_view_ = -1, mesh_projection_ = -1, mesh_opacity_ = -1, mesh_lighting_ = -1;

@@ -60,7 +60,8 @@ Scene build_scene(const Config& config, bool cpu_path, std::string& notes, const
   // Every size is checked against the limits and the memory estimate before anything is built.
   // `triangles` as asked; the knot builds a few more (`vertices` and `built` count what is built).
   const auto check = [&](std::size_t triangles, std::size_t vertices, std::size_t built) {
-    MemoryNeed need = scene_memory(built, vertices, scene.particles, cpu_path, budget.sorters);
+    MemoryNeed need = scene_memory(built, vertices, scene.particles, cpu_path, budget.sorters,
+                                   config.draw_path == DrawPath::Expanded);
     need += budget.extra;
     std::string what = "the scene (" + std::to_string(triangles) + " triangles, " + std::to_string(scene.particles) +
                        " particles" + (budget.sorters > 1 ? ", " + std::to_string(budget.sorters) + " sorters" : "") + ")";

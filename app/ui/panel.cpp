@@ -206,7 +206,14 @@ void Panel::draw(UiState& state, const PanelInfo& info, const Timings& timings, 
     if (ImGui::IsItemHovered())
       ImGui::SetTooltip("off: one back-to-front order of every triangle and particle, one draw");
     if (state.separate_passes) ImGui::BeginDisabled();
+    const bool expanded = std::string_view(info.draw_path) == "expanded";
+    ImGui::Text("draw path: %s", info.draw_path);
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip(expanded ? "3 ready vertices a primitive, written after the sort (--draw-path)"
+                                 : "the vertex shader reads order, triangle list and vertices (--draw-path)");
+    if (expanded) ImGui::BeginDisabled();  // its sprites are always triangles
     ImGui::Checkbox("particles as one triangle (3 vertices, not 6)", &state.triangle_sprites);
+    if (expanded) ImGui::EndDisabled();
     ImGui::RadioButton("colours", &state.colour_mode, 0);
     ImGui::SameLine();
     ImGui::RadioButton("by rank", &state.colour_mode, 1);

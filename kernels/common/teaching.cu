@@ -13,17 +13,6 @@
 namespace depthsort {
 namespace {
 
-// The segment of position p: the last start <= p. A binary search per position: a few thousand
-// starts stay in L1/L2, so this costs about one pass over the output, and needs no workspace.
-__host__ __device__ std::uint32_t segment_of(const std::uint32_t* starts, std::uint32_t count, std::uint32_t p) {
-  std::uint32_t lo = 0, hi = count;  // answer in [lo, hi): starts[lo] <= p
-  while (hi - lo > 1) {
-    const std::uint32_t mid = lo + (hi - lo) / 2;
-    if (starts[mid] <= p) lo = mid; else hi = mid;
-  }
-  return lo;
-}
-
 __global__ void segment_ids_kernel(const std::uint32_t* starts, std::uint32_t count, std::uint32_t n,
                                    std::uint32_t* out) {
   for (std::uint32_t p = blockIdx.x * blockDim.x + threadIdx.x; p < n; p += gridDim.x * blockDim.x)

@@ -83,7 +83,7 @@ TEST(HeadlessBlend, OneOrderForTrianglesAndParticles) {
   const std::array<int, 3> one_order = expected_blend({0, 1, 2});
   const std::array<int, 3> separate = expected_blend({0, 2, 1});
   ASSERT_GT(max_channel_difference(one_order, separate), 60);
-  for (const char* mode : {"", "--coherent", "--sprite-shape=triangle"}) {
+  for (const char* mode : {"", "--coherent", "--sprite-shape=triangle", "--draw-path=expanded"}) {
     std::vector<std::string> extra = {"--scene", "mixed", "--check-every", "1"};
     if (*mode) extra.push_back(mode);
     const Image image = render_test_scene(std::string("mixed") + (*mode ? mode + 2 : "") + ".png", extra);
@@ -107,6 +107,37 @@ TEST(HeadlessBlend, ParticleQuadIsRound) {
     EXPECT_GT(image.at(kW / 2 + 6, kH / 2 - 6)[1], 20) << shape << ": the disc is missing inside its radius";
     EXPECT_GT(image.at(kW / 2, kH / 2 + 13)[1], 5) << shape << ": the disc is cut at its bottom";
   }
+}
+
+// --draw-path expanded writes the vertices that --sprite-shape triangle pulls: the same picture in
+// every colour mode, with the wipe (whose unsorted side stays pulled), and on a scene of
+// thousands of triangles and particles under a moving camera. Triangles are the same floats;
+// sprite corners are rounded differently (world space, not view space), which may move an edge
+// pixel, so a few pixels may differ by more than a step of rounding.
+TEST(HeadlessBlend, ExpandedDrawEqualsPulledTriangleSprites) {
+  const auto compare = [](const std::string& name, std::vector<std::string> extra, int allowed) {
+    std::vector<std::string> pulled_args = extra, expanded_args = extra;
+    pulled_args.insert(pulled_args.end(), {"--sprite-shape", "triangle"});
+    expanded_args.insert(expanded_args.end(), {"--draw-path", "expanded"});
+    const Image pulled = render_test_scene(name + "_pull.png", pulled_args);
+    const Image expanded = render_test_scene(name + "_expanded.png", expanded_args);
+    ASSERT_EQ(pulled.rgba.size(), expanded.rgba.size());
+    int worst = 0, off = 0, lit = 0;
+    for (std::size_t i = 0; i < pulled.rgba.size(); ++i) {
+      const int d = std::abs(static_cast<int>(pulled.rgba[i]) - static_cast<int>(expanded.rgba[i]));
+      worst = std::max(worst, d);
+      off += d > 2 ? 1 : 0;
+      lit += i % 4 != 3 && pulled.rgba[i] > 0 ? 1 : 0;  // colour, not alpha
+    }
+    EXPECT_LE(off, allowed) << name << ": " << off << " channels differ by more than 2 (worst " << worst << ")";
+    EXPECT_GT(lit, 1000) << name << ": nothing drawn, so nothing compared";
+  };
+  for (const char* colour : {"scene", "rank", "segment"})
+    compare(std::string("expanded_mixed_") + colour, {"--scene", "mixed", "--colour", colour}, 0);
+  compare("expanded_wipe", {"--scene", "mixed", "--wipe", "0.3"}, 0);
+  compare("expanded_knot", {"--scene", "knot", "--triangles", "3K", "--particles", "2K", "--camera-path", "orbit",
+                            "--frames", "4", "--size", "200x150"},
+          20);
 }
 
 // The views that teach (issue 12, part 4): left of the wipe the submission order, right of it
@@ -331,6 +362,37 @@ TEST(CommandLine, FrameOrderAndViewOptions) {
   EXPECT_THROW(parse({"--separate-passes", "--colour", "rank"}), UsageError);
   EXPECT_THROW(parse({"--panel", "--no-draw"}), UsageError);
   EXPECT_THROW(parse({"--scene", "mixed", "--particles", "10"}), UsageError);
+}
+
+TEST(CommandLine, DrawPath) {
+  EXPECT_EQ(parse({}).draw_path, DrawPath::Pull);
+  const Config expanded = parse({"--draw-path", "expanded", "--wipe", "0.5", "--colour", "rank"});
+  EXPECT_EQ(expanded.draw_path, DrawPath::Expanded);
+  EXPECT_TRUE(expanded.triangle_sprites);  // its sprites are triangles
+  EXPECT_EQ(parse({"--draw-path", "pull"}).draw_path, DrawPath::Pull);
+  EXPECT_TRUE(parse({"--draw-path", "expanded", "--sprite-shape", "triangle"}).triangle_sprites);
+  EXPECT_THROW(parse({"--draw-path", "pushed"}), UsageError);
+  EXPECT_THROW(parse({"--draw-path", "expanded", "--sprite-shape", "quad"}), UsageError);
+  EXPECT_THROW(parse({"--draw-path", "expanded", "--separate-passes"}), UsageError);
+  EXPECT_NE(help_text().find("--draw-path"), std::string::npos);
+}
+
+// The expanded draw's run: its expand step timed (and no gather), the path in --json and on the
+// console, every order check passing.
+TEST(HeadlessRun, ExpandedDrawPathIsTimedAndReported) {
+  const std::string json = out_path("expanded.json");
+  const CommandResult r = run_depthsort({"--headless", "--cpu", "--frames", "6", "--size", "200x120", "--triangles",
+                                         "3K", "--particles", "2K", "--camera-path", "orbit", "--draw-path", "expanded",
+                                         "--check-every", "1", "--json", json});
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("order checks: 6/6 passed"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("draw path: expanded"), std::string::npos) << r.output;
+  std::ifstream in(json);
+  const nlohmann::json doc = nlohmann::json::parse(in);
+  EXPECT_EQ(doc["meta"]["draw_path"], "expanded");
+  EXPECT_EQ(doc["meta"]["sprite_shape"], "triangle");
+  EXPECT_TRUE(doc["median_ms"].contains("frame/expand")) << doc["median_ms"].dump();
+  EXPECT_FALSE(doc["median_ms"].contains("frame/gather")) << doc["median_ms"].dump();
 }
 
 TEST(CommandLine, ParseCounts) {

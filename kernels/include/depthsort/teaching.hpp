@@ -10,9 +10,22 @@
 #include <span>
 #include <vector>
 
+#include "depthsort/keys.hpp"
 #include "depthsort/sorter.hpp"
 
 namespace depthsort {
+
+// The segment of position p: the last start <= p (count >= 1). A binary search per position: a
+// few thousand starts stay in L1/L2, so this costs about one pass over the output, and needs no
+// workspace. Shared by the segment ids and the expanded draw's colour by segment (expand.hpp).
+DEPTHSORT_HD std::uint32_t segment_of(const std::uint32_t* starts, std::uint32_t count, std::uint32_t p) {
+  std::uint32_t lo = 0, hi = count;  // answer in [lo, hi): starts[lo] <= p
+  while (hi - lo > 1) {
+    const std::uint32_t mid = lo + (hi - lo) / 2;
+    if (starts[mid] <= p) lo = mid; else hi = mid;
+  }
+  return lo;
+}
 
 // Writes, for every output position p < n, the index of the segment that holds p
 // (segments.starts ascending, the first 0). With no segments every position gets 0.
