@@ -187,11 +187,15 @@ class GpuPipeline final : public FramePipeline {
     if (order) {
       {
         StepScope step(timer_, "depth");
-        // Coherent: ids in last frame's sorted order (values_out, which this frame's sort
-        // overwrites only after the depth kernel has read it).
-        launch_primitive_depth(mesh_vertices, indices_.data(), triangles_, particle_vertices, particles_,
-                               coherent ? keys_.values_out.data() : nullptr, plane, keys_.keys_in.data(),
-                               keys_.values_in.data(), stream);
+        // Coherent: the depths in id order (the scene read in its own order), then listed in last
+        // frame's sorted order (values_out, which this frame's sort overwrites only after the
+        // gather has read it); key_of_id_ is then also what the order check needs.
+        launch_primitive_depth(mesh_vertices, indices_.data(), triangles_, particle_vertices, particles_, plane,
+                               coherent ? key_of_id_.data() : keys_.keys_in.data(),
+                               coherent ? nullptr : keys_.values_in.data(), stream);
+        if (coherent)
+          launch_gather_keys(key_of_id_.data(), keys_.values_out.data(), n_, keys_.keys_in.data(),
+                             keys_.values_in.data(), stream);
       }
       if (controls.sort) {
         StepScope step(timer_, "sort");
@@ -268,12 +272,10 @@ class GpuPipeline final : public FramePipeline {
   void queue_check(std::uint64_t frame_index, bool coherent, bool separate) {
     const cudaStream_t stream = stream_.get();
     DEPTHSORT_CUDA_CHECK(cudaMemsetAsync(bad_device_.data(), 0, bad_device_.bytes(), stream));
-    // Each id's key as it went into the sort: keys_in itself when the input was in id order.
-    const float* key_of_id = keys_.keys_in.data();
-    if (coherent) {
-      launch_scatter_keys(keys_.keys_in.data(), keys_.values_in.data(), n_, key_of_id_.data(), stream);
-      key_of_id = key_of_id_.data();
-    }
+    // Each id's key as it went into the sort: keys_in itself when the input was in id order, else
+    // the depth step's key_of_id_ (an order broken by the last frame only changes which key an
+    // out-of-range id gets: -inf, and the check counts the id).
+    const float* key_of_id = coherent ? key_of_id_.data() : keys_.keys_in.data();
     if (!separate) {
       launch_check_sorted(key_of_id, n_, keys_.keys_out.data(), keys_.values_out.data(), n_, bad_device_.data(),
                           stream);

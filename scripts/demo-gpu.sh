@@ -12,7 +12,8 @@
 # Environment: DEMO_BUDGET_S (default 200) bounds the whole script: runs are made in priority
 # order (the goal's configuration with drawing and without first, then every sorter, then the
 # full matrix) and whatever would not fit is skipped and listed as skipped. DEMO_FRAMES (60)
-# frames a run (medians over them); DEMO_SORTERS (every GPU sorter); DEMO_TESTS=0 skips the app's GPU
+# frames a run (medians over them); DEMO_SORTERS (every GPU sorter); DEMO_ARGS (added to every run
+# but separate passes, e.g. --draw-path pull); DEMO_TESTS=0 skips the app's GPU
 # tests; DEMO_NSYS=1 adds an Nsight Systems summary of the goal's configuration (where nsys exists).
 set -u
 BUILD=${1:?usage: demo-gpu.sh BUILD_DIR OUT_DIR}
@@ -47,12 +48,16 @@ run() {
     return
   fi
   local t0=$(date +%s%N)
-  timeout 90 "$DS" --headless --frames "$FRAMES" --camera-path orbit "$@" --json "$D/runs/$name.json" \
+  # DEMO_ARGS (e.g. --draw-path expanded) joins every run but separate passes (which only pull)
+  # and the runs that name their draw path.
+  local extra=()
+  [[ " $* " == *" --separate-passes "* || " $* " == *" --draw-path "* ]] || read -r -a extra <<< "${DEMO_ARGS:-}"
+  timeout 90 "$DS" --headless --frames "$FRAMES" --camera-path orbit "$@" "${extra[@]}" --json "$D/runs/$name.json" \
     > "$D/runs/$name.log" 2>&1
   local rc=$?
   local ms=$(( ($(date +%s%N) - t0) / 1000000 ))
   echo "$rc" > "$D/runs/$name.rc"
-  echo "$*" > "$D/runs/$name.args"
+  echo "$* ${extra[*]}" > "$D/runs/$name.args"
   if [ $rc -ne 0 ]; then failures=$((failures + 1)); fi
   note "$(printf '%-44s rc=%-3s %6d ms  %s' "$name" "$rc" "$ms" "$(grep -E 'medians|order checks|error' "$D/runs/$name.log" | tr '\n' ' ' | cut -c1-300)")"
 }
@@ -94,6 +99,14 @@ run "t5M-p1M-nodraw-hybrid" "$(est_for 5M 1M)" --triangles 5M --particles 1M --n
 if [[ $HELP == *--separate-passes* ]]; then
   run "t5M-p1M-1280x720-hybrid-separate-passes" "$(est_for 5M 1M)" --triangles 5M --particles 1M --size 1280x720 \
       --sorter hybrid --separate-passes
+fi
+# The draw paths side by side (docs/draw-paths.md): pulled quads, pulled triangle sprites, expanded.
+if [[ $HELP == *--draw-path* ]]; then
+  for path in "pull --sprite-shape quad" "pull --sprite-shape triangle" "expanded"; do
+    read -r -a words <<< "$path"
+    run "t5M-p1M-1280x720-hybrid-draw-${path// --sprite-shape /-}" "$(est_for 5M 1M)" --triangles 5M --particles 1M \
+        --size 1280x720 --sorter hybrid --draw-path "${words[@]}"
+  done
 fi
 if [[ $HELP == *--coherent* ]]; then
   run "t5M-p1M-1280x720-hybrid-coherent" "$(est_for 5M 1M)" --triangles 5M --particles 1M --size 1280x720 \
@@ -140,7 +153,7 @@ run "shot-t1M-p1M-fly-through" 6 --triangles 1M --particles 1M --size 1280x720 -
 python3 - "$D" <<'PY'
 import csv, glob, json, os, sys
 d = sys.argv[1]
-known = ["map", "simulate", "depth", "sort", "gather", "unmap", "draw"]
+known = ["map", "simulate", "depth", "sort", "gather", "expand", "unmap", "draw"]
 rows = []
 for path in sorted(glob.glob(os.path.join(d, "runs", "*.json"))):
     name = os.path.basename(path)[:-5]
@@ -160,6 +173,7 @@ for path in sorted(glob.glob(os.path.join(d, "runs", "*.json"))):
         "sorter": m.get("sorter", ""), "options": m.get("options", ""),
         "triangles": m.get("triangles", ""), "particles": m.get("particles", ""),
         "size": f'{m.get("width", "")}x{m.get("height", "")}', "draw": m.get("draw", ""),
+        "draw_path": m.get("draw_path", "pull") + ("" if m.get("draw_path") == "expanded" else "/" + m.get("sprite_shape", "")),
         "camera": m.get("camera_path", ""), "frames": m.get("frames", ""),
         "map_unmap_ms": round(frame.get("map", 0) + frame.get("unmap", 0), 4),
     }
@@ -173,7 +187,7 @@ for path in sorted(glob.glob(os.path.join(d, "runs", "*.json"))):
     row["other_phases"] = ";".join(f"{k}={v}" for k, v in other.items())
     row["order_check_failures"] = m.get("order_check_failures", "")
     rows.append(row)
-cols = ["run", "rc", "sorter", "options", "triangles", "particles", "size", "draw", "camera", "frames",
+cols = ["run", "rc", "sorter", "options", "triangles", "particles", "size", "draw", "draw_path", "camera", "frames",
         "map_unmap_ms"] + [k + "_ms" for k in known] + ["compute_ms", "frame_ms", "fps", "host_frame_ms", "host_fps",
         "other_phases", "order_check_failures", "error"]
 with open(os.path.join(d, "frames.csv"), "w", newline="") as f:
@@ -208,12 +222,13 @@ if a and b:
                  f"compute {a['compute_ms']} -> {b['compute_ms']} ms; host frame {a['host_frame_ms']} -> "
                  f"{b['host_frame_ms']} ms.")
     lines.append("")
-lines += ["| run | sorter | tris | parts | size | map+unmap | depth | sort | gather | draw | compute | frame ms | fps | host ms | rc |",
-          "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+lines += ["| run | sorter | tris | parts | size | draw path | map+unmap | depth | sort | gather or expand | draw | compute | frame ms | fps | host ms | rc |",
+          "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
 for r in good:
     lines.append("| " + " | ".join(str(x) for x in [
         r["run"], r["sorter"], mib(r["triangles"]), mib(r["particles"]), r["size"] if r["draw"] else "no draw",
-        r["map_unmap_ms"], r["depth_ms"], r["sort_ms"], r["gather_ms"], r["draw_ms"], r["compute_ms"],
+        r["draw_path"], r["map_unmap_ms"], r["depth_ms"], r["sort_ms"], r["gather_ms"] or r["expand_ms"], r["draw_ms"],
+        r["compute_ms"],
         r["frame_ms"], r["fps"], r["host_frame_ms"], r["rc"]]) + " |")
 skipped = [s.strip() for s in open(os.path.join(d, "runs", "skipped.txt")) if s.strip()]
 if skipped:

@@ -36,23 +36,21 @@ __global__ void point_depth_kernel(const ParticleVertex* __restrict__ particles,
 
 __global__ void primitive_depth_kernel(const MeshVertex* __restrict__ vertices,
                                        const std::uint32_t* __restrict__ indices, std::size_t triangles,
-                                       const ParticleVertex* __restrict__ particles, std::size_t n,
-                                       const std::uint32_t* __restrict__ ids, DepthPlane plane,
+                                       const ParticleVertex* __restrict__ particles, std::size_t n, DepthPlane plane,
                                        float* __restrict__ keys, std::uint32_t* __restrict__ values) {
   const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
   if (i >= n) return;
-  const std::uint32_t id = ids ? ids[i] : static_cast<std::uint32_t>(i);
-  // An id out of range (a broken previous order) gets the farthest key; the check reports it.
-  keys[i] = id < n ? primitive_key(plane, vertices, indices, triangles, particles, id) : -INFINITY;
-  values[i] = id;
+  keys[i] = primitive_key(plane, vertices, indices, triangles, particles, static_cast<std::uint32_t>(i));
+  if (values) values[i] = static_cast<std::uint32_t>(i);
 }
 
-__global__ void scatter_keys_kernel(const float* __restrict__ keys, const std::uint32_t* __restrict__ values,
-                                    std::size_t n, float* __restrict__ key_of_id) {
+__global__ void gather_keys_kernel(const float* __restrict__ key_of_id, const std::uint32_t* __restrict__ ids,
+                                   std::size_t n, float* __restrict__ keys, std::uint32_t* __restrict__ values) {
   const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
   if (i >= n) return;
-  const std::uint32_t id = values[i];
-  if (id < n) key_of_id[id] = keys[i];
+  const std::uint32_t id = ids[i];
+  keys[i] = id < n ? key_of_id[id] : -INFINITY;
+  values[i] = id;
 }
 
 __global__ void gather_triangles_kernel(const std::uint32_t* __restrict__ indices,
@@ -102,20 +100,20 @@ void launch_point_depth(const ParticleVertex* particles, std::size_t n, DepthPla
 }
 
 void launch_primitive_depth(const MeshVertex* vertices, const std::uint32_t* indices, std::size_t triangles,
-                            const ParticleVertex* particles, std::size_t particle_count, const std::uint32_t* ids,
-                            DepthPlane plane, float* keys, std::uint32_t* values, cudaStream_t stream) {
+                            const ParticleVertex* particles, std::size_t particle_count, DepthPlane plane,
+                            float* keys, std::uint32_t* values, cudaStream_t stream) {
   const std::size_t n = triangles + particle_count;
   if (n == 0) return;
-  primitive_depth_kernel<<<grid_for(n), kBlock, 0, stream>>>(vertices, indices, triangles, particles, n, ids, plane,
-                                                              keys, values);
+  primitive_depth_kernel<<<grid_for(n), kBlock, 0, stream>>>(vertices, indices, triangles, particles, n, plane, keys,
+                                                              values);
   DEPTHSORT_CUDA_CHECK_LAUNCH("primitive_depth_kernel");
 }
 
-void launch_scatter_keys(const float* keys, const std::uint32_t* values, std::size_t n, float* key_of_id,
-                         cudaStream_t stream) {
+void launch_gather_keys(const float* key_of_id, const std::uint32_t* ids, std::size_t n, float* keys,
+                        std::uint32_t* values, cudaStream_t stream) {
   if (n == 0) return;
-  scatter_keys_kernel<<<grid_for(n), kBlock, 0, stream>>>(keys, values, n, key_of_id);
-  DEPTHSORT_CUDA_CHECK_LAUNCH("scatter_keys_kernel");
+  gather_keys_kernel<<<grid_for(n), kBlock, 0, stream>>>(key_of_id, ids, n, keys, values);
+  DEPTHSORT_CUDA_CHECK_LAUNCH("gather_keys_kernel");
 }
 
 void launch_gather_triangles(const std::uint32_t* indices, const std::uint32_t* order, std::size_t n,

@@ -76,22 +76,24 @@ void launch_triangle_depth(const MeshVertex* vertices, const std::uint32_t* indi
 // keys[i] = point_key(particle i), values[i] = i.
 void launch_point_depth(const ParticleVertex* particles, std::size_t n, DepthPlane plane, float* keys,
                         std::uint32_t* values, cudaStream_t stream);
-// The depths of every primitive of a frame, n = triangles + particle_count: values[i] = id(i) and
-// keys[i] = primitive_key(id(i)), where id(i) = ids[i], or i where ids is null. Frame-coherent
-// sorting (issue 13) passes last frame's sorted ids, so the keys arrive nearly sorted.
+// The depths of every primitive of a frame in id order, n = triangles + particle_count:
+// keys[i] = primitive_key(i) and, where values is not null, values[i] = i.
 void launch_primitive_depth(const MeshVertex* vertices, const std::uint32_t* indices, std::size_t triangles,
-                            const ParticleVertex* particles, std::size_t particle_count, const std::uint32_t* ids,
-                            DepthPlane plane, float* keys, std::uint32_t* values, cudaStream_t stream);
+                            const ParticleVertex* particles, std::size_t particle_count, DepthPlane plane,
+                            float* keys, std::uint32_t* values, cudaStream_t stream);
 // elements[3i..3i+2] = triangle order[i]'s indices.
 void launch_gather_triangles(const std::uint32_t* indices, const std::uint32_t* order, std::size_t n,
                              std::uint32_t* elements, cudaStream_t stream);
 // elements[i] = order[i] - first_id (one index per point sprite; first_id: the id of particle 0).
 void launch_gather_points(const std::uint32_t* order, std::size_t n, std::uint32_t first_id, std::uint32_t* elements,
                           cudaStream_t stream);
-// key_of_id[values[i]] = keys[i] for i < n (values a permutation of [0, n)): the key each id
-// carried into the sort, for checking a sort whose input was not in id order.
-void launch_scatter_keys(const float* keys, const std::uint32_t* values, std::size_t n, float* key_of_id,
-                         cudaStream_t stream);
+// Frame-coherent depths (issue 13): keys[i] = key_of_id[ids[i]] and values[i] = ids[i], where
+// key_of_id holds this frame's depths in id order (launch_primitive_depth). Reading
+// the scene in id order and only the keys in last frame's order is ~13x cheaper than reading the
+// scene itself in that order (H200, 5M triangles + 10M particles: 0.115 ms vs 1.53 for the depth
+// step). An id out of range (a broken previous order) gets the farthest key; the check reports it.
+void launch_gather_keys(const float* key_of_id, const std::uint32_t* ids, std::size_t n, float* keys,
+                        std::uint32_t* values, cudaStream_t stream);
 // The correctness light: adds to *bad_count the number of positions i < n where keys_out[i+1]
 // comes before keys_out[i] in the key order, or where values_out[i] is not below id_count or
 // does not carry its own key (key_of_id[values_out[i]] != keys_out[i], bitwise). With the input
