@@ -221,9 +221,9 @@ struct Cli {
              throw UsageError("--wipe needs a number in [0, 1], got " + quote_for_message(v));
            c.wipe = f;
          })->group(drawing);
-    text("--sprite-shape", "quad (default: two triangles a particle, six vertices a primitive in the single "
-                           "order's draw) or triangle (one triangle around the sprite's disc: three vertices a "
-                           "primitive)",
+    text("--sprite-shape", "triangle (default: one triangle around the sprite's disc, three vertices a "
+                           "primitive in the single order's draw) or quad (two triangles a particle, six vertices "
+                           "a primitive: 31.3 ms against 20.9 a frame at 5M triangles + 1M particles on the H200)",
          "SHAPE", [&c](const std::string& v) {
            c.sprite_shape_given = true;
            if (v == "quad") c.triangle_sprites = false;

@@ -56,7 +56,7 @@ struct Config {
   int colour_mode = 0;                         // --colour scene|rank|segment (ColourMode)
   float wipe = -1.0f;                          // --wipe F: unsorted left of F x width; < 0 none
   bool panel = false;                          // --panel: headless screenshots show the panel
-  bool triangle_sprites = false;               // --sprite-shape triangle (default quad)
+  bool triangle_sprites = true;                // --sprite-shape triangle (default) or quad
   bool sprite_shape_given = false;             // --sprite-shape was on the command line
   DrawPath draw_path = DrawPath::Pull;         // --draw-path pull|expanded
 };

@@ -17,7 +17,8 @@
 #     studies   scripts/study/*.sh: each paper's figures (one script per sorter; STUDIES names some)
 #     hybrid    scripts/hybrid-study.sh (HYBRID_PARTS, default "dists")
 #     dists     every GPU sorter on every distribution at 16M
-#     demo      scripts/demo-gpu.sh (whole frames with drawing, map + unmap drawing and not; DEMO_BUDGET_S)
+#     demo      scripts/demo-gpu.sh (whole frames with drawing, map + unmap drawing and not; DEMO_BUDGET_S,
+#               DEMO_S the part's hard limit, default 300)
 #     views     scripts/demo-views-gpu.sh (one order's pixel tests, coherent frames, teaching views;
 #               VIEWS_PARTS, e.g. tests,sort)
 #     coherent  depthsort-bench --sequence orbit, fly, cuts: frame-coherent sorting (issue 13)
@@ -233,7 +234,7 @@ fi
 if has_part demo && fits demo 200 && [[ -x scripts/demo-gpu.sh ]]; then
   note "== scripts/demo-gpu.sh"
   DEMO_BUDGET_S=${DEMO_BUDGET_S:-$((budget - ($(date +%s) - started) - 30))} \
-    timeout 300 scripts/demo-gpu.sh "$build" "$work" >"$work/demo.log" 2>&1
+    timeout ${DEMO_S:-300} scripts/demo-gpu.sh "$build" "$work" >"$work/demo.log" 2>&1
   status "demo checks" $?
   tail -40 "$work/demo/summary.txt" | tee -a "$summary"
 fi
