@@ -13,10 +13,39 @@
 namespace depthsort {
 namespace {
 
-struct NamedDistribution {
-  Distribution distribution;
+// The command-line names of an enum's values (distributions, camera paths): one table each, and
+// one lookup both ways and one list for --help.
+template <class Enum>
+struct Named {
+  Enum value;
   std::string_view name;
 };
+
+template <class Enum, std::size_t N>
+std::string_view name_in(const std::array<Named<Enum>, N>& table, Enum value) {
+  for (const auto& entry : table)
+    if (entry.value == value) return entry.name;
+  return "unknown";
+}
+
+template <class Enum, std::size_t N>
+std::optional<Enum> parse_in(const std::array<Named<Enum>, N>& table, std::string_view name) {
+  for (const auto& entry : table)
+    if (entry.name == name) return entry.value;
+  return std::nullopt;
+}
+
+template <class Enum, std::size_t N>
+std::string names_in(const std::array<Named<Enum>, N>& table) {
+  std::string names;
+  for (const auto& entry : table) {
+    if (!names.empty()) names += ", ";
+    names += entry.name;
+  }
+  return names;
+}
+
+using NamedDistribution = Named<Distribution>;
 
 constexpr std::array kDistributions{
     NamedDistribution{Distribution::Uniform, "uniform"},
@@ -44,7 +73,7 @@ constexpr std::array kDistributions{
 
 constexpr std::array<Distribution, kDistributions.size()> kDistributionList = [] {
   std::array<Distribution, kDistributions.size()> list{};
-  for (std::size_t i = 0; i < kDistributions.size(); ++i) list[i] = kDistributions[i].distribution;
+  for (std::size_t i = 0; i < kDistributions.size(); ++i) list[i] = kDistributions[i].value;
   return list;
 }();
 
@@ -185,26 +214,11 @@ void fill_camera_step(std::uint64_t seed, std::span<float> out) {
 
 std::span<const Distribution> all_distributions() { return kDistributionList; }
 
-std::string_view distribution_name(Distribution d) {
-  for (const auto& entry : kDistributions)
-    if (entry.distribution == d) return entry.name;
-  return "unknown";
-}
+std::string_view distribution_name(Distribution d) { return name_in(kDistributions, d); }
 
-std::optional<Distribution> parse_distribution(std::string_view name) {
-  for (const auto& entry : kDistributions)
-    if (entry.name == name) return entry.distribution;
-  return std::nullopt;
-}
+std::optional<Distribution> parse_distribution(std::string_view name) { return parse_in(kDistributions, name); }
 
-std::string distribution_names() {
-  std::string names;
-  for (const auto& entry : kDistributions) {
-    if (!names.empty()) names += ", ";
-    names += entry.name;
-  }
-  return names;
-}
+std::string distribution_names() { return names_in(kDistributions); }
 
 void fill_keys(Distribution d, std::uint64_t seed, std::span<float> out) {
   Random random(seed);
@@ -260,12 +274,8 @@ void fill_keys(Distribution d, std::uint64_t seed, std::span<float> out) {
 
 namespace {
 
-struct NamedPath {
-  CameraPath path;
-  std::string_view name;
-};
-constexpr std::array kPaths{NamedPath{CameraPath::Orbit, "orbit"}, NamedPath{CameraPath::Fly, "fly"},
-                            NamedPath{CameraPath::Cuts, "cuts"}};
+constexpr std::array kPaths{Named<CameraPath>{CameraPath::Orbit, "orbit"}, Named<CameraPath>{CameraPath::Fly, "fly"},
+                            Named<CameraPath>{CameraPath::Cuts, "cuts"}};
 
 // A camera at eye looking at target (y up): the view-space z row of the view matrix (OpenGL looks
 // down -z, so z = -dot(forward, p - eye)).
@@ -287,26 +297,11 @@ DepthPlane orbit_plane(double degrees, double height) {
 
 }  // namespace
 
-std::string_view camera_path_name(CameraPath path) {
-  for (const auto& entry : kPaths)
-    if (entry.path == path) return entry.name;
-  return "unknown";
-}
+std::string_view camera_path_name(CameraPath path) { return name_in(kPaths, path); }
 
-std::optional<CameraPath> parse_camera_path(std::string_view name) {
-  for (const auto& entry : kPaths)
-    if (entry.name == name) return entry.path;
-  return std::nullopt;
-}
+std::optional<CameraPath> parse_camera_path(std::string_view name) { return parse_in(kPaths, name); }
 
-std::string camera_path_names() {
-  std::string names;
-  for (const auto& entry : kPaths) {
-    if (!names.empty()) names += ", ";
-    names += entry.name;
-  }
-  return names;
-}
+std::string camera_path_names() { return names_in(kPaths); }
 
 // Points along the tube of fill_mesh's (2,3) torus knot, in ring order, each jittered a little
 // so that depths are not quantised to rings: consecutive ids are close in space, as in a mesh.
