@@ -57,7 +57,6 @@ struct Config {
   float wipe = -1.0f;                          // --wipe F: unsorted left of F x width; < 0 none
   bool panel = false;                          // --panel: headless screenshots show the panel
   bool triangle_sprites = true;                // --sprite-shape triangle (default) or quad
-  bool sprite_shape_given = false;             // --sprite-shape was on the command line
   DrawPath draw_path = DrawPath::Pull;         // --draw-path pull|expanded
 };
 

@@ -208,8 +208,7 @@ class GpuPipeline final : public FramePipeline {
         order_made();
       }
       const std::uint32_t* ids = controls.sort ? keys_.values_out.data() : keys_.values_in.data();
-      drawn_ids_ = ids;
-      drawn_segments_ = controls.sort ? sorter()->segments() : Segments{};
+      keep_drawn_order(ids, controls.sort);
       if (!expand) {  // the expanded draw has nothing to gather: its expand step reads the order
         StepScope step(timer_, "gather");
         if (primitive_order)
@@ -230,8 +229,7 @@ class GpuPipeline final : public FramePipeline {
     if (expand) {
       StepScope step(timer_, "expand");
       launch_expand(mesh_vertices, indices_.data(), triangles_, particle_vertices, n_, drawn_ids_,
-                    controls.colour_mode == static_cast<int>(ColourMode::Segment) ? drawn_segments_ : Segments{},
-                    expand_view(camera, controls), expanded, stream);
+                    expand_segments(controls), expand_view(camera, controls), expanded, stream);
     }
     {
       StepScope step(timer_, "unmap");
@@ -303,10 +301,6 @@ class GpuPipeline final : public FramePipeline {
   CudaStream stream_;
   RegisteredBuffer mesh_vertices_, mesh_elements_, particle_vertices_, particle_elements_, primitive_order_,
       segment_ids_, expanded_;
-  // The order the last ordered frame drew, and its segments: frozen frames expand it again (null:
-  // submission order, before the first ordered frame).
-  const std::uint32_t* drawn_ids_ = nullptr;
-  Segments drawn_segments_{};
   DeviceBuffer<std::uint32_t> indices_;
   DeviceBuffer<ParticleState> state_;
   SortSet keys_;
@@ -395,8 +389,7 @@ class CpuPipeline final : public FramePipeline {
         order_made();
       }
       const std::uint32_t* ids = controls.sort ? keys_.values_out.data() : keys_.values_in.data();
-      drawn_ids_ = ids;
-      drawn_segments_ = controls.sort ? sorter()->segments() : Segments{};
+      keep_drawn_order(ids, controls.sort);
       if (!expand) {  // the expanded draw has nothing to gather: its expand step reads the order
         StepScope step(timer_, "gather");
         if (separate) {
@@ -415,8 +408,7 @@ class CpuPipeline final : public FramePipeline {
     if (expand) {
       StepScope step(timer_, "expand");
       const ExpandView view = expand_view(camera, controls);
-      const Segments found =
-          controls.colour_mode == static_cast<int>(ColourMode::Segment) ? drawn_segments_ : Segments{};
+      const Segments found = expand_segments(controls);
       for (std::size_t r = 0; r < n; ++r)
         expand_primitive(vertices_.data(), indices_.data(), triangles_, particle_vertices_.data(), n, drawn_ids_,
                          found.starts, found.starts ? found.count : 0u, view, r, expanded_.data() + 3 * r);
@@ -434,8 +426,7 @@ class CpuPipeline final : public FramePipeline {
       }
       if (expand) upload(buffers_.expanded_vertices, expanded_.data(), expanded_.size() * sizeof(ExpandedVertex));
       if (order && !separate && !expand)
-        upload(buffers_.primitive_order, controls.sort ? keys_.values_out.data() : keys_.values_in.data(),
-               n * sizeof(std::uint32_t));
+        upload(buffers_.primitive_order, drawn_ids_, n * sizeof(std::uint32_t));  // kept above: order is on
       if (segments) upload(buffers_.segment_ids, segment_ids_.data(), n * sizeof(std::uint32_t));
     }
     timer_.end_frame();
@@ -493,12 +484,13 @@ class CpuPipeline final : public FramePipeline {
   std::vector<ParticleVertex> particle_vertices_;
   std::vector<std::uint32_t> particle_elements_;
   std::vector<ExpandedVertex> expanded_;  // --draw-path expanded: 3 a position, uploaded whole
-  // As the GPU path's: the last ordered frame's order and segments (null: submission order).
-  const std::uint32_t* drawn_ids_ = nullptr;
-  Segments drawn_segments_{};
 };
 
 }  // namespace
+
+Segments FramePipeline::expand_segments(const FrameControls& controls) const {
+  return controls.colour_mode == static_cast<int>(ColourMode::Segment) ? drawn_segments_ : Segments{};
+}
 
 ExpandView expand_view(const Camera& camera, const FrameControls& controls) {
   const glm::mat4 v = camera.view();  // column-major: v[col][row]; rigid, so rows 0 and 1 are the axes

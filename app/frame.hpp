@@ -142,10 +142,21 @@ class FramePipeline {
   }
   // Called after a frame's sort: its output is a permutation the next frame may start from.
   void order_made() noexcept { have_order_ = true; }
+  // Keeps the order an ordered frame draws (sorted, or submission order with sorting off) and its
+  // segments: the expand step reads them, also on frozen frames, which draw the kept order.
+  void keep_drawn_order(const std::uint32_t* ids, bool sorted) {
+    drawn_ids_ = ids;
+    drawn_segments_ = sorted ? sorter()->segments() : Segments{};
+  }
+  // The segments the expansion colours by: the kept order's with --colour segment, else none.
+  Segments expand_segments(const FrameControls& controls) const;
+  // The kept order (null: submission order, before the first ordered frame).
+  const std::uint32_t* drawn_ids_ = nullptr;
   StepTimer timer_;
   CheckState check_;
 
  private:
+  Segments drawn_segments_{};
   struct Slot {
     SorterChoice choice;
     std::unique_ptr<Sorter> all, mesh, particle;

@@ -45,7 +45,7 @@ struct DrawOptions {
   // Split screen: left of this fraction of the width the primitives blend in submission order
   // (unsorted), right of it in the sorted order; < 0: no wipe.
   float wipe = -1.0f;
-  bool triangle_sprites = false;  // particles as one triangle around the disc (3 vertices a primitive, not 6)
+  bool triangle_sprites = true;  // particles as one triangle around the disc (3 vertices a primitive, not 6)
   // The single order from the expanded vertex buffer (--draw-path expanded; its sprites are
   // triangles); the wipe's unsorted side is still pulled.
   bool expanded = false;
