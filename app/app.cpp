@@ -344,7 +344,7 @@ class App {
     info.device_bytes_total = device_total;
     info.workspace_bytes = pipeline_->workspace_bytes();
     info.gpu_path = pipeline_->on_gpu();
-    info.draw_path = draw_path_name(config_.draw_path);
+    info.draw_path = config_.draw_path;
     if (const Sorter* sorter = pipeline_->sorter()) {
       const Segments segments = sorter->segments();
       info.segments = segments.count;

@@ -206,8 +206,8 @@ void Panel::draw(UiState& state, const PanelInfo& info, const Timings& timings, 
     if (ImGui::IsItemHovered())
       ImGui::SetTooltip("off: one back-to-front order of every triangle and particle, one draw");
     if (state.separate_passes) ImGui::BeginDisabled();
-    const bool expanded = std::string_view(info.draw_path) == "expanded";
-    ImGui::Text("draw path: %s", info.draw_path);
+    const bool expanded = info.draw_path == DrawPath::Expanded;
+    ImGui::Text("draw path: %s", draw_path_name(info.draw_path));
     if (ImGui::IsItemHovered())
       ImGui::SetTooltip(expanded ? "3 ready vertices a primitive, written after the sort (--draw-path)"
                                  : "the vertex shader reads order, triangle list and vertices (--draw-path)");

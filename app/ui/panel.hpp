@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "depthsort/registry.hpp"
+#include "cli.hpp"
 #include "compare_all.hpp"
 #include "depthsort/teaching.hpp"
 #include "frame.hpp"
@@ -49,7 +50,7 @@ struct PanelInfo {
   std::size_t triangles = 0, particles = 0;
   std::size_t device_bytes_used = 0, device_bytes_total = 0, workspace_bytes = 0;
   bool gpu_path = true;
-  const char* draw_path = "pull";  // --draw-path (fixed for the run: the expanded buffer is sized at start)
+  DrawPath draw_path = DrawPath::Pull;  // --draw-path (fixed for the run: the expanded buffer is sized at start)
   bool headless = false;     // --panel: the scene and camera controls start closed (no one to click them)
   std::size_t segments = 0;  // the current sorter's segments in the last sort (0: none)
   const char* segment_kind = "bucket";
