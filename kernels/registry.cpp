@@ -19,7 +19,7 @@ namespace {
 const std::array kSorters{
     SorterInfo{"cub-radix", "CUB (CCCL), cub::DeviceRadixSort::SortPairs",
                "library LSD radix sort (Onesweep), the baseline every ratio is taken against", Backend::Gpu,
-               false, {}, cuda_device_usable, make_cub_radix_sorter},
+               false, kCubRadixOptions, cuda_device_usable, make_cub_radix_sorter},
     SorterInfo{"cub-merge", "CUB (CCCL), cub::DeviceMergeSort::SortPairsCopy",
                "library merge sort with depthsort's key order as comparator", Backend::Gpu, false, {},
                cuda_device_usable, make_cub_merge_sorter},
