@@ -4,7 +4,7 @@
 
 #include <limits>
 
-#include "common/signed_zero_fixup.hpp"
+#include "sort/core/signed_zero_fixup.hpp"
 #include "depthsort/device_buffer.hpp"
 #include "depthsort/errors.hpp"
 #include "sort/baselines.hpp"
