@@ -50,8 +50,12 @@ struct Viewpoints {
   std::array<bool, 3> used{};
 };
 
-// The scripted paths of headless runs (--camera-path) are the frame layer's (camera_path.hpp:
-// CameraPath, kCutEvery, parse_camera_path, camera_path_name), the benchmark's too.
+// The scripted paths of headless runs (--camera-path) are the frame layer's (camera_path.hpp),
+// the benchmark's too.
+using depthsort::CameraPath;
+using depthsort::camera_path_name;
+using depthsort::kCutEvery;
+using depthsort::parse_camera_path;
 
 // The camera of frame `frame` of a run of `frames` frames on `path`, from `base`, the scene's
 // framing orbit camera (Camera::framing): a function of its arguments only, so runs repeat.
