@@ -23,7 +23,7 @@
 #include "depthsort/expand.hpp"
 #include "depthsort/output_file.hpp"
 #include "depthsort/registry.hpp"
-#include "depthsort/teaching.hpp"
+#include "depthsort/segment_ids.hpp"
 #include "frame.hpp"
 #include "memory.hpp"
 #include "platform/egl_headless.hpp"

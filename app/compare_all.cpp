@@ -4,6 +4,7 @@
 #include <exception>
 
 #include "depthsort/registry.hpp"
+#include "depthsort/stats.hpp"
 
 namespace depthsort::app {
 
@@ -18,10 +19,9 @@ StepBar median_bar(std::string sorter, std::span<const std::vector<TimedStep>> r
     samples.clear();
     for (const auto& run : runs)
       if (s < run.size() && run[s].name == first[s].name) samples.push_back(run[s].ms);
-    std::nth_element(samples.begin(), samples.begin() + static_cast<std::ptrdiff_t>(samples.size() / 2), samples.end());
-    const float median = samples[samples.size() / 2];
-    bar.steps.push_back({first[s].name, median});
-    bar.total_ms += median;
+    const float step_ms = depthsort::median(samples);
+    bar.steps.push_back({first[s].name, step_ms});
+    bar.total_ms += step_ms;
   }
   return bar;
 }

@@ -19,7 +19,7 @@
 #include "depthsort/errors.hpp"
 #include "depthsort/expand.hpp"
 #include "depthsort/keys.hpp"
-#include "depthsort/teaching.hpp"
+#include "depthsort/segment_ids.hpp"
 #include "interop/gl_interop.hpp"
 #include "timings.hpp"
 

@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "depthsort/stats.hpp"
+
 namespace depthsort::app {
 
 int TimingSeries::ordered(float* out) const {
@@ -95,11 +97,7 @@ float Timings::median(int index) const {
   for (const Sample& s : samples_)
     if (s.series == index) v.push_back(s.ms);
   if (v.empty()) return 0.0f;
-  std::nth_element(v.begin(), v.begin() + static_cast<long>(v.size() / 2), v.end());
-  const float hi = v[v.size() / 2];
-  if (v.size() % 2) return hi;
-  const float lo = *std::max_element(v.begin(), v.begin() + static_cast<long>(v.size() / 2));
-  return 0.5f * (lo + hi);
+  return depthsort::median(std::move(v));
 }
 
 std::string mib(std::size_t bytes) {

@@ -386,9 +386,12 @@ Usage: depthsort-bench [flags]
                       Both go to a temporary file next to FILE, renamed over it when complete:
                       a reader never sees half a file and a run cut short keeps its finished
                       rows. /dev/stdout or a pipe is written once, at the end.
-  --sequence PATH     frame sequences instead of --dist inputs (issue 13): a mesh-like cloud of n
-                      points (n from --sizes, default 4M) seen along a camera path, one of
-                      @PATHS@; every frame's depths are listed in the order the same sorter
+  --sequence PATH     frame sequences instead of --dist inputs: a mesh-like cloud of n points
+                      on the demo's torus knot (n from --sizes, default 4M) seen along one of
+                      the demo's camera paths (depthsort --camera-path), one of
+                      @PATHS@, over --frames F frames (the orbit goes once around
+                      in F frames: the frames are depthsort's with the same --frames); every
+                      frame's depths are listed in the order the same sorter
                       instance sorted the last frame into (as depthsort --coherent does), so
                       inputs are nearly sorted, and every frame is timed (the depth pass is
                       not) and checked on the GPU. Frame 0 (scene order) is not counted. Rows:

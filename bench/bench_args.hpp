@@ -45,7 +45,7 @@ struct BenchConfig {
   bool check = false;
   std::string csv_path;
   std::string json_path;
-  // --sequence PATH: frame sequences of a synthetic scene sorted the coherent way (issue 13)
+  // --sequence PATH: frame sequences of a synthetic scene sorted the coherent way
   // instead of independent inputs; --frames of them per sorter and size.
   std::optional<CameraPath> sequence;
   int frames = 60;
@@ -77,7 +77,7 @@ std::vector<SorterVariant> resolve_variants(const BenchConfig& config,
                                             std::span<const SorterInfo> registry,
                                             bool (*available)(const SorterInfo&));
 
-// What one size needs, estimated before anything is generated (issue 7, item 8): the host input
+// What one size needs, estimated before anything is generated: the host input
 // (keys + values), the CPU sorter's copies and workspace, the --check reference and read-back;
 // on the device the benchmark's six buffers (a sorter's own workspace is checked by its reserve()).
 struct MemoryEstimate {

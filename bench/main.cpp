@@ -36,7 +36,8 @@
 #include "depthsort/sorter.hpp"
 #include "depthsort/workload.hpp"
 #include "report.hpp"
-#include "sequence_depth.hpp"
+#include "run_parts.hpp"
+#include "sequence.hpp"
 #include "stats.hpp"
 
 namespace depthsort::bench {
@@ -148,42 +149,7 @@ void print_registry(std::ostream& out) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Timing.
-
-struct Samples {
-  std::vector<double> total_ms;
-  // Per step name (in first-seen order): the step's milliseconds in each repetition, a name
-  // recorded more than once in one sort summed for that sort.
-  std::vector<std::pair<std::string, std::vector<double>>> steps;
-  std::size_t max_steps_per_sort = 0;
-
-  void add_steps(std::span<const StepTime> steps_of_sort) {
-    max_steps_per_sort = std::max(max_steps_per_sort, steps_of_sort.size());
-    std::vector<std::pair<std::string, double>> summed;
-    for (const StepTime& step : steps_of_sort) {
-      auto it = std::find_if(summed.begin(), summed.end(),
-                             [&](const auto& s) { return s.first == step.name; });
-      if (it == summed.end()) summed.emplace_back(step.name, step.ms);
-      else it->second += step.ms;
-    }
-    for (const auto& [name, ms] : summed) {
-      auto it = std::find_if(steps.begin(), steps.end(), [&](const auto& s) { return s.first == name; });
-      if (it == steps.end()) steps.emplace_back(name, std::vector<double>{ms});
-      else it->second.push_back(ms);
-    }
-  }
-};
-
-void fill_row(Row& row, const Samples& samples) {
-  const Summary s = summarize(samples.total_ms);
-  row.reps = static_cast<int>(samples.total_ms.size());
-  row.median_ms = s.median;
-  row.min_ms = s.min;
-  row.p90_ms = s.p90;
-  row.gpairs_per_s = static_cast<double>(row.n) / (s.median * 1e-3) / 1e9;
-  if (samples.max_steps_per_sort > 1 || samples.steps.size() > 1)
-    for (const auto& [name, values] : samples.steps) row.steps.push_back({name, summarize(values).median});
-}
+// Independent inputs (--dist): each size's pairs sorted --reps times.
 
 // Device buffers for one size: the pristine input, the sorter's input and its output.
 struct DeviceSet {
@@ -196,14 +162,6 @@ struct DeviceSet {
         values_src(n, "depthsort-bench (pristine values)"),
         values_in(n, "depthsort-bench (input values)"),
         values_out(n, "depthsort-bench (output values)") {}
-};
-
-// The pair of timing events that brackets one sort, and the one before a frame's listing pass.
-struct Events {
-  CudaEvent list_event, start_event, stop_event;
-  cudaEvent_t list() const { return list_event.get(); }
-  cudaEvent_t start() const { return start_event.get(); }
-  cudaEvent_t stop() const { return stop_event.get(); }
 };
 
 struct Input {
@@ -299,188 +257,6 @@ void run_cpu(Sorter& sorter, const BenchConfig& config, Input& input, Row& row) 
   }
 }
 
-std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
-
-// A result file the run keeps up to date: rewritten (to a temporary file, then renamed) after
-// every row, so a crash loses no finished row and no reader ever sees half a file. A stream
-// target (/dev/stdout, a pipe) cannot be replaced, so it is written once, at the end.
-struct ResultFile {
-  std::string path;
-  std::string (*render)(const RunHeader&, const std::vector<Row>&);
-  bool stream = false;
-
-  void save(const RunHeader& header, const std::vector<Row>& rows, bool final) const {
-    if (stream && !final) return;
-    std::cout.flush();  // a stream target may be our own stdout: what was printed comes first
-    write_file_atomically(path, render(header, rows));
-  }
-};
-
-// ---------------------------------------------------------------------------------------------
-// --sequence: frames of a camera path sorted the coherent way (issue 13).
-
-// The device arrays of one size's sequences: the scene, one frame's pairs, and the check's.
-struct SequenceSet {
-  DeviceBuffer<ScenePoint> scene;
-  DeviceBuffer<float> keys_in, keys_out, keys_by_id;
-  DeviceBuffer<std::uint32_t> values_in, values_out, identity, marks;
-  DeviceBuffer<unsigned int> bad;
-  explicit SequenceSet(std::size_t n)
-      : scene(n, "depthsort-bench (scene)"),
-        keys_in(n, "depthsort-bench (frame keys)"),
-        keys_out(n, "depthsort-bench (sorted keys)"),
-        keys_by_id(n, "depthsort-bench (check keys)"),
-        values_in(n, "depthsort-bench (frame ids)"),
-        values_out(n, "depthsort-bench (sorted ids)"),
-        identity(n, "depthsort-bench (scene order)"),
-        marks(n, "depthsort-bench (check marks)"),
-        bad(1, "depthsort-bench (check count)") {}
-};
-
-// The timings of one sequence: every counted frame, and for the cuts path the cut frames and the
-// others apart.
-struct SequenceSamples {
-  Samples all, cut, shot;
-};
-
-// One sorter over config.frames frames of the path. Frame 0 lists the depths in scene order; each
-// later frame in the order the sorter left (its values_out: the ids, sorted by the last frame), or,
-// with --scratch, in scene order again (the from-scratch sort the coherent order is compared with).
-// Frame 0 is not counted (no last frame); every frame is checked on the device, untimed.
-SequenceSamples run_sequence(Sorter& sorter, const BenchConfig& config, SequenceSet& d, std::size_t n,
-                             cudaStream_t stream, const Events& events, std::string* check) {
-  const CameraPath path = *config.sequence;
-  const SortBuffers buffers{d.keys_in.data(), d.values_in.data(), d.keys_out.data(), d.values_out.data(), n};
-  auto frame_input = [&](int frame, const std::uint32_t* order) {
-    launch_depths_in_order(d.scene.data(), n, order, n, camera_plane(path, frame), d.keys_in.data(),
-                           d.values_in.data(), stream);
-  };
-  auto check_frame = [&](int frame) {
-    launch_depths_in_order(d.scene.data(), n, d.identity.data(), n, camera_plane(path, frame), d.keys_by_id.data(),
-                           nullptr, stream);
-    launch_check_sorted(d.keys_by_id.data(), n, d.keys_out.data(), d.values_out.data(), n, d.bad.data(), stream);
-    launch_check_permutation(d.values_out.data(), n, d.marks.data(), d.bad.data(), stream);
-  };
-  for (int w = 0; w < config.warmup; ++w) {
-    frame_input(0, d.identity.data());
-    sorter.sort(buffers, stream);
-    sorter.timer().wait_last();
-  }
-  DEPTHSORT_CUDA_CHECK(cudaMemsetAsync(d.bad.data(), 0, sizeof(unsigned int), stream));
-  frame_input(0, d.identity.data());
-  sorter.sort(buffers, stream);
-  sorter.timer().wait_last();
-  check_frame(0);
-  SequenceSamples samples;
-  for (int frame = 1; frame < config.frames; ++frame) {
-    // The listing pass (this frame's depths in scene order, or in the last frame's order) is part
-    // of what an order costs: timed beside the sort, and summed with it, in the row's steps.
-    DEPTHSORT_CUDA_CHECK(cudaEventRecord(events.list(), stream));
-    frame_input(frame, config.scratch ? d.identity.data() : d.values_out.data());
-    DEPTHSORT_CUDA_CHECK(cudaEventRecord(events.start(), stream));
-    sorter.sort(buffers, stream);
-    DEPTHSORT_CUDA_CHECK(cudaEventRecord(events.stop(), stream));
-    DEPTHSORT_CUDA_CHECK(cudaEventSynchronize(events.stop()));
-    float ms = 0, list_ms = 0;
-    DEPTHSORT_CUDA_CHECK(cudaEventElapsedTime(&ms, events.start(), events.stop()));
-    DEPTHSORT_CUDA_CHECK(cudaEventElapsedTime(&list_ms, events.list(), events.start()));
-    const std::span<const StepTime> sort_steps = sorter.timer().wait_last();
-    std::vector<StepTime> steps{{config.scratch ? "list keys (scene order)" : "list keys (last order)", list_ms},
-                                {"list + sort", list_ms + ms}};
-    steps.insert(steps.end(), sort_steps.begin(), sort_steps.end());
-    for (Samples* target : {&samples.all, is_cut(path, frame) ? &samples.cut : &samples.shot}) {
-      target->total_ms.push_back(ms);
-      target->add_steps(steps);
-    }
-    check_frame(frame);
-  }
-  unsigned int bad = 0;
-  DEPTHSORT_CUDA_CHECK(cudaMemcpyAsync(&bad, d.bad.data(), sizeof bad, cudaMemcpyDeviceToHost, stream));
-  DEPTHSORT_CUDA_CHECK(cudaStreamSynchronize(stream));
-  *check = bad == 0 ? "pass"
-                    : "FAIL: " + std::to_string(bad) + " bad positions or ids over " + std::to_string(config.frames) +
-                          " frames";
-  return samples;
-}
-
-// The rows of every GPU variant x size for config.sequence; returns false if a frame failed.
-bool run_sequences(const BenchConfig& config, const std::vector<SorterVariant>& variants, cudaStream_t stream,
-                   const Events& events, const RunHeader& header, const std::vector<ResultFile>& files,
-                   std::vector<Row>& rows) {
-  const CameraPath path = *config.sequence;
-  const std::string label = "seq-" + std::string(camera_path_name(path)) + (config.scratch ? "-scratch" : "");
-  const bool cuts = path == CameraPath::Cuts;
-  std::size_t gpu_variants = 0;
-  for (const SorterVariant& v : variants) gpu_variants += v.info->backend == Backend::Gpu;
-  const std::size_t total = config.sizes.size() * gpu_variants * (cuts ? 3 : 1);
-  bool failed = false;
-  for (const std::size_t n : config.sizes) {
-    std::unique_ptr<SequenceSet> set;
-    std::string set_error;
-    try {
-      set = std::make_unique<SequenceSet>(n);
-      const std::vector<ScenePoint> scene = make_scene(n, config.seed);
-      std::vector<std::uint32_t> identity(n);
-      for (std::size_t i = 0; i < n; ++i) identity[i] = static_cast<std::uint32_t>(i);
-      DEPTHSORT_CUDA_CHECK(cudaMemcpyAsync(set->scene.data(), scene.data(), n * sizeof(ScenePoint),
-                                           cudaMemcpyHostToDevice, stream));
-      DEPTHSORT_CUDA_CHECK(cudaMemcpyAsync(set->identity.data(), identity.data(), n * sizeof(std::uint32_t),
-                                           cudaMemcpyHostToDevice, stream));
-      DEPTHSORT_CUDA_CHECK(cudaStreamSynchronize(stream));
-    } catch (const CapacityError& e) {
-      cudaGetLastError();
-      set.reset();
-      set_error = "skipped: sequence buffers (40 bytes a point) do not fit: " + first_line(e.what());
-    } catch (const std::bad_alloc&) {
-      set.reset();
-      set_error = "skipped: host memory too small for the scene";
-    }
-    std::map<std::string, double> cub_median;  // per dist label, from the baseline row
-    for (const SorterVariant& v : variants) {
-      if (v.info->backend != Backend::Gpu) continue;
-      SequenceSamples samples;
-      std::string check = set_error;
-      if (set) {
-        try {
-          std::unique_ptr<Sorter> sorter = v.info->create(v.options);
-          sorter->reserve(n);
-          samples = run_sequence(*sorter, config, *set, n, stream, events, &check);
-        } catch (const CapacityError& e) {
-          cudaGetLastError();
-          check = "skipped: " + first_line(e.what());
-        } catch (const std::exception& e) {
-          check = "error: " + first_line(e.what());
-          failed = true;
-        }
-      }
-      if (check.starts_with("FAIL")) failed = true;
-      std::vector<std::pair<std::string, const Samples*>> parts{{label, &samples.all}};
-      if (cuts) {
-        parts.emplace_back(label + "@cut", &samples.cut);
-        parts.emplace_back(label + "@shot", &samples.shot);
-      }
-      for (const auto& [dist, part] : parts) {
-        Row row;
-        row.sorter = std::string(v.info->name);
-        row.options = v.options_text;
-        row.baseline = v.baseline;
-        row.gpu = true;
-        row.dist = dist;
-        row.n = n;
-        row.check = check;
-        if (!part->total_ms.empty()) fill_row(row, *part);
-        if (v.baseline) cub_median[dist] = row.median_ms;
-        const auto base = cub_median.find(dist);
-        row.vs_cub = base == cub_median.end() ? std::numeric_limits<double>::quiet_NaN() : row.median_ms / base->second;
-        rows.push_back(row);
-        std::cout << progress_line(row, rows.size(), total) << '\n' << std::flush;
-        for (const ResultFile& file : files) file.save(header, rows, false);
-      }
-    }
-  }
-  return !failed;
-}
-
 bool available_here(const SorterInfo& info) {
   std::string why;
   const bool ok = info.is_available(&why);
@@ -505,7 +281,7 @@ int run(int argc, char** argv) {
     return 0;
   }
 
-  // Two outputs to one path would overwrite each other: refused (issue 7, item 4).
+  // Two outputs to one path would overwrite each other: refused.
   const NamedPath outputs[] = {{"--csv", config.csv_path}, {"--json", config.json_path}};
   if (const std::string clash = find_path_clash({}, outputs); !clash.empty()) {
     std::cerr << "depthsort-bench: " << clash << '\n';

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# Issues 12 (parts 1 and 4) and 13 (the app side) on the lent GPU: the one-order pixel tests of
+# The demo's views on a CUDA GPU: the one-order pixel tests of
 # every GPU sorter, coherent vs from-scratch sort steps, whole frames with the single pulled draw
 # (quad and triangle sprites), and screenshots of each view with the panel.
 #
 #   scripts/demo-views-gpu.sh BUILD_DIR OUT_DIR [PARTS]
 #
 # PARTS: a comma list of tests, sort, frame, shots (default: all four; each under a minute).
-# Expects the GL libraries installed and __EGL_VENDOR_LIBRARY_FILENAMES exported (DEVICE.md).
+# Expects the GL libraries installed (on a bare image: scripts/bare-image-gl.sh).
 # Writes OUT_DIR/views/{*.log,*.json,*.png,summary.txt}; about 2 minutes on an H200.
 set -u
+here=$(cd "$(dirname "$0")" && pwd)  # the table programs beside this script
 BUILD=${1:?usage: demo-views-gpu.sh BUILD_DIR OUT_DIR}
 OUT=${2:?usage: demo-views-gpu.sh BUILD_DIR OUT_DIR}
 PARTS=",${3:-tests,sort,frame,shots},"
@@ -44,9 +45,9 @@ if want tests; then
   note "gpu tests rc=$rc: $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$D/gpu-tests.log" | tr '\n' ' ')"
 fi
 
-# 2. Issue 13: sort steps from scratch vs coherent, 5M triangles + 1M particles sorted together,
+# 2. Sort steps from scratch vs coherent, 5M triangles + 1M particles sorted together,
 #    on the three camera paths, every frame's order checked (sort/* medians in the JSON).
-# Issue 13's scene is 5M triangles and 10M particles: SORT_PARTICLES=10M, SORT_SORTERS="every GPU
+# The coherence study's scene is 5M triangles and 10M particles: SORT_PARTICLES=10M, SORT_SORTERS="every GPU
 # sorter" (names from depthsort-bench --list) give its table; the defaults keep the part short.
 sort_sorters=${SORT_SORTERS:-cub-radix hybrid hybrid-coherent patch-merge}
 want sort && for path in orbit fly-through cuts; do
@@ -62,48 +63,10 @@ done
 # The sort part's table (sort-table.md): per sorter, path and mode, frame/sort's median, p90 and
 # slowest frame, ratio to cub-radix from scratch on the same path; on cuts, the cut frames (every
 # 30th, kCutEvery in app/scene/camera.hpp) apart, against hybrid from scratch on the same frames.
-want sort && python3 - "$D" > "$D/sort-table.md" <<'PY'
-import glob, json, os, statistics, sys
-d = sys.argv[1]
-runs = {}
-for path in glob.glob(os.path.join(d, "sort-*.json")):
-    try:
-        j = json.load(open(path))
-    except Exception:
-        continue
-    m = j["meta"]
-    times = [f.get("frame/sort") for f in j["frames"] if f.get("frame/sort") is not None]
-    cut_times = [f["frame/sort"] for f in j["frames"] if f["frame"] > 0 and f["frame"] % 30 == 0]
-    runs[(m["camera_path"], m["sorter"], "coherent" if m["coherent"] else "scratch")] = (j, times, cut_times)
-def q(v, p):
-    v = sorted(v)
-    return v[min(len(v) - 1, int(p * len(v)))] if v else float("nan")
-print("| path | sorter | mode | sort median ms | p90 | slowest | x cub-radix (scratch) | depth median ms | order checks |")
-print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-for (path, sorter, mode), (j, times, cut_times) in sorted(runs.items()):
-    base = runs.get((path, "cub-radix", "scratch"))
-    med = statistics.median(times) if times else float("nan")
-    ratio = med / statistics.median(base[1]) if base and base[1] else float("nan")
-    m = j["meta"]
-    print(f"| {path} | {sorter} | {mode} | {med:.3f} | {q(times, 0.9):.3f} | {max(times or [float('nan')]):.3f} | "
-          f"{ratio:.2f}x | {j['median_ms'].get('frame/depth', float('nan')):.3f} | "
-          f"{m['order_checks'] - m['order_check_failures']}/{m['order_checks']} |")
-hyb = runs.get(("cuts", "hybrid", "scratch"))
-if hyb and hyb[2]:
-    ref = statistics.median(hyb[2])
-    print()
-    print(f"Cut frames (cuts path, every 30th frame): hybrid from scratch median {ref:.3f} ms on them.")
-    print()
-    print("| sorter | mode | cut frames median ms | slowest cut frame | median / hybrid's | slowest / hybrid's median |")
-    print("| --- | --- | --- | --- | --- | --- |")
-    for (path, sorter, mode), (j, times, cut_times) in sorted(runs.items()):
-        if path == "cuts" and cut_times:
-            med = statistics.median(cut_times)
-            print(f"| {sorter} | {mode} | {med:.3f} | {max(cut_times):.3f} | {med / ref:.2f}x | {max(cut_times) / ref:.2f}x |")
-PY
+want sort && python3 "$here/tables/demo-views-sort.py" "$D" > "$D/sort-table.md"
 want sort && note "sort table: $D/sort-table.md" && cat "$D/sort-table.md" >> "$SUMMARY"
 
-# 3. Whole frames with the single pulled draw, 1280x720 (issue 12, part 2's goal scene).
+# 3. Whole frames with the single pulled draw, 1280x720 (the 60 fps goal's scene).
 want frame && for shape in quad triangle; do
   run "frame-5M-1M-$shape" 100 --triangles 5M --particles 1M --camera-path orbit --frames 120 \
     --sprite-shape $shape --json "$D/frame-5M-1M-$shape.json"

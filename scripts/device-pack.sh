@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Packs what scripts/gpu-suite.sh needs on the lent GPU into .carry/run/bins.tar.xz: the whole
-# build/bin is over the 64 MiB a device call may carry, xz brings the programs to about a quarter.
+# Packs the programs scripts/gpu-suite.sh runs into .carry/run/bins.tar.xz, for a GPU machine that
+# does not build the tree itself: xz brings build/bin to about a quarter of its size.
 # Also records the commit the binaries come from (build/COMMIT), since the device machine's copy of
 # the tree does not bring its git history up to date.
 #
 #   scripts/device-pack.sh [build-dir] [program...]   (default: every program gpu-suite.sh runs)
-#   then: device run, carry [.gl, .carry/run], command:
+#   then, on the GPU machine, in a copy of the tree with .carry/run (and .gl on a bare image):
 #     mkdir -p build && tar -xJf .carry/run/bins.tar.xz -C build && scripts/gpu-suite.sh build PARTS
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,6 +35,6 @@ tar -cJf .carry/run/bins.tar.xz -C "$build" "${files[@]}" "${ctest_files[@]}"
 size=$(stat -c %s .carry/run/bins.tar.xz)
 echo "device-pack: .carry/run/bins.tar.xz, $((size >> 20)) MiB, commit $(cat "$build/COMMIT"): ${programs[*]}"
 if ((size > 60 << 20)); then
-  echo "device-pack: over 60 MiB: with .gl it may not fit a call's 64 MiB; pack fewer programs" >&2
+  echo "device-pack: over 60 MiB: with .gl it may not fit a 64 MiB transfer; pack fewer programs" >&2
   exit 1
 fi

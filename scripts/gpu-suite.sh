@@ -1,34 +1,39 @@
 #!/usr/bin/env bash
-# Everything the lent GPU is for, in as few calls as the 10-minute limit allows: GPU tests,
-# compute-sanitizer over every sorter, the benchmark, the paper studies, the demo's checks and the
-# soak. Binaries are built here (scripts/test.sh or cmake --build) and carried.
+# The checks and measurements that need a CUDA GPU, by parts: GPU tests, compute-sanitizer over
+# every sorter, the benchmark, the paper studies, the demo's checks and the soak. Runs on any
+# machine with a CUDA GPU (driver for CUDA 13), from the repository root, on a build of this tree:
 #
-#   here:  cmake --build build && scripts/device-pack.sh      (writes .carry/run/bins.tar.xz)
-#   device run, carry [.gl, .carry/run]:
-#     mkdir -p build && tar -xJf .carry/run/bins.tar.xz -C build && scripts/gpu-suite.sh build [parts...]
+#   cmake --preset default && cmake --build build      # or scripts/test.sh
+#   scripts/gpu-suite.sh build [parts...]
+#
+# The demo's parts (demo, views, soak) also need the GL libraries (libEGL with NVIDIA's vendor
+# library, GLFW); a machine without them (a bare container image) can get them from .gl/*.deb
+# packages beside the tree, unpacked by scripts/bare-image-gl.sh.
+#
 #   parts (default: tests sanitize bench):
 #     tests     ctest -L ^gpu$ (every sorter x option flags x 17 distributions x 21 sizes, app GPU tests)
 #     sanitize  compute-sanitizer memcheck, racecheck, synccheck, initcheck over every GPU sorter of
 #               the registry, default options and each flag flipped, sizes around tile boundaries,
 #               three distributions; any reported error fails the part
 #     bench     depthsort-bench, every GPU sorter, uniform 1M..64M, 21 repetitions
-#     before    the 16M uniform row of a bench binary built before a refactor (.carry/before/),
-#               beside this build's, in the same call (issue 15: "no change in speed")
+#     before    the 16M uniform rows of hybrid and hybrid-quick from an older depthsort-bench
+#               (BEFORE_BENCH, default before/depthsort-bench; its commit in COMMIT beside it),
+#               alternating with this build's, twice: a refactor must leave the speed unchanged
 #     studies   scripts/study/*.sh: each paper's figures (one script per sorter; STUDIES names some)
-#     hybrid    scripts/hybrid-study.sh (HYBRID_PARTS, default "dists")
+#     hybrid    scripts/study/hybrid.sh (HYBRID_PARTS, default "dists")
 #     dists     every GPU sorter on every distribution at 16M
 #     demo      scripts/demo-gpu.sh (whole frames with drawing, map + unmap drawing and not; DEMO_BUDGET_S,
 #               DEMO_S the part's hard limit, default 300)
-#     views     scripts/demo-views-gpu.sh (one order's pixel tests, coherent frames, teaching views;
+#     views     scripts/demo-views-gpu.sh (one order's pixel tests, coherent frames, segment views;
 #               VIEWS_PARTS, e.g. tests,sort)
-#     coherent  depthsort-bench --sequence orbit, fly, cuts: frame-coherent sorting (issue 13)
+#     coherent  depthsort-bench --sequence orbit, fly-through, cuts: frame-coherent sorting
 #     soak      10,000 headless frames switching sorter and options every frame (--cycle-sorters)
 #     multigpu  scripts/multi-gpu.sh: the multi-GPU sort's exactness tests and benchmark on every
 #               GPU of the machine (N = 1 on a one-GPU machine; MULTIGPU_SIZES, MULTIGPU_BUDGET_S)
 #
-# Results land in $OUT: summary.txt (what the reply shows), CSVs, and results.tgz (every log).
-# SUITE_BUDGET_S (default 570) bounds the whole call: a part that would not fit is skipped, and
-# says so.
+# Results land in $OUT (default /tmp/depthsort-out): summary.txt, CSVs, and results.tgz (every
+# log). SUITE_BUDGET_S (default 570) bounds the whole run: a part that would not fit is skipped,
+# and says so.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
@@ -60,20 +65,10 @@ fits() {
 bin=$build/bin
 export PATH=$PATH:/usr/local/cuda/bin
 
-# GL libraries for the demo, as ../shared/DEVICE.md says; EGL finds NVIDIA's vendor library.
-if compgen -G ".gl/*.deb" >/dev/null; then
-  for f in .gl/*.deb; do dpkg -x "$f" /; done
-  ldconfig
-fi
-export __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
-# The demo's other shared libraries (GLFW and the X11 client libraries it links) are missing on the
-# bare device image: .gl/extra/*.deb are unpacked apart from / (DEVICE.md: other packages can break
-# it) and found through LD_LIBRARY_PATH. Fetched here once, beside DEVICE.md's .gl packages:
-#   (cd .gl/extra && apt-get -oAPT::Architecture=amd64 download libglfw3 libx11-6 libx11-data \
-#      libxcb1 libxau6 libxdmcp6 libbsd0 libmd0)
-if compgen -G ".gl/extra/*.deb" >/dev/null; then
-  for f in .gl/extra/*.deb; do dpkg -x "$f" /tmp/depthsort-libs; done
-  export LD_LIBRARY_PATH=/tmp/depthsort-libs/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+# A machine without the demo's GL libraries: .gl/*.deb beside the tree (scripts/bare-image-gl.sh).
+if [[ -d .gl ]]; then
+  # shellcheck source=scripts/bare-image-gl.sh
+  source scripts/bare-image-gl.sh
 fi
 
 # ctest's files name the absolute paths of the machine that configured the build: give the tree
@@ -84,8 +79,8 @@ if [[ -n $configured && ! -e $configured ]]; then
   ln -sfn "$repo" "$(dirname "$configured")"
 fi
 
-# The commit the binaries were built from: BUILD/COMMIT, written by scripts/device-pack.sh (the device
-# machine's copy of the tree does not bring its git history up to date: its HEAD can be older).
+# The commit the binaries were built from: BUILD/COMMIT where the build was packed elsewhere
+# (scripts/device-pack.sh), else this tree's HEAD.
 commit=$(cat "$build/COMMIT" 2>/dev/null || echo "unknown (no $build/COMMIT; this tree's HEAD: $(git rev-parse --short HEAD 2>/dev/null))")
 note "== depthsort GPU suite, $(date -u '+%Y-%m-%d %H:%M UTC'), binaries of commit $commit, parts: $parts"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader 2>&1 | tee -a "$summary"
@@ -112,7 +107,7 @@ if has_part sanitize && fits sanitize 150 && command -v compute-sanitizer >/dev/
   mkdir -p "$work/sanitize"
   jobs_file=$work/sanitize/jobs.txt
   : >"$jobs_file"
-  # SANITIZE_JOBS, a regular expression over the job lines "TOOL SORTER:OPTIONS", narrows a call
+  # SANITIZE_JOBS, a regular expression over the job lines "TOOL SORTER:OPTIONS", narrows a run
   # to what changed (e.g. '^initcheck |bucket-sort').
   for sorter in $(gpu_sorters); do
     for variant in $(option_variants "$sorter"); do
@@ -177,19 +172,18 @@ fi
 
 # csv_rows FILE: "sorter [options] median ms" of every row of a bench CSV (options hold commas).
 csv_rows() {
-  python3 - "$1" <<'EOF'
-import csv, sys
-print("  ".join("%s [%s] %s ms" % (r["sorter"], r["options"], r["median_ms"]) for r in csv.DictReader(open(sys.argv[1]))))
-EOF
+  python3 -c 'import csv, sys
+print("  ".join("%s [%s] %s ms" % (r["sorter"], r["options"], r["median_ms"]) for r in csv.DictReader(open(sys.argv[1]))))' "$1"
 }
 
-if has_part before && fits before 60 && [[ -x .carry/before/depthsort-bench ]]; then
-  note "== the 16M uniform row before ($(cat .carry/before/COMMIT 2>/dev/null)) and after, same call"
+before_bench=${BEFORE_BENCH:-before/depthsort-bench}
+if has_part before && fits before 60 && [[ -x $before_bench ]]; then
+  note "== the 16M uniform row before ($(cat "$(dirname "$before_bench")/COMMIT" 2>/dev/null)) and after, same run"
   for run in 1 2; do
     for which in before after; do
       # The same algorithm both sides: BEFORE_OPTIONS names the options that select, in this build,
       # what the old build ran by default (e.g. hybrid:splitter=0).
-      b=(.carry/before/depthsort-bench --sorters hybrid,hybrid-quick)
+      b=("$before_bench" --sorters hybrid,hybrid-quick)
       if [[ $which == after ]]; then
         b=("$bin/depthsort-bench" --sorters hybrid,hybrid-quick)
         for o in ${BEFORE_OPTIONS:-}; do b+=(--options "$o"); done
@@ -206,6 +200,7 @@ if has_part studies; then
     [[ -x $study ]] || continue
     name=$(basename "$study" .sh)
     [[ " ${STUDIES:-$name} " == *" $name "* ]] || continue  # STUDIES="bucket-sort gpu-mms" narrows
+    [[ $name == hybrid && -z ${STUDIES:-} ]] && continue  # the hybrid part runs it (HYBRID_PARTS)
     fits "study $name" 100 || continue
     note "== $study"
     mkdir -p "$work/study/$name"
@@ -224,9 +219,9 @@ if has_part dists && fits dists 150; then
   cp "$work/dists.csv" "$OUT/dists.csv" 2>/dev/null
 fi
 
-if has_part hybrid && fits hybrid 120 && [[ -x scripts/hybrid-study.sh ]]; then
-  note "== scripts/hybrid-study.sh"
-  timeout 280 scripts/hybrid-study.sh "$bin" "$work/hybrid" ${HYBRID_PARTS:-dists} >"$work/hybrid.log" 2>&1
+if has_part hybrid && fits hybrid 120 && [[ -x scripts/study/hybrid.sh ]]; then
+  note "== scripts/study/hybrid.sh"
+  timeout 280 scripts/study/hybrid.sh "$bin" "$work/hybrid" ${HYBRID_PARTS:-dists} >"$work/hybrid.log" 2>&1
   status "hybrid study" $?
   tail -40 "$work/hybrid.log" | tee -a "$summary"
 fi
@@ -240,19 +235,19 @@ if has_part demo && fits demo 200 && [[ -x scripts/demo-gpu.sh ]]; then
 fi
 
 if has_part views && fits views 100 && [[ -x scripts/demo-views-gpu.sh ]]; then
-  note "== scripts/demo-views-gpu.sh (one order for meshes and particles, coherent frames, teaching views)"
+  note "== scripts/demo-views-gpu.sh (one order for meshes and particles, coherent frames, segment views)"
   timeout ${VIEWS_S:-200} scripts/demo-views-gpu.sh "$build" "$work" ${VIEWS_PARTS:-} >"$work/views.log" 2>&1
   status "demo views" $?
   tail -40 "$work/views/summary.txt" | tee -a "$summary"
 fi
 
 if has_part coherent && fits coherent 90 && [[ -x $bin/depthsort-bench ]]; then
-  # Issue 13: consecutive frames of a synthetic scene, each sorter fed the depths in the order its
-  # own instance left the last frame; every frame checked on the device.
-  note "== depthsort-bench --sequence orbit|fly|cuts (COHERENT_SIZES, COHERENT_FRAMES, COHERENT_SORTERS)"
-  # COHERENT_SCRATCH=1 adds each path sorted from scratch (--scratch), the comparison issue 13 asks for.
-  runs="orbit fly cuts"
-  [[ ${COHERENT_SCRATCH:-0} == 1 ]] && runs="$runs orbit:scratch fly:scratch cuts:scratch"
+  # Consecutive frames of the scene along the demo's camera paths, each sorter fed the depths in
+  # the order its own instance left the last frame; every frame checked on the device.
+  note "== depthsort-bench --sequence orbit|fly-through|cuts (COHERENT_SIZES, COHERENT_FRAMES, COHERENT_SORTERS)"
+  # COHERENT_SCRATCH=1 adds each path sorted from scratch (--scratch), for the comparison.
+  runs="orbit fly-through cuts"
+  [[ ${COHERENT_SCRATCH:-0} == 1 ]] && runs="$runs orbit:scratch fly-through:scratch cuts:scratch"
   for run in $runs; do
     path=${run%%:*} name=${run/:/-}
     extra=()

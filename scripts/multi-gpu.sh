@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The multi-GPU sort (issue 14, docs/algorithms/multi-gpu.md) on a lent machine with several GPUs,
-# in one call: topology, the exactness tests, then the benchmark at 16M..1G pairs, within about
-# 300 s. Binaries are built here and carried (depthsort-multigpu links libnccl dynamically).
+# The multi-GPU sort (docs/algorithms/multi-gpu.md) on a machine with several GPUs, in one run:
+# topology, the exactness tests, then the benchmark at 16M..1G pairs, within about
+# 300 s. depthsort-multigpu links libnccl dynamically: the machine needs NCCL's library.
 #
 #   scripts/multi-gpu.sh BIN_DIR OUT_DIR
 #     BIN_DIR  holds depthsort-multigpu
@@ -23,7 +23,7 @@ budget=${MULTIGPU_BUDGET_S:-300}
 left() { echo $((budget - ($(date +%s) - started))); }
 failures=0
 
-# NVLink multicast (NVLS) must stay off on the lent machines: NCCL would otherwise create
+# NVLink multicast (NVLS) stays off: NCCL would otherwise create
 # multicast objects (cuMulticastCreate) on NVSwitch systems. The program forces it too.
 export NCCL_NVLS_ENABLE=0
 export NCCL_DEBUG=${NCCL_DEBUG:-WARN}

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Sets up, builds (for sm_90, the lent H100/H200) and runs every test. GPU tests are reported as
+# Sets up, builds (for sm_90: the H100 and H200) and runs every test. GPU tests are reported as
 # skipped, with the reason, where no CUDA device exists.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -10,6 +10,7 @@
 #include <glm/mat4x4.hpp>
 #include <glm/vec3.hpp>
 
+#include "depthsort/camera_path.hpp"
 #include "depthsort/depth.hpp"
 
 namespace depthsort::app {
@@ -49,15 +50,12 @@ struct Viewpoints {
   std::array<bool, 3> used{};
 };
 
-// Scripted paths for measuring frame coherence (issue 13): orbit (once around the scene over the
-// run), fly-through (a smooth closed curve that passes through the middle of the scene and out
-// beyond its bounds), cuts (the orbit, but every kCutEvery frames the camera jumps to another
-// viewpoint: the sorted order of one frame says little about the next one's).
-enum class CameraPath { None, Orbit, FlyThrough, Cuts };
-inline constexpr std::uint64_t kCutEvery = 30;
-
-std::optional<CameraPath> parse_camera_path(std::string_view text) noexcept;
-const char* camera_path_name(CameraPath path) noexcept;
+// The scripted paths of headless runs (--camera-path) are the frame layer's (camera_path.hpp),
+// the benchmark's too.
+using depthsort::CameraPath;
+using depthsort::camera_path_name;
+using depthsort::kCutEvery;
+using depthsort::parse_camera_path;
 
 // The camera of frame `frame` of a run of `frames` frames on `path`, from `base`, the scene's
 // framing orbit camera (Camera::framing): a function of its arguments only, so runs repeat.

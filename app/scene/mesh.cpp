@@ -7,6 +7,8 @@
 
 #include <glm/geometric.hpp>
 
+#include "depthsort/torus_knot.hpp"
+
 namespace depthsort::app {
 
 glm::vec3 Mesh::bounds_min() const {
@@ -50,27 +52,19 @@ Mesh make_knot(std::size_t target_triangles, int p, int q) {
   const double half = std::max<double>(static_cast<double>(target_triangles) / 2.0, 64.0);
   const int around = std::clamp(static_cast<int>(std::lround(std::sqrt(half / 40.0))), 4, 512);
   const int along = std::max(16, static_cast<int>(std::lround(half / around)));
-  const float R = 1.0f, r = 0.42f, tube = 0.11f;
-  const auto curve = [&](double t) {
-    const double phi = t * 2.0 * M_PI;
-    const double rr = R + r * std::cos(q * phi);
-    return glm::dvec3(rr * std::cos(p * phi), r * std::sin(q * phi), rr * std::sin(p * phi));
-  };
+  const TorusKnot knot{.p = p, .q = q};
   Mesh mesh;
   mesh.vertices.reserve(static_cast<std::size_t>(along) * around);
   mesh.indices.reserve(static_cast<std::size_t>(along) * around * 6);
   for (int i = 0; i < along; ++i) {
-    const double t = static_cast<double>(i) / along, e = 1e-4;
-    const glm::dvec3 c = curve(t), tangent = glm::normalize(curve(t + e) - curve(t - e));
-    glm::dvec3 normal = curve(t + e) + curve(t - e) - 2.0 * c;  // towards the centre of curvature
-    normal = glm::normalize(normal - tangent * glm::dot(normal, tangent));
-    const glm::dvec3 binormal = glm::cross(tangent, normal);
+    const double t = static_cast<double>(i) / along;
+    const KnotRing ring = knot_ring(knot, t);
     const glm::vec3 rgb = hsv_to_rgb(static_cast<float>(t * 3.0), 0.75f, 1.0f);
     for (int j = 0; j < around; ++j) {
       const double a = 2.0 * M_PI * j / around;
-      const glm::dvec3 pos = c + static_cast<double>(tube) * (std::cos(a) * normal + std::sin(a) * binormal);
+      const Point3d pos = ring_point(ring, a, knot.tube);
       const float shade = 0.8f + 0.2f * static_cast<float>(std::cos(a));
-      mesh.vertices.push_back({static_cast<float>(pos.x), static_cast<float>(pos.y), static_cast<float>(pos.z),
+      mesh.vertices.push_back({static_cast<float>(pos[0]), static_cast<float>(pos[1]), static_cast<float>(pos[2]),
                                pack_rgba(glm::vec4(rgb * shade, 1.0f))});
     }
   }

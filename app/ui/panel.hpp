@@ -13,7 +13,7 @@
 #include "depthsort/registry.hpp"
 #include "cli.hpp"
 #include "compare_all.hpp"
-#include "depthsort/teaching.hpp"
+#include "depthsort/segment_ids.hpp"
 #include "frame.hpp"
 #include "scene/camera.hpp"
 #include "timings.hpp"

@@ -1,9 +1,9 @@
-// Factories of the library baselines and the CPU sorter (registered in kernels/registry.cpp).
+// Factories of the library baselines and the CPU sorter (registered in kernels/sort/core/registry.cpp).
 #pragma once
 
 #include <memory>
 
-#include "depthsort/registry.hpp"
+#include "depthsort/sorter.hpp"
 
 namespace depthsort {
 

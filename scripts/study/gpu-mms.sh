@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The measurements of GPU-MMS (Karsin et al., ICS 2018) on a lent GPU, in one call (<= 90 s).
+# The measurements of GPU-MMS (Karsin et al., ICS 2018) on a CUDA GPU, in one run (<= 90 s).
 # Usage (on the GPU machine, from the repository root): scripts/study/gpu-mms.sh BIN_DIR OUT_DIR
 # BIN_DIR holds depthsort-bench and depthsort-mms-types (statically linked, built elsewhere).
 # Writes to OUT_DIR:
@@ -9,6 +9,7 @@
 #   types.csv  Fig. 7 and Fig. 6: pairs / l1 / rational beside cub::DeviceMergeSort, conflict input
 # and prints a short summary (per-round step medians from the bench's steps column).
 set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)  # the table programs beside this script
 BIN=${1:?bin dir}
 OUT=${2:?out dir}
 mkdir -p "$OUT"
@@ -26,30 +27,6 @@ bench --sorters gpu-mms --sizes 1M,4M --reps 9 --options gpu-mms:share=1024 --op
   --options gpu-mms:share=4096 --options gpu-mms:share=512 --csv "$OUT/share.csv" >"$OUT/share.txt" 2>&1
 timeout 50 "$BIN/depthsort-mms-types" --sizes 1M,4M,16M --reps 7 --k 8,16 --csv "$OUT/types.csv" >"$OUT/types.txt" 2>&1
 
-python3 - "$OUT" <<'PY'
-import csv, sys, os
-out = sys.argv[1]
-def rows(name):
-    path = os.path.join(out, name)
-    return list(csv.DictReader(open(path))) if os.path.exists(path) else []
-print("== time against n (median ms, G pairs/s, ratio to cub-merge, check)")
-for r in rows("n.csv") + rows("n256.csv"):
-    print(f"{r['sorter']:10} {int(r['n']):>10} {float(r['median_ms']):9.3f} {float(r['gpairs_per_s']):6.2f}  {r['check']}")
-by = {}
-for r in rows("n.csv") + rows("n256.csv"):
-    by.setdefault(int(r['n']), {})[r['sorter']] = float(r['median_ms'])
-for n, d in sorted(by.items()):
-    if 'gpu-mms' in d and 'cub-merge' in d:
-        print(f"   n={n:>10}: cub-merge / gpu-mms = {d['cub-merge'] / d['gpu-mms']:.2f}x")
-for name in ("k.csv", "share.csv"):
-    print(f"== {name}")
-    for r in rows(name):
-        if r['sorter'] == 'gpu-mms':
-            print(f"{r['options']:70} {int(r['n']):>9} {float(r['median_ms']):9.3f}")
-print("== per-round steps (median ms), default options")
-for r in rows("n.csv"):
-    if r['sorter'] == 'gpu-mms' and int(r['n']) in (1 << 20, 1 << 24):
-        print(r['n'], r['steps'].replace(';', '  '))
-PY
+python3 "$here/gpu-mms-tables.py" "$OUT"
 echo "== types (Fig. 7) and conflict input (Fig. 6)"
 cat "$OUT/types.txt"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The measurements of satish-merge (Satish, Harris & Garland 2009, Section IV) on a lent GPU, in
-# one call of at most about 90 s.
+# The measurements of satish-merge (Satish, Harris & Garland 2009, Section IV) on a CUDA GPU, in
+# one run of at most about 90 s.
 # Usage (on the GPU machine, from the repository root):
 #   scripts/study/satish-merge.sh BIN_DIR OUT_DIR [curve] [tiles] [check] [summary]
 # BIN_DIR holds depthsort-bench (statically linked, built elsewhere); every part named runs (all
@@ -11,6 +11,7 @@
 #   check    every distribution at 1M, checked against the CPU reference (the GPU suite goes to 16M)
 #   summary  one line per row: time, rate, ratio to cub-merge, tile sort / splitters / tiles sums
 set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)  # the table programs beside this script
 BIN=${1:?bin dir}
 OUT=${2:?out dir}
 shift 2
@@ -42,29 +43,5 @@ if has check; then
 fi
 
 if has summary; then
-  python3 - "$OUT"/satish-merge-*.csv <<'PY'
-import csv, sys
-def sz(n):
-    n = int(n)
-    return f"{n >> 20}M" if n >= 1 << 20 else f"{n >> 10}K"
-for path in sys.argv[1:]:
-    rows = list(csv.DictReader(open(path)))
-    if "dists" in path:
-        continue
-    print("==", path.rsplit("/", 1)[-1])
-    merge = {(r["dist"], r["n"]): float(r["median_ms"]) for r in rows if r["sorter"] == "cub-merge" and r["median_ms"]}
-    for r in rows:
-        if r["sorter"] not in ("satish-merge", "cub-merge") or not r["median_ms"]:
-            continue
-        ms = float(r["median_ms"])
-        steps = [s.split("=") for s in r["steps"].split(";") if s]
-        parts = {"tile": 0.0, "split": 0.0, "tiles": 0.0}
-        for name, v in steps:
-            key = "tile" if name == "tile sort" else "split" if name.endswith("splitters") else "tiles"
-            parts[key] += float(v)
-        ratio = ms / merge[(r["dist"], r["n"])] if (r["dist"], r["n"]) in merge else float("nan")
-        detail = f"tile sort {parts['tile']:.3f} splitters {parts['split']:.3f} merge tiles {parts['tiles']:.3f}" if steps else ""
-        print(f"{r['sorter']:12s} {r['options'][:20]:20s} {sz(r['n']):>4s} {ms:8.3f} ms {float(r['gpairs_per_s']):6.2f} G/s "
-              f"x{ratio:.2f} merge  {detail}")
-PY
+  python3 "$here/satish-merge-tables.py" "$OUT"/satish-merge-*.csv
 fi

@@ -74,7 +74,7 @@ TEST(BenchSizes, SuffixesAreBinary) {
 }
 
 // Sizes beyond what a sorter can reserve are refused by the parser (a usage error, exit 2), with
-// the limit in the message, before a byte is generated (issue 7, items 8 and 9).
+// the limit in the message, before a byte is generated.
 TEST(BenchSizes, AboveTheSortersLimitIsAUsageError) {
   for (std::string_view big : {"2G", "2^31", "4G", "2^32", "2147483648"}) {
     std::string why;
@@ -127,7 +127,7 @@ TEST(BenchArgs, BadSizeExplainsTheValidSpellings) {
   EXPECT_FALSE(parse({"--sizes", "1M,,2M"}).ok());
 }
 
-// Empty list entries are errors that say so, in every list flag (issue 7, item 11).
+// Empty list entries are errors that say so, in every list flag.
 TEST(BenchArgs, EmptyListEntriesAreErrors) {
   for (auto [flag, text] : {std::pair{"--sizes", "1M,,2M"}, std::pair{"--sizes", "1M,"},
                             std::pair{"--sorters", "thrust,"}, std::pair{"--sorters", ",thrust"},
@@ -150,7 +150,7 @@ TEST(BenchArgs, EmptyOutputPathsAreErrors) {
 }
 
 // What the user typed is echoed escaped and bounded: no terminal escape reaches the terminal, and
-// a huge token does not become a huge message (issue 7, item 10).
+// a huge token does not become a huge message.
 TEST(BenchArgs, EchoedArgumentsAreEscapedAndCut) {
   for (std::string_view flag : {"--sorters", "--dist", "--sizes", "--reps", "--options", "--bogus\x1b[2J"}) {
     const std::string evil = "\x1b]0;pwned\x07" + std::string(100000, 'A');
@@ -172,7 +172,7 @@ TEST(BenchArgs, RepeatedValueFlagsKeepTheLastAndListsAccumulate) {
   EXPECT_EQ(c.reps, 4);
 }
 
-// The memory each size needs, estimated before anything is generated (issue 7, item 8).
+// The memory each size needs, estimated before anything is generated.
 TEST(BenchMemory, EstimateCountsEveryCopyAndTheShortfallSaysBoth) {
   const std::size_t n = std::size_t{1} << 30;
   const MemoryEstimate cpu = estimate_memory(n, false, true, false);
@@ -417,8 +417,8 @@ TEST(BenchReport, CsvQuotesOptionsAndKeepsOneRowPerLine) {
       << csv;
 }
 
-// A path with invalid UTF-8 on the command line must not make the JSON unreadable (issue 7,
-// item 10): the bytes are replaced by U+FFFD and the document parses.
+// A path with invalid UTF-8 on the command line must not make the JSON unreadable: the
+// bytes are replaced by U+FFFD and the document parses.
 TEST(BenchReport, JsonSurvivesInvalidUtf8) {
   RunHeader header;
   header.command = "depthsort-bench --csv '\xff\xfe.csv'";
@@ -476,7 +476,7 @@ TEST(BenchReport, TableIsAlignedAndMarksTheBaseline) {
   EXPECT_NE(out.str().find("steps (median ms):  split 2.500  merge 10.00"), std::string::npos) << out.str();
 }
 
-// --sequence and --frames (issue 13): frame sequences of a camera path instead of --dist inputs.
+// --sequence and --frames: frame sequences of a camera path instead of --dist inputs.
 TEST(BenchArgs, SequenceTakesACameraPathAndFrames) {
   const BenchConfig plain = parse_ok({});
   EXPECT_FALSE(plain.sequence.has_value());
@@ -489,13 +489,14 @@ TEST(BenchArgs, SequenceTakesACameraPathAndFrames) {
   EXPECT_EQ(*cuts.sequence, CameraPath::Cuts);
   EXPECT_EQ(cuts.frames, 300);
   EXPECT_EQ(cuts.sizes.size(), 2u);
-  EXPECT_EQ(*parse_ok({"--sequence", "fly"}).sequence, CameraPath::Fly);
+  EXPECT_EQ(*parse_ok({"--sequence", "fly-through"}).sequence, CameraPath::FlyThrough);
+  EXPECT_FALSE(parse({"--sequence", "fly"}).ok());  // the demo's names only
 }
 
 TEST(BenchArgs, SequenceErrorsNameWhatIsValid) {
   const ParseResult bad_path = parse({"--sequence", "spin"});
   ASSERT_FALSE(bad_path.ok());
-  EXPECT_NE(bad_path.error.find("orbit, fly, cuts"), std::string::npos) << bad_path.error;
+  EXPECT_NE(bad_path.error.find("none, orbit, fly-through, cuts"), std::string::npos) << bad_path.error;
   EXPECT_FALSE(parse({"--frames", "10"}).ok());  // frames without a sequence
   EXPECT_FALSE(parse({"--sequence", "orbit", "--frames", "1"}).ok());
   EXPECT_FALSE(parse({"--sequence", "orbit", "--frames", "ten"}).ok());
@@ -508,7 +509,7 @@ TEST(BenchArgs, SequenceErrorsNameWhatIsValid) {
   EXPECT_FALSE(parse({"--scratch"}).ok());  // scratch without a sequence
   EXPECT_FALSE(parse({"--sequence", "orbit", "--scratch=1"}).ok());
   EXPECT_NE(usage_text().find("--scratch"), std::string::npos);
-  EXPECT_NE(usage_text().find("orbit, fly, cuts"), std::string::npos);
+  EXPECT_NE(usage_text().find("none, orbit, fly-through, cuts"), std::string::npos);
 }
 
 }  // namespace

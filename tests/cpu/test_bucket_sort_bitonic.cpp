@@ -1,5 +1,5 @@
 // Dehne & Zaboli (2010), Section 4: the bitonic sorts of GPU Bucket Sort
-// (kernels/common/bitonic_sort.cuh), run on the CPU exactly as the kernels run them:
+// (kernels/sort/primitives/bitonic_sort.cuh), run on the CPU exactly as the kernels run them:
 //  - the block sort's rounds (three steps per register group) sort every 0/1 input of 8 and 16
 //    words (the 0-1 principle) and random words with ties at every power of two up to 16384;
 //  - the global-memory path of steps 4 and 9 (chunks sorted, the flip and the half-cleaners
@@ -7,7 +7,7 @@
 //    of every awkward length;
 //  - (key, value) words come out in depthsort's key order with each value beside its key;
 //  - a planted error (one round left out, a half-cleaner direction flipped) is caught;
-//  - the merge by rank of the on-chip bucket sort (kernels/common/merge_rank.hpp, option onchip):
+//  - the merge by rank of the on-chip bucket sort (kernels/sort/primitives/merge_rank.hpp, option onchip):
 //    two sorted 8192-key halves, ties across them, the second half padded with maximal keys after
 //    its real ones (real maximal keys too), every real element lands on its own place in order.
 #include <gtest/gtest.h>
@@ -19,11 +19,11 @@
 #include <random>
 #include <vector>
 
-#include "common/bitonic_sort.cuh"
-#include "common/merge_rank.hpp"
+#include "sort/primitives/bitonic_sort.cuh"
+#include "sort/primitives/merge_rank.hpp"
 #include "depthsort/keys.hpp"
 
-namespace depthsort::bitonic {
+namespace depthsort::primitives::bitonic {
 namespace {
 
 using Words = std::vector<std::uint64_t>;
@@ -264,13 +264,13 @@ void check_rank_merge(std::uint32_t real_b, std::uint32_t key_range, std::uint32
   // Value = origin: first half i, second half kHalf + j.
   std::vector<std::uint64_t> out(size, ~std::uint64_t{0});
   for (std::uint32_t i = 0; i < kHalf; ++i) {
-    const std::uint32_t place = merge_rank::place_of_first(i, a[i], b.data(), kHalf);
+    const std::uint32_t place = primitives::place_of_first(i, a[i], b.data(), kHalf);
     ASSERT_LT(place, size);
     ASSERT_EQ(out[place], ~std::uint64_t{0}) << "place " << place << " taken twice";
     out[place] = pack(a[i], i);
   }
   for (std::uint32_t j = 0; j < real_b; ++j) {
-    const std::uint32_t place = merge_rank::place_of_second(j, b[j], a.data(), kHalf);
+    const std::uint32_t place = primitives::place_of_second(j, b[j], a.data(), kHalf);
     ASSERT_LT(place, size);
     ASSERT_EQ(out[place], ~std::uint64_t{0}) << "place " << place << " taken twice";
     out[place] = pack(b[j], kHalf + j);
@@ -288,12 +288,12 @@ TEST(BucketSortRankMerge, MergesHalvesWithTiesAndPads) {
 TEST(BucketSortRankMerge, PlantedStrictTieOnBothSidesIsCaught) {
   // Both halves counting only strictly smaller keys put equal keys on one place.
   const std::uint32_t a[] = {5, 7}, b[] = {5, 9};
-  const std::uint32_t first = merge_rank::place_of_first(0, a[0], b, 2);
-  const std::uint32_t second_wrong = 0 + merge_rank::rank_in<false>(a, 2, b[0]);
-  const std::uint32_t second = merge_rank::place_of_second(0, b[0], a, 2);
+  const std::uint32_t first = primitives::place_of_first(0, a[0], b, 2);
+  const std::uint32_t second_wrong = 0 + primitives::rank_in<false>(a, 2, b[0]);
+  const std::uint32_t second = primitives::place_of_second(0, b[0], a, 2);
   EXPECT_EQ(first, second_wrong);
   EXPECT_NE(first, second);
 }
 
 }  // namespace
-}  // namespace depthsort::bitonic
+}  // namespace depthsort::primitives::bitonic

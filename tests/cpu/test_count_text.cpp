@@ -1,5 +1,5 @@
 // Counts as both programs spell them (binary K/M/G, 2^N, digits) and the quoting of file text
-// and paths in messages (issue 7, items 9 and 10).
+// and paths in messages.
 #include <gtest/gtest.h>
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// hybrid-coherent (issue 13) on specials keys: the bin index of the pivot search (Section 5.1,
+// hybrid-coherent on specials keys: the bin index of the pivot search (Section 5.1,
 // kernels/sort/hybrid/binning_index.hpp) for keys outside the range the bins were built from.
 // hybrid-coherent builds the bins from the splitters kept by the LAST sort; in the generic suite
 // that sort had n = 1, 2, 3... keys, so the range is a few ordered keys wide (shift 0) while this

@@ -1,5 +1,4 @@
-// Output files are complete or absent (issue 7, item 1), and no output replaces an input or
-// another output (item 4).
+// Output files are complete or absent, and no output replaces an input or another output.
 #include <gtest/gtest.h>
 
 #include <sys/resource.h>

@@ -1,4 +1,4 @@
-// Batcher's odd-even merge sort (kernels/common/odd_even_merge_sort.cuh), the tile sort of Satish,
+// Batcher's odd-even merge sort (kernels/sort/primitives/odd_even_merge_sort.cuh), the tile sort of Satish,
 // Harris & Garland (IPDPS 2009) Section IV, walked on the CPU stage by stage as the kernel walks it:
 //  - the 0-1 principle: a comparator network that sorts every 0/1 input sorts every input; all 0/1
 //    inputs of every size up to 16 keys, and every shorter length (the skipped comparators of a
@@ -14,9 +14,9 @@
 #include <utility>
 #include <vector>
 
-#include "common/odd_even_merge_sort.cuh"
+#include "sort/primitives/odd_even_merge_sort.cuh"
 
-namespace depthsort::oems {
+namespace depthsort::primitives::odd_even {
 namespace {
 
 using Partner = std::function<int(int, int, int)>;
@@ -118,4 +118,4 @@ TEST(SatishMergeNetwork, RandomKeysWithTiesKeepTheirValues) {
 }
 
 }  // namespace
-}  // namespace depthsort::oems
+}  // namespace depthsort::primitives::odd_even

@@ -20,6 +20,8 @@
 namespace depthsort::satish_merge {
 namespace {
 
+using primitives::rank_in;
+
 using Pairs = std::vector<std::pair<std::uint32_t, std::uint32_t>>;
 constexpr std::uint32_t kHole = 0xDEADBEEFu;
 

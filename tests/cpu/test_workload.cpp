@@ -8,6 +8,7 @@
 #include <set>
 
 #include "depthsort/keys.hpp"
+#include "depthsort/torus_knot.hpp"
 #include "depthsort/workload.hpp"
 
 namespace depthsort {
@@ -82,7 +83,7 @@ TEST(Workload, SpecialsHoldEveryClass) {
   EXPECT_TRUE(has([](float k) { return std::fpclassify(k) == FP_SUBNORMAL; }));
 }
 
-// The scene-like distributions of issue 11 have the shapes they are named for.
+// The scene-like distributions have the shapes they are named for.
 TEST(Workload, OutliersAreANarrowClusterWithAFewFarKeys) {
   const auto keys = make_keys(Distribution::Outliers, 1 << 20);
   const auto far = std::count_if(keys.begin(), keys.end(), [](float k) { return !(k < 11.0f); });
@@ -130,7 +131,7 @@ TEST(Workload, NanPayloadsAreManyDistinctNansOfBothSigns) {
   EXPECT_GT(std::unique(nan_bits.begin(), nan_bits.end()) - nan_bits.begin(), 10000);
 }
 
-// The nearly sorted inputs of issue 13.
+// The nearly sorted inputs of a frame-coherent pipeline.
 std::size_t misplaced(const std::vector<float>& keys) {
   auto sorted = keys;
   std::sort(sorted.begin(), sorted.end());
@@ -186,37 +187,55 @@ TEST(Workload, CameraStepIsNearlySortedButNotSorted) {
 }
 
 TEST(Workload, CameraPathsNameAndCut) {
-  for (CameraPath path : {CameraPath::Orbit, CameraPath::Fly, CameraPath::Cuts})
+  for (CameraPath path : {CameraPath::None, CameraPath::Orbit, CameraPath::FlyThrough, CameraPath::Cuts})
     EXPECT_EQ(parse_camera_path(camera_path_name(path)), path);
   EXPECT_FALSE(parse_camera_path("spin").has_value());
-  EXPECT_EQ(camera_path_names(), "orbit, fly, cuts");
+  EXPECT_EQ(camera_path_names(), "none, orbit, fly-through, cuts");
   EXPECT_FALSE(is_cut(CameraPath::Orbit, kCutEvery));
   EXPECT_FALSE(is_cut(CameraPath::Cuts, 0));
   EXPECT_TRUE(is_cut(CameraPath::Cuts, kCutEvery));
   EXPECT_FALSE(is_cut(CameraPath::Cuts, kCutEvery + 1));
 }
 
+// The scene's paths over 600 frames (0.6 degrees a frame on the orbit).
+constexpr std::uint64_t kSceneFrames = 600;
+
 TEST(Workload, ConsecutiveFramesAreCoherentAndCutsAreNot) {
   const std::size_t n = 1 << 15;
   const auto scene = make_scene(n, 2);
+  const PathCamera base = scene_camera(scene);
   // Fraction of the last frame's order that is out of place under this frame's plane.
-  auto disorder = [&](CameraPath path, int frame) {
-    const auto order = sorted_order(scene, camera_plane(path, frame - 1));
+  auto disorder = [&](CameraPath path, std::uint64_t frame) {
+    const auto order = sorted_order(scene, camera_plane(path, base, frame - 1, kSceneFrames));
     std::vector<float> keys(n);
-    fill_depths_in_order(scene, camera_plane(path, frame), order, keys);
+    fill_depths_in_order(scene, camera_plane(path, base, frame, kSceneFrames), order, keys);
     return far_inversions(keys);
   };
-  for (CameraPath path : {CameraPath::Orbit, CameraPath::Fly}) {
+  for (CameraPath path : {CameraPath::Orbit, CameraPath::FlyThrough}) {
     SCOPED_TRACE(std::string(camera_path_name(path)));
     EXPECT_LT(disorder(path, 5), 0.02);
   }
   EXPECT_LT(disorder(CameraPath::Cuts, kCutEvery - 1), 0.02);
-  EXPECT_GT(disorder(CameraPath::Cuts, kCutEvery), 0.1);  // after a cut the old order says little  // after a cut the old order says little
+  EXPECT_GT(disorder(CameraPath::Cuts, kCutEvery), 0.1);  // after a cut the old order says little
+}
+
+// The scene sits in its camera's view: its framing camera is the demo's, about the knot.
+TEST(Workload, SceneIsTheTorusKnotFramedAsTheDemoFramesIt) {
+  const auto scene = make_scene(1 << 12, 3);
+  const PathCamera base = scene_camera(scene);
+  const TorusKnot knot;
+  for (const ScenePoint& p : scene) {
+    const double r = std::hypot(p.x, p.z);  // the knot winds around the y axis
+    ASSERT_LE(r, knot.radius + knot.wobble + 1.2 * knot.tube);
+    ASSERT_LE(std::abs(p.y), knot.wobble + 1.2 * knot.tube);
+  }
+  const DepthPlane plane = camera_plane(CameraPath::None, base, 0, 1);
+  for (const ScenePoint& p : scene) ASSERT_LT(point_key(plane, p.x, p.y, p.z), 0.0f);  // in front of the camera
 }
 
 TEST(Workload, SortedOrderIsAPermutationInKeyOrder) {
   const auto scene = make_scene(5000, 4);
-  const DepthPlane plane = camera_plane(CameraPath::Fly, 17);
+  const DepthPlane plane = camera_plane(CameraPath::FlyThrough, scene_camera(scene), 17, kSceneFrames);
   const auto order = sorted_order(scene, plane);
   std::vector<float> keys(order.size());
   fill_depths_in_order(scene, plane, order, keys);

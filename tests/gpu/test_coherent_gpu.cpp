@@ -1,4 +1,4 @@
-// The frame-coherent sorters of issue 13 over sequences of sorts on ONE instance, as a pipeline
+// The frame-coherent sorters over sequences of sorts on ONE instance, as a pipeline
 // runs them: frames of a camera path whose depths come in the last frame's sorted order (nearly
 // sorted), then a camera cut and arbitrary inputs, then nearly sorted again; every sort exact
 // against the CPU reference. The generic suite (test_sorters_gpu.cpp) runs them on every
@@ -89,6 +89,9 @@ class CoherentSequence : public ::testing::TestWithParam<std::string> {
   }
 };
 
+// The paths run over 600 frames (0.6 degrees a frame on the orbit).
+constexpr std::uint64_t kSequenceFrames = 600;
+
 // Orbit frames, a cut, frames of the new shot, arbitrary inputs, then coherent frames again.
 TEST_P(CoherentSequence, ExactThroughCutsAndArbitraryInputs) {
   const SorterInfo* info = find_sorter(GetParam());
@@ -98,6 +101,7 @@ TEST_P(CoherentSequence, ExactThroughCutsAndArbitraryInputs) {
   sorter->reserve(n);
   Frame frame(n);
   const std::vector<ScenePoint> scene = make_scene(n, 7);
+  const PathCamera base = scene_camera(scene);
   std::vector<std::uint32_t> order(n);
   for (std::size_t i = 0; i < n; ++i) order[i] = static_cast<std::uint32_t>(i);  // first frame: scene order
   auto run = [&](const std::string& what, const CheckResult& result) {
@@ -105,9 +109,9 @@ TEST_P(CoherentSequence, ExactThroughCutsAndArbitraryInputs) {
     return result.ok;
   };
   // Frames kCutEvery-4 .. kCutEvery+4 of the cuts path: coherent, a cut at kCutEvery, coherent.
-  for (int f = kCutEvery - 4; f <= kCutEvery + 4; ++f)
+  for (std::uint64_t f = kCutEvery - 4; f <= kCutEvery + 4; ++f)
     if (!run("cuts path frame " + std::to_string(f),
-             coherent_frame(*sorter, frame, scene, camera_plane(CameraPath::Cuts, f), order)))
+             coherent_frame(*sorter, frame, scene, camera_plane(CameraPath::Cuts, base, f, kSequenceFrames), order)))
       return;
   // Arbitrary inputs of other sizes on the same instance (the last frame's pivots are useless).
   for (const auto& [dist, size] : {std::pair{Distribution::Uniform, n}, std::pair{Distribution::Reverse, n - 1000},
@@ -118,9 +122,9 @@ TEST_P(CoherentSequence, ExactThroughCutsAndArbitraryInputs) {
   }
   // Coherent again: fly-through frames, starting from the scene order (its first frame is a cut).
   for (std::size_t i = 0; i < n; ++i) order[i] = static_cast<std::uint32_t>(i);
-  for (int f = 0; f < 6; ++f)
-    if (!run("fly frame " + std::to_string(f),
-             coherent_frame(*sorter, frame, scene, camera_plane(CameraPath::Fly, f), order)))
+  for (std::uint64_t f = 0; f < 6; ++f)
+    if (!run("fly-through frame " + std::to_string(f),
+             coherent_frame(*sorter, frame, scene, camera_plane(CameraPath::FlyThrough, base, f, kSequenceFrames), order)))
       return;
   // Nearly sorted distributions at varying sizes, then size 0 and 1 in between.
   for (Distribution dist : {Distribution::Swaps16, Distribution::SwapsSparse, Distribution::LocalDisplace,
@@ -142,9 +146,11 @@ TEST_P(CoherentSequence, OrbitStaysExactAt4M) {
   sorter->reserve(n);
   Frame frame(n);
   const std::vector<ScenePoint> scene = make_scene(n, 9);
-  std::vector<std::uint32_t> order = sorted_order(scene, camera_plane(CameraPath::Orbit, 0));
-  for (int f = 1; f <= 12; ++f) {
-    const CheckResult result = coherent_frame(*sorter, frame, scene, camera_plane(CameraPath::Orbit, f), order);
+  const PathCamera base = scene_camera(scene);
+  std::vector<std::uint32_t> order = sorted_order(scene, camera_plane(CameraPath::Orbit, base, 0, kSequenceFrames));
+  for (std::uint64_t f = 1; f <= 12; ++f) {
+    const CheckResult result =
+        coherent_frame(*sorter, frame, scene, camera_plane(CameraPath::Orbit, base, f, kSequenceFrames), order);
     ASSERT_TRUE(result.ok) << sorter->name() << ", orbit frame " << f << ": " << result.message;
   }
 }

@@ -1,4 +1,4 @@
-// The expanded draw's kernel (kernels/depth/expand.cu) against the host function it shares with
+// The expanded draw's kernel (kernels/frame/expand.cu) against the host function it shares with
 // the CPU path (depthsort/expand.hpp, whose own tests are tests/app/expand_tests.cpp): the same
 // vertices for a shuffled order of triangles and particles, counts that leave a partial last
 // block, and every colour mode. The kernel stages each block's vertices in shared memory, which

@@ -19,16 +19,16 @@
 #include <cub/block/block_radix_sort.cuh>
 #include <cub/block/block_scan.cuh>
 
-#include "common/bitonic_sort.cuh"
-#include "common/merge_rank.hpp"
+#include "sort/primitives/bitonic_sort.cuh"
+#include "sort/primitives/merge_rank.hpp"
 #include "depthsort/keys.hpp"
 
 namespace depthsort::bucket_sort {
 
-using bitonic::key_of;
-using bitonic::pack;
-using bitonic::padded;
-using bitonic::value_of;
+using primitives::bitonic::key_of;
+using primitives::bitonic::pack;
+using primitives::bitonic::padded;
+using primitives::bitonic::value_of;
 
 constexpr std::uint64_t kPadWord = ~std::uint64_t{0};
 constexpr int kSortThreads = 512;   // the paper's 512 threads per block (Section 4)
@@ -53,7 +53,7 @@ __global__ void __launch_bounds__(kSortThreads) local_sort_kernel(const float* _
                                                                   bool sample_inline, std::uint64_t* __restrict__ sorted,
                                                                   std::uint64_t* __restrict__ samples) {
   extern __shared__ std::uint64_t smem[];
-  std::uint32_t* vals = reinterpret_cast<std::uint32_t*>(smem + bitonic::padded_size(L));
+  std::uint32_t* vals = reinterpret_cast<std::uint32_t*>(smem + primitives::bitonic::padded_size(L));
   const std::uint32_t base = blockIdx.x * L;
   const std::uint32_t count = min(L, n - base);
   for (std::uint32_t r = threadIdx.x; r < L; r += blockDim.x) {
@@ -62,7 +62,7 @@ __global__ void __launch_bounds__(kSortThreads) local_sort_kernel(const float* _
     vals[r] = real ? values[base + r] : 0u;
   }
   __syncthreads();
-  bitonic::block_sort(smem, L);
+  primitives::bitonic::block_sort(smem, L);
   const std::uint32_t q = L / s;
   for (std::uint32_t r = threadIdx.x; r < L; r += blockDim.x) {
     const std::uint64_t w = smem[padded(r)];
@@ -271,7 +271,7 @@ __global__ void __launch_bounds__(kSortThreads) chunk_sort_kernel(Segments seg, 
     // Whole words even for the buckets: under a key-only order the network leaves ties (a pad and
     // a real key 0xFFFFFFFF) in any order and a pad could land inside the segment. The merges
     // after it may compare keys alone: they only ascend, so the pads above never move down.
-    bitonic::block_sort<false>(smem, P);
+    primitives::bitonic::block_sort<false>(smem, P);
     for (std::uint32_t r = threadIdx.x; r < count; r += blockDim.x) {
       if (size <= chunk)
         out(first + r, smem[padded(r)]);
@@ -298,7 +298,7 @@ __global__ void __launch_bounds__(kSortThreads) global_step_kernel(Segments seg,
     const std::uint32_t partner = flip ? (i ^ (k - 1)) : (i + j);
     if (partner >= size) continue;  // a virtual pad: the maximum, already above i
     std::uint64_t a = data[begin + i], b = data[begin + partner];
-    if (bitonic::word_less<KeyOnly>(b, a)) {
+    if (primitives::bitonic::word_less<KeyOnly>(b, a)) {
       data[begin + i] = b;
       data[begin + partner] = a;
     }
@@ -323,7 +323,7 @@ __global__ void __launch_bounds__(kSortThreads) chunk_merge_kernel(Segments seg,
   for (std::uint32_t r = threadIdx.x; r < chunk; r += blockDim.x)
     smem[padded(r)] = r < count ? data[first + r] : kPadWord;
   __syncthreads();
-  bitonic::block_merge<KeyOnly>(smem, chunk, chunk_log2 - 1);
+  primitives::bitonic::block_merge<KeyOnly>(smem, chunk, chunk_log2 - 1);
   for (std::uint32_t r = threadIdx.x; r < count; r += blockDim.x) {
     if (P == k)
       out(first + r, smem[padded(r)]);
@@ -567,7 +567,7 @@ __global__ void __launch_bounds__(kSortThreads) bucket_tile_kernel(
     for (int e = 0; e < kRadixItems; ++e) {
       const std::uint32_t r = e * kSortThreads + threadIdx.x;
       const std::uint32_t key = keys_a[r];
-      const std::uint32_t place = merge_rank::place_of_first(r, key, keys_b, kHalf);
+      const std::uint32_t place = primitives::place_of_first(r, key, keys_b, kHalf);
       keys_out[begin + place] = key_from_ordered(key);
       values_out[begin + place] = values_a[r];
     }
@@ -576,7 +576,7 @@ __global__ void __launch_bounds__(kSortThreads) bucket_tile_kernel(
     for (int e = 0; e < kRadixItems; ++e) {
       const std::uint32_t r = e * kSortThreads + threadIdx.x;
       if (r >= real_b) continue;
-      const std::uint32_t place = merge_rank::place_of_second(r, k[e], keys_a, kHalf);
+      const std::uint32_t place = primitives::place_of_second(r, k[e], keys_a, kHalf);
       keys_out[begin + place] = key_from_ordered(k[e]);
       values_out[begin + place] = v[e];
     }

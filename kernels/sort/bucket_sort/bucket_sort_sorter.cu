@@ -14,10 +14,11 @@
 #include <string>
 #include <type_traits>
 
-#include "common/dynamic_smem.hpp"
+#include "sort/primitives/dynamic_smem.hpp"
 #include "depthsort/errors.hpp"
 #include "sort/bucket_sort/bucket_sort_kernels.cuh"
 #include "sort/bucket_sort/bucket_sort_sorter.hpp"
+#include "sort/primitives/launch.hpp"
 
 namespace depthsort::bucket_sort {
 namespace {
@@ -40,22 +41,6 @@ constexpr std::uint32_t kMaxAutoS = 4096;
 
 bool is_pow2(int x) { return x > 0 && (x & (x - 1)) == 0; }
 
-std::uint64_t next_pow2_host(std::uint64_t x) {
-  std::uint64_t p = 1;
-  while (p < x) p <<= 1;
-  return p;
-}
-
-int log2_host(std::uint64_t p) {
-  int r = 0;
-  while ((std::uint64_t{1} << r) < p) ++r;
-  return r;
-}
-
-unsigned blocks_for(std::uint64_t work, unsigned per_block) {
-  return static_cast<unsigned>(std::max<std::uint64_t>(1, (work + per_block - 1) / per_block));
-}
-
 void check_pow2_option(int value, const char* name, int min_value) {
   if (value != 0 && (!is_pow2(value) || value < min_value))
     throw OptionError("bucket-sort: option '" + std::string(name) + "' must be 0 (auto) or a power of two >= " +
@@ -76,8 +61,8 @@ __global__ void two_words_kernel(std::uint32_t* out, std::uint32_t a, std::uint3
   out[1] = b;
 }
 
-std::size_t local_sort_smem(std::uint32_t L) { return bitonic::padded_size(L) * 8 + std::size_t{L} * 4; }
-std::size_t chunk_smem(std::uint32_t C) { return bitonic::padded_size(C) * 8; }
+std::size_t local_sort_smem(std::uint32_t L) { return primitives::bitonic::padded_size(L) * 8 + std::size_t{L} * 4; }
+std::size_t chunk_smem(std::uint32_t C) { return primitives::bitonic::padded_size(C) * 8; }
 std::size_t indexing_smem(std::uint32_t L, std::uint32_t s) {
   return std::size_t{L} * 4 + std::size_t{s} * 8 + (std::size_t{s} + 1) * 4;
 }
@@ -122,7 +107,7 @@ Config BucketSorter::config_for(std::size_t n) const {
     // would be more than 4096 buckets (samples quadratic in n): s stops at 4096 and the buckets
     // above a tile take the global-memory path.
     const std::uint64_t needed = (2 * std::uint64_t{c.m} * c.sublist + kOnchipTile - 1) / kOnchipTile;
-    c.s = static_cast<std::uint32_t>(std::clamp<std::uint64_t>(next_pow2_host(needed), 16, kMaxAutoS));
+    c.s = static_cast<std::uint32_t>(std::clamp<std::uint64_t>(primitives::next_pow2(needed), 16, kMaxAutoS));
   } else if (faithful_) {
     c.s = kPaperS;
   } else {
@@ -130,7 +115,7 @@ Config BucketSorter::config_for(std::size_t n) const {
     // grow in opposite directions; the sweep of Fig. 3 on the H200 (2026-11-23) put the optimum at
     // s = 1024 for 16M pairs (1.79 ms against 1.87 for 2048) and s = 2048 for 64M (8.66 ms
     // against 9.58 for 4096).
-    const std::uint64_t target = (std::uint64_t{1} << ((log2_host(n) + 1) / 2)) / 4;
+    const std::uint64_t target = (std::uint64_t{1} << ((primitives::ceil_log2(n) + 1) / 2)) / 4;
     c.s = static_cast<std::uint32_t>(std::clamp<std::uint64_t>(target, 16, 4096));
   }
   c.s = std::min(c.s, c.sublist);  // at least one pair between samples
@@ -205,7 +190,7 @@ void BucketSorter::do_reserve(std::size_t max_n) {
   }
   // Shared memory above 48 KB must be asked for, per kernel.
   const auto allow = [](const void* kernel, std::size_t bytes) {
-    common::allow_dynamic_smem(kernel, bytes, "a bucket-sort kernel");
+    primitives::allow_dynamic_smem(kernel, bytes, "a bucket-sort kernel");
   };
   allow(reinterpret_cast<const void*>(local_sort_kernel), local_sort_smem(16384));
   with_radix_bits(radix_bits_, [&](auto bits) {
@@ -252,7 +237,7 @@ void launch_segment_sort(const SegmentWork& w, Out out) {
       DEPTHSORT_CUDA_CHECK_LAUNCH("bucket-sort global_step_kernel");
     }
     chunk_merge_kernel<Out, KeyOnly><<<w.grid, kSortThreads, chunk_smem(w.chunk), w.stream>>>(
-        w.seg, w.items, w.count, w.chunk, log2_host(w.chunk), k32, w.data, out);
+        w.seg, w.items, w.count, w.chunk, primitives::ceil_log2(w.chunk), k32, w.data, out);
     DEPTHSORT_CUDA_CHECK_LAUNCH("bucket-sort chunk_merge_kernel");
   }
 }
@@ -274,7 +259,7 @@ void BucketSorter::sort_segments(std::uint64_t* data, const std::uint32_t* begin
                          count,
                          static_cast<unsigned>(std::min<std::uint64_t>(max_items_, segments + total / chunk + 1)),
                          chunk,
-                         next_pow2_host(max_segment),
+                         primitives::next_pow2(max_segment),
                          data,
                          stream};
   if (!to_pairs)
@@ -349,7 +334,7 @@ void BucketSorter::do_sort(const SortBuffers& b, cudaStream_t stream, StepTimer&
   }
   if (!inline_sampling_) {
     StepScope step(timer, "local sampling");
-    local_sampling_kernel<<<blocks_for(ms, 256), 256, 0, stream>>>(sorted_.data(), n, L, s, m, samples_.data());
+    local_sampling_kernel<<<primitives::grid_for(ms, 256), 256, 0, stream>>>(sorted_.data(), n, L, s, m, samples_.data());
     DEPTHSORT_CUDA_CHECK_LAUNCH("bucket-sort local_sampling_kernel");
   }
   const std::uint64_t* sorted_samples = samples_.data();
@@ -371,7 +356,7 @@ void BucketSorter::do_sort(const SortBuffers& b, cudaStream_t stream, StepTimer&
   }
   {
     StepScope step(timer, "global sampling");
-    global_sampling_kernel<<<blocks_for(s, 256), 256, 0, stream>>>(sorted_samples, m, s, splitters_.data());
+    global_sampling_kernel<<<primitives::grid_for(s, 256), 256, 0, stream>>>(sorted_samples, m, s, splitters_.data());
     DEPTHSORT_CUDA_CHECK_LAUNCH("bucket-sort global_sampling_kernel");
   }
   {
@@ -386,7 +371,7 @@ void BucketSorter::do_sort(const SortBuffers& b, cudaStream_t stream, StepTimer&
     std::size_t bytes = scan_bytes_;
     DEPTHSORT_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scan_temp_.data(), bytes, sizes_.data(), offsets_.data(),
                                                        static_cast<int>(ms), stream));
-    bucket_begin_kernel<<<blocks_for(s + 1, 256), 256, 0, stream>>>(offsets_.data(), m, s, n, bucket_begin_.data());
+    bucket_begin_kernel<<<primitives::grid_for(s + 1, 256), 256, 0, stream>>>(offsets_.data(), m, s, n, bucket_begin_.data());
     DEPTHSORT_CUDA_CHECK_LAUNCH("bucket-sort bucket_begin_kernel");
   }
   if (!c.gather) {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "depthsort/device_buffer.hpp"
-#include "depthsort/registry.hpp"
+#include "depthsort/sorter.hpp"
 
 namespace depthsort::bucket_sort {
 

@@ -6,11 +6,11 @@
 
 #include <limits>
 
-#include "common/signed_zero_fixup.hpp"
+#include "sort/core/signed_zero_fixup.hpp"
 #include "depthsort/device_buffer.hpp"
 #include "depthsort/errors.hpp"
 #include "sort/baselines.hpp"
-#include "sort/key_range/key_range.hpp"
+#include "sort/primitives/key_range.hpp"
 
 namespace depthsort {
 namespace {
@@ -30,8 +30,8 @@ class CubRadixSorter final : public Sorter {
   void do_reserve(std::size_t max_n) override {
     if (range_) {
       range_radix_ = {};
-      range_radix_ = key_range::RangeRadix(max_n, name());
-      device_range_ = DeviceBuffer<key_range::KeyRange>(1, name());
+      range_radix_ = primitives::RangeRadix(max_n, name());
+      device_range_ = DeviceBuffer<primitives::KeyRange>(1, name());
     }
     std::size_t bytes = 0;
     DEPTHSORT_CUDA_CHECK(sort_pairs(nullptr, bytes, SortBuffers{.n = max_n}, nullptr));
@@ -42,11 +42,11 @@ class CubRadixSorter final : public Sorter {
   void do_sort(const SortBuffers& b, cudaStream_t stream, StepTimer& timer) override {
     if (b.n == 0) return;
     if (range_) {
-      key_range::KeyRange host_range;
+      primitives::KeyRange host_range;
       {
         // CUB takes the bit count from the host: the one read-back of this path.
         StepScope step(timer, "key range");
-        key_range::launch_key_range(b.keys_in, b.n, device_range_.data(), stream);
+        primitives::launch_key_range(b.keys_in, b.n, device_range_.data(), stream);
         DEPTHSORT_CUDA_CHECK(cudaMemcpyAsync(&host_range, device_range_.data(), sizeof host_range,
                                              cudaMemcpyDeviceToHost, stream));
         DEPTHSORT_CUDA_CHECK(cudaStreamSynchronize(stream));
@@ -81,8 +81,8 @@ class CubRadixSorter final : public Sorter {
   bool range_ = false;
   DeviceBuffer<unsigned char> temp_;
   SignedZeroFixup zero_fixup_;
-  key_range::RangeRadix range_radix_;
-  DeviceBuffer<key_range::KeyRange> device_range_;
+  primitives::RangeRadix range_radix_;
+  DeviceBuffer<primitives::KeyRange> device_range_;
 };
 
 }  // namespace

@@ -26,7 +26,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "common/dynamic_smem.hpp"
+#include "sort/primitives/dynamic_smem.hpp"
 #include "depthsort/errors.hpp"
 #include "depthsort/step_timer.hpp"
 #include "sort/gpu_mms/gpu_mms_networks.hpp"
@@ -409,7 +409,7 @@ void launch_round(const T* in, Out out, std::uint32_t* splits, const RoundShape&
   MaybeStep step(timer, kMergeNames[round]);
   const std::size_t smem = std::size_t{kMergeWarps} * (2 * K - 1) * kW * sizeof(T);
   auto* kernel = merge_round_kernel<K, T, Less, Out>;
-  common::allow_dynamic_smem(kernel, smem, "gpu-mms merge_round_kernel");
+  primitives::allow_dynamic_smem(kernel, smem, "gpu-mms merge_round_kernel");
   const unsigned blocks = (s.warps + kMergeWarps - 1) / kMergeWarps;
   kernel<<<blocks, kMergeWarps * kW, smem, stream>>>(in, out, splits, s, sentinel, less, independent);
   DEPTHSORT_CUDA_CHECK_LAUNCH("gpu-mms merge_round_kernel");

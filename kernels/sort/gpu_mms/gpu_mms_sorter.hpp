@@ -6,7 +6,7 @@
 
 #include <memory>
 
-#include "depthsort/registry.hpp"
+#include "depthsort/sorter.hpp"
 
 namespace depthsort::gpu_mms {
 

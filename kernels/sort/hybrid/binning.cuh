@@ -9,8 +9,8 @@
 #include <cub/block/block_reduce.cuh>
 #include <cuda/functional>
 
-#include "common/tile_io.cuh"
-#include "common/warp_block.cuh"
+#include "sort/primitives/tile_io.cuh"
+#include "sort/primitives/warp_block.cuh"
 #include "depthsort/keys.hpp"
 #include "sort/hybrid/binning_index.hpp"
 #include "sort/hybrid/config.cuh"
@@ -99,7 +99,7 @@ struct BoundSearch {
 // min/max and histogram: every key, as ordered bits.
 template <int kThreads, class Visit>
 __device__ __forceinline__ void for_each_ordered_key(const float* __restrict__ keys, std::size_t n, Visit&& visit) {
-  common::for_each_tile_key<kThreads, 8>(n, [&](std::size_t i) { return keys[i]; },
+  primitives::for_each_tile_key<kThreads, 8>(n, [&](std::size_t i) { return keys[i]; },
                                  [&](std::size_t, float key, bool valid) {
                                    if (valid) visit(ordered_key(key));
                                  });
@@ -213,7 +213,7 @@ __global__ void __launch_bounds__(kOneBlock) refine_from_histogram_kernel(const 
                                                                           std::uint32_t* pivots,
                                                                           std::uint32_t* table) {
   extern __shared__ std::uint32_t cum[];  // bins + 1
-  common::block_cumulative_counts<kOneBlock>(hist, bins, cum);
+  primitives::block_cumulative_counts<kOneBlock>(hist, bins, cum);
   const Binning binning = make_binning(*ctrl, bins);
   interpolate_pivots(
       cum, binning.bins, n, L,
@@ -228,7 +228,7 @@ __global__ void __launch_bounds__(kOneBlock) refine_from_histogram_kernel(const 
 __global__ void __launch_bounds__(kOneBlock) refine_from_counts_kernel(
     const std::uint32_t* __restrict__ counts, const std::uint32_t* __restrict__ old_pivots, std::uint32_t* cum,
     const Control* ctrl, int bins, std::uint32_t n, int L, std::uint32_t* pivots, std::uint32_t* table) {
-  common::block_cumulative_counts<kOneBlock>(counts, L, cum);
+  primitives::block_cumulative_counts<kOneBlock>(counts, L, cum);
   interpolate_pivots(
       cum, L, n, L,
       [old_pivots, L](int b, std::uint32_t taken, std::uint32_t in_cell) {

@@ -9,8 +9,8 @@
 #include <type_traits>
 #include <cub/block/block_scan.cuh>
 
-#include "common/tile_io.cuh"
-#include "common/warp_block.cuh"
+#include "sort/primitives/tile_io.cuh"
+#include "sort/primitives/warp_block.cuh"
 #include "depthsort/keys.hpp"
 #include "sort/hybrid/binning.cuh"
 #include "sort/hybrid/config.cuh"
@@ -62,7 +62,7 @@ __global__ void __launch_bounds__(kPassThreads) count_kernel(Src src, std::uint3
     for (int i = threadIdx.x; i < buckets; i += kPassThreads) sh_count[i] = 0;
     __syncthreads();
   }
-  common::for_each_tile_key<kPassThreads, kPassItems>(
+  primitives::for_each_tile_key<kPassThreads, kPassItems>(
       n, [&](std::uint32_t i) { return src.key(i); },
       [&](std::uint32_t i, std::uint32_t key, bool valid) {
         const std::uint32_t b = valid ? bucket_of(i, key) : 0u;
@@ -70,7 +70,7 @@ __global__ void __launch_bounds__(kPassThreads) count_kernel(Src src, std::uint3
         if constexpr (kSmem) {
           if (valid) atomicAdd(&sh_count[b], 1u);
         } else {
-          common::warp_aggregated_add(counts, b, valid, false);
+          primitives::warp_aggregated_add(counts, b, valid, false);
         }
       });
   if constexpr (kSmem) {
@@ -97,7 +97,7 @@ __global__ void __launch_bounds__(kPassThreads) count_search_smem_kernel(FloatPa
   for (int i = threadIdx.x; i <= binning.bins; i += kPassThreads) table[i] = bound.table[i];
   __syncthreads();
   const PivotSearch<PlainLoad> search{pivots, table, binning};
-  common::for_each_tile_key<kPassThreads, kPassItems>(
+  primitives::for_each_tile_key<kPassThreads, kPassItems>(
       n, [&](std::uint32_t i) { return src.key(i); },
       [&](std::uint32_t i, std::uint32_t key, bool valid) {
         if (!valid) return;
@@ -112,7 +112,7 @@ __global__ void __launch_bounds__(kPassThreads) count_search_smem_kernel(FloatPa
 
 // Step 4, Fig. 4 as printed: one thread per element, binary search over the pivots, atomicInc on
 // the bucket's global counter; the old value is the element's index in its bucket.
-__global__ void fig4_count_kernel(FloatPairs src, std::uint32_t n, const std::uint32_t* __restrict__ pivots,
+__global__ void count_by_pivot_search_kernel(FloatPairs src, std::uint32_t n, const std::uint32_t* __restrict__ pivots,
                                   int L, std::uint32_t* __restrict__ counts, std::uint32_t* __restrict__ sublist,
                                   std::uint32_t* __restrict__ index) {
   const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -132,7 +132,7 @@ __global__ void fig4_count_kernel(FloatPairs src, std::uint32_t n, const std::ui
 
 // Step 6, Fig. 6 as printed: newpos = bucketoffsets[sublist] + index.
 template <class Dst>
-__global__ void fig6_reposition_kernel(FloatPairs src, std::uint32_t n, const std::uint32_t* __restrict__ sublist,
+__global__ void move_to_bucket_place_kernel(FloatPairs src, std::uint32_t n, const std::uint32_t* __restrict__ sublist,
                                        const std::uint32_t* __restrict__ index,
                                        const std::uint32_t* __restrict__ bucket_base, Dst dst) {
   const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -175,7 +175,7 @@ __global__ void __launch_bounds__(kPassThreads) scatter_kernel(Src src, std::uin
       if constexpr (kSmem) {
         rank[q] = valid ? atomicAdd(&sh_rank[bucket[q]], 1u) : 0xFFFFFFFFu;
       } else {
-        rank[q] = common::warp_aggregated_add(cursor, bucket[q], valid, true);
+        rank[q] = primitives::warp_aggregated_add(cursor, bucket[q], valid, true);
       }
     }
     if constexpr (kSmem) {
@@ -420,7 +420,7 @@ __global__ void __launch_bounds__(kOneBlock) offsets_kernel(OffsetsArgs a) {
     if (t.ov) {
       a.ov_bucket[acc.ov] = b;
       a.ov_tile_start[acc.ov] = acc.tiles;
-      max_passes = max(max_passes, common::ceil_log2_u(t.items));
+      max_passes = max(max_passes, primitives::ceil_log2_u(t.items));
     }
     acc = acc + t;
   }

@@ -9,7 +9,7 @@
 namespace depthsort::hybrid {
 
 // ---------------------------------------------------------------------------------------------
-// Tuning constants, in one place. Measured on the lent H200 (docs/results/hybrid-h200.md): auto L =
+// Tuning constants, in one place. Measured on an H200 (docs/results/hybrid-h200.md): auto L =
 // n/2816 was the fastest L at 4M and 16M; kCap 3328 (4 blocks/SM) with it beat kCap 4096 with
 // n/3072 (0.954 vs 1.007 ms at 16M, count step included); the two-level reposition beat one scatter
 // into L buckets (0.31 vs 0.63-0.91 ms at 16M).
@@ -28,7 +28,7 @@ inline constexpr int kSmemBucketsMax = 16384;  // block-local counters while L f
 inline constexpr int kPassThreads = 512;       // count / scatter blocks
 inline constexpr int kPassItems = 16;          // keys per thread per tile in those
 inline constexpr int kOneBlock = 1024;         // single-block kernels (refine, offsets)
-// hybrid-coherent (issue 13): the last frame's pivots are kept while at most L/64 buckets (and at
+// hybrid-coherent: the last frame's pivots are kept while at most L/64 buckets (and at
 // least 2) exceed kCap and none exceeds 4 kCap; beyond that the frame is a cut and is bucketed from
 // scratch. Oversized buckets stay exact either way (the global merge); the limits bound its cost.
 inline constexpr unsigned kCoherentOversizedShare = 64;

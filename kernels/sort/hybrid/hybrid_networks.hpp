@@ -10,7 +10,7 @@
 //    vector from whichever input has the lower head. Here the two inputs are given as index ranges
 //    [a_pos, a_end), [b_pos, b_end) of one buffer, and positions past a range read as sentinels
 //    above every key, so the same loop merges whole lists (one thread per pair of lists, as in the
-//    paper) or one merge-path tile of a long merge (many threads per pair, common::co_rank).
+//    paper) or one merge-path tile of a long merge (many threads per pair, primitives::co_rank).
 //
 // Keys are the ordered uint32 form of keys.hpp (the one deviation from the paper's float4: the
 // project's key order puts -0 before +0 and NaNs at the ends, which float compares cannot give).
@@ -22,7 +22,7 @@
 
 #include <cstdint>
 
-#include "common/merge_path.hpp"
+#include "sort/primitives/merge_path.hpp"
 #include "depthsort/keys.hpp"
 
 namespace depthsort::hybrid {
@@ -83,8 +83,8 @@ DEPTHSORT_HD void merge_step(V& a, V& b) {
   sort_elements(b);
 }
 
-// Merge path (co-rank) of kernels/common/merge_path.hpp: where a merge-path tile starts.
-using common::co_rank;
+// Merge path (co-rank) of kernels/sort/primitives/merge_path.hpp: where a merge-path tile starts.
+using primitives::co_rank;
 
 // Lane j of a vector from the buffer position i: load(i, key, value) for pairs, load(i, key) for
 // single words; and the high sentinel.

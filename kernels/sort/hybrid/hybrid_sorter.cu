@@ -12,7 +12,7 @@
 
 #include <cub/device/device_radix_sort.cuh>
 
-#include "common/dynamic_smem.hpp"
+#include "sort/primitives/dynamic_smem.hpp"
 #include "depthsort/device_buffer.hpp"
 #include "depthsort/errors.hpp"
 #include "sort/hybrid/binning.cuh"
@@ -23,6 +23,7 @@
 #include "sort/hybrid/shuffle.cuh"
 #include "sort/hybrid/vector_merge.cuh"
 #include "sort/hybrid/hybrid_sorter.hpp"
+#include "sort/primitives/launch.hpp"
 
 namespace depthsort::hybrid {
 namespace {
@@ -46,19 +47,8 @@ constexpr std::size_t kSearchSmemMax = 200 * 1024;
 // (named apart from it, which a member function would find first).
 constexpr std::size_t kMaxHybridPairs = (std::size_t{1} << 31) - (std::size_t{1} << 24);
 
-int ceil_log2_host(std::size_t x) {
-  int r = 0;
-  while ((std::size_t{1} << r) < x) ++r;
-  return r;
-}
-
-unsigned grid_for(std::size_t work, unsigned per_block, unsigned cap) {
-  const std::size_t blocks = (work + per_block - 1) / per_block;
-  return static_cast<unsigned>(std::clamp<std::size_t>(blocks, 1, cap));
-}
-
 enum class Split { Bucket, Quick };
-// Where the bucket pivots come from: this frame's keys only, or the last sort's output (issue 13).
+// Where the bucket pivots come from: this frame's keys only, or the last sort's output.
 enum class Pivots { ThisFrame, LastFrame };
 
 const char* sorter_name(Split split, Pivots pivots) {
@@ -101,9 +91,9 @@ class HybridSorter final : public Sorter {
       int sublists = buckets_option_;
       if (sublists <= 0) {
         const std::size_t target = std::max<std::size_t>(1, n / kTargetBucket);
-        sublists = 1 << std::clamp(ceil_log2_host(target), 1, 16);
+        sublists = 1 << std::clamp(primitives::ceil_log2(target), 1, 16);
       }
-      return std::max(2, 1 << ceil_log2_host(static_cast<std::size_t>(sublists)));
+      return std::max(2, 1 << primitives::ceil_log2(static_cast<std::size_t>(sublists)));
     }
     if (buckets_option_ > 0) return std::max(4, buckets_option_);
     if (sample_splitter_) {
@@ -211,8 +201,8 @@ class HybridSorter final : public Sorter {
     const int onchip_smem = 4 * kCap * 4;
     for (const void* f : {reinterpret_cast<const void*>(vector_merge_onchip_kernel<16>),
                           reinterpret_cast<const void*>(vector_merge_onchip_kernel<8>)})
-      common::allow_dynamic_smem(f, onchip_smem, "hybrid vector_merge_onchip_kernel");
-    common::allow_dynamic_smem(vector_merge_global_kernel, onchip_smem, "hybrid vector_merge_global_kernel");
+      primitives::allow_dynamic_smem(f, onchip_smem, "hybrid vector_merge_onchip_kernel");
+    primitives::allow_dynamic_smem(vector_merge_global_kernel, onchip_smem, "hybrid vector_merge_global_kernel");
     int blocks_per_sm = 0;
     DEPTHSORT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, vector_merge_global_kernel,
                                                                        kSortThreads, onchip_smem));
@@ -237,10 +227,10 @@ class HybridSorter final : public Sorter {
     FloatPairs src{b.keys_in, b.values_in};
     if (shuffle_) {
       StepScope step(timer, "shuffle");
-      const int bits = std::max(2, ceil_log2_host(b.n) + (ceil_log2_host(b.n) & 1));
+      const int bits = std::max(2, primitives::ceil_log2(b.n) + (primitives::ceil_log2(b.n) & 1));
       const Feistel perm{static_cast<std::uint32_t>(bits / 2), (1u << (bits / 2)) - 1u, n,
                          0x2545F491u * static_cast<std::uint32_t>(++shuffle_serial_)};
-      shuffle_kernel<<<grid_for(n, 256, 8u * sm_count_ * 8u), 256, 0, stream>>>(
+      shuffle_kernel<<<primitives::grid_for(n, 256, 8u * sm_count_ * 8u), 256, 0, stream>>>(
           b.keys_in, b.values_in, shuffled_keys_.data(), shuffled_values_.data(), n, perm);
       DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid shuffle_kernel");
       src = FloatPairs{shuffled_keys_.data(), shuffled_values_.data()};
@@ -300,26 +290,26 @@ class HybridSorter final : public Sorter {
  private:
   void set_smem_limits() {
     const int count_smem = kSmemBucketsMax * 4;
-    common::allow_dynamic_smem(count_kernel<true, FloatPairs, BoundSearch>, count_smem, "hybrid count_kernel");
-    common::allow_dynamic_smem(scatter_kernel<true, FloatPairs, BoundSearch, PackedStore>, count_smem,
+    primitives::allow_dynamic_smem(count_kernel<true, FloatPairs, BoundSearch>, count_smem, "hybrid count_kernel");
+    primitives::allow_dynamic_smem(scatter_kernel<true, FloatPairs, BoundSearch, PackedStore>, count_smem,
                                "hybrid scatter_kernel");
-    common::allow_dynamic_smem(scatter_kernel<true, FloatPairs, BoundSearch, SplitStore>, count_smem,
+    primitives::allow_dynamic_smem(scatter_kernel<true, FloatPairs, BoundSearch, SplitStore>, count_smem,
                                "hybrid scatter_kernel");
-    common::allow_dynamic_smem(count_kernel<true, FloatPairs, QuickSplit>, count_smem, "hybrid count_kernel");
-    common::allow_dynamic_smem(count_kernel<true, PackedPairs, QuickSplit>, count_smem, "hybrid count_kernel");
-    common::allow_dynamic_smem(scatter_kernel<true, FloatPairs, QuickSplit, PackedStore>, count_smem,
+    primitives::allow_dynamic_smem(count_kernel<true, FloatPairs, QuickSplit>, count_smem, "hybrid count_kernel");
+    primitives::allow_dynamic_smem(count_kernel<true, PackedPairs, QuickSplit>, count_smem, "hybrid count_kernel");
+    primitives::allow_dynamic_smem(scatter_kernel<true, FloatPairs, QuickSplit, PackedStore>, count_smem,
                                "hybrid scatter_kernel");
-    common::allow_dynamic_smem(scatter_kernel<true, PackedPairs, QuickSplit, PackedStore>, count_smem,
+    primitives::allow_dynamic_smem(scatter_kernel<true, PackedPairs, QuickSplit, PackedStore>, count_smem,
                                "hybrid scatter_kernel");
-    common::allow_dynamic_smem(count_search_smem_kernel, search_smem_max_, "hybrid count_search_smem_kernel");
-    common::allow_dynamic_smem(scatter_coarse_kernel, sizeof(TileScatterSmem), "hybrid scatter_coarse_kernel");
-    common::allow_dynamic_smem(scatter_fine_kernel, sizeof(TileScatterSmem), "hybrid scatter_fine_kernel");
-    common::allow_dynamic_smem(histogram_kernel<512>, 16384 * 4, "hybrid histogram_kernel");
-    common::allow_dynamic_smem(refine_from_histogram_kernel, (16384 + 1) * 4, "hybrid refine_from_histogram_kernel");
+    primitives::allow_dynamic_smem(count_search_smem_kernel, search_smem_max_, "hybrid count_search_smem_kernel");
+    primitives::allow_dynamic_smem(scatter_coarse_kernel, sizeof(TileScatterSmem), "hybrid scatter_coarse_kernel");
+    primitives::allow_dynamic_smem(scatter_fine_kernel, sizeof(TileScatterSmem), "hybrid scatter_fine_kernel");
+    primitives::allow_dynamic_smem(histogram_kernel<512>, 16384 * 4, "hybrid histogram_kernel");
+    primitives::allow_dynamic_smem(refine_from_histogram_kernel, (16384 + 1) * 4, "hybrid refine_from_histogram_kernel");
   }
 
   unsigned pass_grid(std::uint32_t n) const {
-    return grid_for(n, kPassThreads * kPassItems, static_cast<unsigned>(2 * sm_count_));
+    return primitives::grid_for(n, kPassThreads * kPassItems, static_cast<unsigned>(2 * sm_count_));
   }
 
   template <class Src, class Bucketer>
@@ -367,7 +357,7 @@ class HybridSorter final : public Sorter {
     StepScope step(timer, "keep-splitters");
     const std::uint32_t n = static_cast<std::uint32_t>(b.n);
     const std::uint32_t s = std::min(sample_size(b.n, L), static_cast<std::uint32_t>(last_sample_.size()));
-    keep_splitters_kernel<<<grid_for(s, 256, 4u * sm_count_), 256, 0, stream>>>(b.keys_out, n, s, last_sample_.data());
+    keep_splitters_kernel<<<primitives::grid_for(s, 256, 4u * sm_count_), 256, 0, stream>>>(b.keys_out, n, s, last_sample_.data());
     DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid keep_splitters_kernel");
     last_sample_size_ = s;
   }
@@ -389,7 +379,7 @@ class HybridSorter final : public Sorter {
     StepScope step(timer, "validate");
     const std::uint32_t s = sample_size(n, L);
     // hits: the zeroed area's second counters, unused on this path.
-    sample_hits_kernel<<<grid_for(s, 256, 4u * sm_count_), 256, 0, stream>>>(
+    sample_hits_kernel<<<primitives::grid_for(s, 256, 4u * sm_count_), 256, 0, stream>>>(
         src.keys, n, s, 0x9E3779B9u, BoundSearch{pivots, table_.data(), ctrl, bins}, hits);
     DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid sample_hits_kernel");
     // Sample hits per bucket that stand for kCap keys (at least 1).
@@ -442,7 +432,7 @@ class HybridSorter final : public Sorter {
     const std::uint32_t s = sample_size(n, L);
     {
       StepScope step(timer, "sample");
-      sample_keys_kernel<<<grid_for(s, 256, 4u * sm_count_), 256, 0, stream>>>(src.keys, n, s, 0x9E3779B9u,
+      sample_keys_kernel<<<primitives::grid_for(s, 256, 4u * sm_count_), 256, 0, stream>>>(src.keys, n, s, 0x9E3779B9u,
                                                                               sample_.data());
       DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid sample_keys_kernel");
       std::size_t temp_bytes = 0;
@@ -464,12 +454,12 @@ class HybridSorter final : public Sorter {
                         std::uint32_t* pivots, cudaStream_t stream, StepTimer& timer) {
     {
       StepScope step(timer, "min/max");
-      minmax_kernel<512><<<grid_for(n, 512 * 8, 4u * sm_count_), 512, 0, stream>>>(src.keys, n, ctrl);
+      minmax_kernel<512><<<primitives::grid_for(n, 512 * 8, 4u * sm_count_), 512, 0, stream>>>(src.keys, n, ctrl);
       DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid minmax_kernel");
     }
     {
       StepScope step(timer, "histogram");
-      histogram_kernel<512><<<grid_for(n, 512 * 8, 2u * sm_count_), 512, bins * 4, stream>>>(src.keys, n, ctrl,
+      histogram_kernel<512><<<primitives::grid_for(n, 512 * 8, 2u * sm_count_), 512, bins * 4, stream>>>(src.keys, n, ctrl,
                                                                                              bins, hist);
       DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid histogram_kernel");
     }
@@ -535,7 +525,7 @@ class HybridSorter final : public Sorter {
       }
       StepScope step(timer, "reposition");
       const int smem = sizeof(TileScatterSmem);
-      scatter_coarse_kernel<<<grid_for(n, kScatterTile, 2u * sm_count_), kScatterThreads, smem, stream>>>(
+      scatter_coarse_kernel<<<primitives::grid_for(n, kScatterTile, 2u * sm_count_), kScatterThreads, smem, stream>>>(
           src, n, bucket16_.data(), fine, coarse, coarse_cursor_.data(), packed2_.data(), moved16_.data());
       DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid scatter_coarse_kernel");
       const unsigned tiles = static_cast<unsigned>(coarse + n / kScatterTile + 1);
@@ -552,9 +542,9 @@ class HybridSorter final : public Sorter {
     {
       StepScope step(timer, "count");
       if (atomic_count_) {
-        fig4_count_kernel<<<grid_for(n, 256, 1u << 30), 256, 0, stream>>>(src, n, pivots, L, counts,
+        count_by_pivot_search_kernel<<<primitives::grid_for(n, 256, 1u << 30), 256, 0, stream>>>(src, n, pivots, L, counts,
                                                                           sublist_.data(), index_.data());
-        DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid fig4_count_kernel");
+        DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid count_by_pivot_search_kernel");
       } else {
         launch_count(src, n, BoundSearch{pivots, table_.data(), ctrl, bins}, L, counts, stream);
       }
@@ -566,12 +556,12 @@ class HybridSorter final : public Sorter {
     StepScope step(timer, "reposition");
     if (atomic_count_) {
       if (global_merge_)
-        fig6_reposition_kernel<<<grid_for(n, 256, 1u << 30), 256, 0, stream>>>(
+        move_to_bucket_place_kernel<<<primitives::grid_for(n, 256, 1u << 30), 256, 0, stream>>>(
             src, n, sublist_.data(), index_.data(), base_.data(), SplitStore{pkeys_[0].data(), pvalues_[0].data()});
       else
-        fig6_reposition_kernel<<<grid_for(n, 256, 1u << 30), 256, 0, stream>>>(
+        move_to_bucket_place_kernel<<<primitives::grid_for(n, 256, 1u << 30), 256, 0, stream>>>(
             src, n, sublist_.data(), index_.data(), base_.data(), PackedStore{packed_.data()});
-      DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid fig6_reposition_kernel");
+      DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid move_to_bucket_place_kernel");
     } else {
       if (global_merge_)
         launch_scatter(src, n, search, L, cursor_.data(), SplitStore{pkeys_[0].data(), pvalues_[0].data()}, stream);
@@ -583,7 +573,7 @@ class HybridSorter final : public Sorter {
   // Section 5.2: log2(L) partition passes; returns true if the sublists ended in packed2_.
   bool quick_split(FloatPairs src, std::uint32_t n, int L, std::uint32_t* counts, cudaStream_t stream,
                    StepTimer& timer) {
-    const int passes = ceil_log2_host(static_cast<std::size_t>(L));
+    const int passes = primitives::ceil_log2(static_cast<std::size_t>(L));
     std::uint32_t* qoff = qoff_.data();
     std::uint32_t* qnext = qoff2_.data();
     uint2* bufs[2] = {packed_.data(), packed2_.data()};
@@ -599,7 +589,7 @@ class HybridSorter final : public Sorter {
       uint2* dst = bufs[cur == 0 ? 1 : 0];
       // The first pass reads the input pairs, later ones the packed pairs of the previous pass.
       const auto partition = [&](const auto& source) {
-        quick_pivot_kernel<<<grid_for(K, 256, 4096), 256, 0, stream>>>(source, qoff, K, qpivot_.data());
+        quick_pivot_kernel<<<primitives::grid_for(K, 256, 4096), 256, 0, stream>>>(source, qoff, K, qpivot_.data());
         DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid quick_pivot_kernel");
         launch_count(source, n, split, buckets, counts, stream);
         quick_offsets_kernel<<<1, kOneBlock, 0, stream>>>(counts, buckets, qnext, cursor_.data());
@@ -629,25 +619,25 @@ class HybridSorter final : public Sorter {
     const std::size_t per_bucket = b.n / static_cast<std::size_t>(L) + 4;
     {
       StepScope step(timer, "sort-elements");
-      const dim3 grid(grid_for(per_bucket / 4 + 1, 128, 1u << 16), grid_y);
+      const dim3 grid(primitives::grid_for(per_bucket / 4 + 1, 128, 1u << 16), grid_y);
       sort_elements_kernel<<<grid, 128, 0, stream>>>(args, reinterpret_cast<uint4*>(pkeys_[0].data()),
                                                      reinterpret_cast<uint4*>(pvalues_[0].data()));
       DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid sort_elements_kernel");
     }
-    const int passes = ceil_log2_host((b.n + 3) / 4 + 1);
+    const int passes = primitives::ceil_log2((b.n + 3) / 4 + 1);
     for (int pass = 0; pass < passes; ++pass) {
       StepScope step(timer, kPassNames[std::min(pass, 29)]);
       const std::size_t pairs = per_bucket / (std::size_t{8} << pass) + 1;
-      const dim3 grid(grid_for(2 * pairs, 64, 1u << 16), grid_y);
+      const dim3 grid(primitives::grid_for(2 * pairs, 64, 1u << 16), grid_y);
       const int s = pass & 1;
-      fig3_merge_pass_kernel<<<grid, 64, 0, stream>>>(
+      merge_list_pairs_kernel<<<grid, 64, 0, stream>>>(
           args, static_cast<std::uint32_t>(pass), reinterpret_cast<const uint4*>(pkeys_[s].data()),
           reinterpret_cast<const uint4*>(pvalues_[s].data()), reinterpret_cast<uint4*>(pkeys_[1 - s].data()),
           reinterpret_cast<uint4*>(pvalues_[1 - s].data()));
-      DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid fig3_merge_pass_kernel");
+      DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid merge_list_pairs_kernel");
     }
     StepScope step(timer, "compact");
-    const dim3 grid(grid_for(per_bucket, 256, 1u << 16), grid_y);
+    const dim3 grid(primitives::grid_for(per_bucket, 256, 1u << 16), grid_y);
     compact_kernel<<<grid, 256, 0, stream>>>(args, pkeys_[0].data(), pvalues_[0].data(), pkeys_[1].data(),
                                              pvalues_[1].data(), b.keys_out, b.values_out);
     DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid compact_kernel");

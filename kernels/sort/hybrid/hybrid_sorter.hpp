@@ -6,7 +6,7 @@
 
 #include <memory>
 
-#include "depthsort/registry.hpp"
+#include "depthsort/sorter.hpp"
 
 namespace depthsort::hybrid {
 
@@ -29,7 +29,7 @@ inline constexpr OptionSpec kHybridQuickOptions[] = {
 };
 
 std::unique_ptr<Sorter> make_hybrid_sorter(const OptionValues& options);
-// `hybrid` with the pivots of the last sort of the same instance (issue 13, frame coherence).
+// `hybrid` with the pivots of the last sort of the same instance (frame coherence).
 std::unique_ptr<Sorter> make_hybrid_coherent_sorter(const OptionValues& options);
 std::unique_ptr<Sorter> make_hybrid_quick_sorter(const OptionValues& options);
 

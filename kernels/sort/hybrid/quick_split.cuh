@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "common/warp_block.cuh"
+#include "sort/primitives/warp_block.cuh"
 #include "sort/hybrid/config.cuh"
 #include "sort/hybrid/hybrid_networks.hpp"
 
@@ -63,7 +63,7 @@ __global__ void quick_init_kernel(std::uint32_t* qoff, std::uint32_t n) {
 __global__ void __launch_bounds__(kOneBlock) quick_offsets_kernel(const std::uint32_t* __restrict__ counts,
                                                                   int buckets, std::uint32_t* qoff,
                                                                   std::uint32_t* cursor) {
-  common::block_cumulative_counts<kOneBlock>(counts, buckets, qoff);  // ends with a barrier: qoff is complete
+  primitives::block_cumulative_counts<kOneBlock>(counts, buckets, qoff);  // ends with a barrier: qoff is complete
   for (int i = threadIdx.x; i < buckets; i += kOneBlock) cursor[i] = qoff[i];
 }
 

@@ -58,7 +58,7 @@ __global__ void __launch_bounds__(kOneBlock) pivots_from_sample_kernel(const std
   build_pivot_table(pivots, L, make_binning(range, bins), table);
 }
 
-// hybrid-coherent (issue 13), step `keep-splitters`: s keys of the sorted output at equal ranks
+// hybrid-coherent, step `keep-splitters`: s keys of the sorted output at equal ranks
 // (ordered bits, ascending because the output is), the sample the next sort takes its pivots from
 // instead of sampling and sorting its own keys. Needs s <= n.
 __global__ void keep_splitters_kernel(const float* __restrict__ sorted_keys, std::uint32_t n, std::uint32_t s,

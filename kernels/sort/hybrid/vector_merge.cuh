@@ -10,8 +10,8 @@
 
 #include <cstdint>
 
-#include "common/merge_path.hpp"
-#include "common/warp_block.cuh"
+#include "sort/primitives/merge_path.hpp"
+#include "sort/primitives/warp_block.cuh"
 #include "depthsort/keys.hpp"
 #include "sort/hybrid/config.cuh"
 #include "sort/hybrid/hybrid_networks.hpp"
@@ -195,7 +195,7 @@ __global__ void __launch_bounds__(kCap / kOut) vector_merge_onchip_kernel(SortSt
     return;
   }
   const std::uint32_t chunks = (count + kCap - 1) / kCap;
-  const bool to_tmp = chunks > 1 && (common::ceil_log2_u(chunks) & 1u);
+  const bool to_tmp = chunks > 1 && (primitives::ceil_log2_u(chunks) & 1u);
   const std::uint32_t P = (len + (kOut - 1)) & ~static_cast<std::uint32_t>(kOut - 1);
   // Load the chunk once, every thread's loads in flight together (len <= kOut * kThreads): keys
   // into raw = words [2 kCap, 3 kCap), values into vals = [3 kCap, 4 kCap); the smallest and
@@ -372,7 +372,7 @@ __device__ __forceinline__ OversizedTile locate_tile(const OversizedArgs& a, std
   t.bucket = a.ov_bucket[k];
   t.cnt = a.counts[t.bucket];
   t.base = a.offset[t.bucket];
-  t.passes = common::ceil_log2_u((t.cnt + kCap - 1) / kCap);
+  t.passes = primitives::ceil_log2_u((t.cnt + kCap - 1) / kCap);
   t.local = (g - a.ov_tile_start[k]) * kCap;
   t.lend = min(t.local + kCap, t.cnt);
   return t;
@@ -509,7 +509,7 @@ struct PaddedArgs {
 
 __device__ __forceinline__ std::uint32_t padded_passes(std::uint32_t count) {
   const std::uint32_t vectors = (count + 3u) / 4u;
-  return common::ceil_log2_u(vectors);
+  return primitives::ceil_log2_u(vectors);
 }
 
 __global__ void sort_elements_kernel(PaddedArgs a, uint4* __restrict__ keys, uint4* __restrict__ values) {
@@ -537,7 +537,7 @@ __device__ __forceinline__ void store_kv4(uint4* keys, uint4* values, std::uint3
 }
 
 // mergeSortPass of Fig. 3: one thread per pair of sorted lists of R pairs (R = 4 * 2^pass).
-__global__ void fig3_merge_pass_kernel(PaddedArgs a, std::uint32_t pass, const uint4* __restrict__ ksrc,
+__global__ void merge_list_pairs_kernel(PaddedArgs a, std::uint32_t pass, const uint4* __restrict__ ksrc,
                                        const uint4* __restrict__ vsrc, uint4* __restrict__ kdst,
                                        uint4* __restrict__ vdst) {
   const std::uint32_t Rv = 1u << pass;  // list length in vectors

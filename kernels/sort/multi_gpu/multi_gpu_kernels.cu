@@ -6,6 +6,7 @@
 
 #include "depthsort/errors.hpp"
 #include "depthsort/keys.hpp"
+#include "sort/primitives/warp_block.cuh"
 
 namespace depthsort::multi_gpu {
 namespace {
@@ -13,13 +14,6 @@ namespace {
 constexpr int kThreads = 256;
 constexpr int kItems = 8;  // scatter: pairs per thread and tile
 constexpr int kTile = kThreads * kItems;
-constexpr unsigned kFullMask = 0xFFFFFFFFu;
-
-__device__ __forceinline__ unsigned lanes_below() {
-  unsigned mask;
-  asm("mov.u32 %0, %%lanemask_lt;" : "=r"(mask));
-  return mask;
-}
 
 __device__ __forceinline__ std::uint32_t ordered_at(const float* keys, std::size_t i) {
   return ordered_bits_from_float_bits(reinterpret_cast<const std::uint32_t*>(keys)[i]);
@@ -58,20 +52,12 @@ __global__ void __launch_bounds__(kThreads) assign_kernel(const float* keys, std
     const bool valid = i < n;
     const std::uint32_t key = valid ? ordered_at(keys, i) : 0u;
     const int group = valid ? tie_group(s, key) : -1;
-    std::uint64_t tie_rank = 0;
-    const unsigned same_group = __match_any_sync(kFullMask, group);
-    if (group >= 0) {
-      const int leader = __ffs(same_group) - 1;
-      unsigned long long first = 0;
-      if (static_cast<int>(lane) == leader)
-        first = atomicAdd(&tie_counters[group], static_cast<unsigned long long>(__popc(same_group)));
-      first = __shfl_sync(same_group, first, leader);
-      tie_rank = bases.base[group] + first + __popc(same_group & lanes_below());
-    }
+    const unsigned long long tie_place =
+        primitives::warp_aggregated_add(tie_counters, static_cast<std::uint32_t>(group), group >= 0, true);
+    const std::uint64_t tie_rank = group >= 0 ? bases.base[group] + tie_place : 0;
     const int range = valid ? range_of(s, key, tie_rank) : -1;
     if (valid) range_ids[i] = static_cast<std::uint8_t>(range);
-    const unsigned same_range = __match_any_sync(kFullMask, range);
-    if (valid && static_cast<int>(lane) == __ffs(same_range) - 1) atomicAdd(&block_counts[range], __popc(same_range));
+    primitives::warp_aggregated_add(block_counts, static_cast<std::uint32_t>(range), valid, false);
   }
   __syncthreads();
   if (threadIdx.x < gpus && block_counts[threadIdx.x])
@@ -85,7 +71,6 @@ __global__ void __launch_bounds__(kThreads) scatter_kernel(const std::uint32_t* 
                                                            int gpus) {
   __shared__ unsigned int tile_counts[kMaxGpus];
   __shared__ unsigned long long tile_base[kMaxGpus];
-  const unsigned lane = threadIdx.x % 32;
   const std::size_t tiles = (n + kTile - 1) / kTile;
   for (std::size_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
     if (threadIdx.x < kMaxGpus) tile_counts[threadIdx.x] = 0;
@@ -97,12 +82,8 @@ __global__ void __launch_bounds__(kThreads) scatter_kernel(const std::uint32_t* 
     for (int k = 0; k < kItems; ++k) {
       const std::size_t i = start + k * kThreads + threadIdx.x;
       range[k] = i < n ? static_cast<int>(range_ids[i]) : -1;
-      const unsigned same = __match_any_sync(kFullMask, range[k]);
-      const int leader = __ffs(same) - 1;
-      unsigned first = 0;
-      if (range[k] >= 0 && static_cast<int>(lane) == leader) first = atomicAdd(&tile_counts[range[k]], __popc(same));
-      first = __shfl_sync(kFullMask, first, leader);
-      place[k] = first + __popc(same & lanes_below());
+      place[k] = primitives::warp_aggregated_add(tile_counts, static_cast<std::uint32_t>(range[k]), range[k] >= 0,
+                                                 true);
     }
     __syncthreads();
     if (threadIdx.x < gpus) tile_base[threadIdx.x] = atomicAdd(&cursors[threadIdx.x], tile_counts[threadIdx.x]);

@@ -2,6 +2,8 @@
 // the host sequence of both cases (see multi_gpu_sort.hpp and docs/algorithms/multi-gpu.md).
 #include "sort/multi_gpu/multi_gpu_sort.hpp"
 
+#include "depthsort/registry.hpp"  // the local sorts are registry entries
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>

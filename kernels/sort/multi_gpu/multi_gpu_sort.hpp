@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "depthsort/device_buffer.hpp"
-#include "depthsort/registry.hpp"
+#include "depthsort/sorter.hpp"
 #include "depthsort/sorter.hpp"
 #include "sort/multi_gpu/multi_gpu_kernels.hpp"
 #include "sort/multi_gpu/nccl_comms.hpp"

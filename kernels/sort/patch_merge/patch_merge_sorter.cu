@@ -17,14 +17,10 @@
 #include "sort/baselines.hpp"
 #include "sort/patch_merge/patch_merge_kernels.cuh"
 #include "sort/patch_merge/patch_merge_sorter.hpp"
+#include "sort/primitives/launch.hpp"
 
 namespace depthsort::patch_merge {
 namespace {
-
-unsigned grid_for(std::size_t work, unsigned per_block, unsigned cap) {
-  const std::size_t blocks = (work + per_block - 1) / per_block;
-  return static_cast<unsigned>(std::clamp<std::size_t>(blocks, 1, cap));
-}
 
 class PatchMergeSorter final : public Sorter {
  public:
@@ -106,7 +102,7 @@ class PatchMergeSorter final : public Sorter {
     if (probe_) {
       StepScope step(timer, "probe");
       DEPTHSORT_CUDA_CHECK(cudaMemsetAsync(probe_count_.data(), 0, 4, stream));
-      probe_kernel<<<grid_for(kProbePairs, kThreads, 64), kThreads, 0, stream>>>(b.keys_in, n, 2 * kTile, kProbePairs,
+      probe_kernel<<<primitives::grid_for(kProbePairs, kThreads, 64), kThreads, 0, stream>>>(b.keys_in, n, 2 * kTile, kProbePairs,
                                                                                  probe_count_.data());
       DEPTHSORT_CUDA_CHECK_LAUNCH("patch-merge probe_kernel");
       std::uint32_t inverted = 0;
@@ -134,7 +130,7 @@ class PatchMergeSorter final : public Sorter {
       // Entry `tiles` of the counts stays 0, so the exclusive sums end with the totals.
       DEPTHSORT_CUDA_CHECK(cudaMemsetAsync(good_count_.data() + tiles, 0, 4, stream));
       DEPTHSORT_CUDA_CHECK(cudaMemsetAsync(outlier_count_.data() + tiles, 0, 4, stream));
-      classify_kernel<<<grid_for(tiles, 256, 4096), 256, 0, stream>>>(
+      classify_kernel<<<primitives::grid_for(tiles, 256, 4096), 256, 0, stream>>>(
           sorted_.data(), n, tiles, prefix_max_.data(), suffix_min_reversed_.data(), good_begin_.data(),
           good_count_.data(), outlier_count_.data());
       DEPTHSORT_CUDA_CHECK_LAUNCH("patch-merge classify_kernel");
@@ -176,7 +172,7 @@ class PatchMergeSorter final : public Sorter {
                                                       b.keys_out, b.values_out);
     DEPTHSORT_CUDA_CHECK_LAUNCH("patch-merge merge_good_kernel");
     if (outliers > 0) {
-      merge_outliers_kernel<<<grid_for(outliers, kThreads, 4096), kThreads, 0, stream>>>(
+      merge_outliers_kernel<<<primitives::grid_for(outliers, kThreads, 4096), kThreads, 0, stream>>>(
           sorted_.data(), n, tiles, good_begin_.data(), good_offset_.data(), good, outlier_keys_sorted_.data(),
           outlier_values_sorted_.data(), outliers, b.keys_out, b.values_out);
       DEPTHSORT_CUDA_CHECK_LAUNCH("patch-merge merge_outliers_kernel");

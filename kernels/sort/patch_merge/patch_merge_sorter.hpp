@@ -1,4 +1,4 @@
-// patch-merge: an adaptive sort for nearly sorted input (issue 13; depthsort's own design, the
+// patch-merge: an adaptive sort for nearly sorted input (depthsort's own design, the
 // outlier-extraction idea of adaptive sorting, e.g. Estivill-Castro & Wood, "A Survey of
 // Adaptive Sorting Algorithms", ACM Computing Surveys 24(4), 1992, Section 2, "Rem" measure).
 // See docs/algorithms/patch-merge.md for the steps, options and where it falls back.
@@ -6,7 +6,7 @@
 
 #include <memory>
 
-#include "depthsort/registry.hpp"
+#include "depthsort/sorter.hpp"
 
 namespace depthsort::patch_merge {
 

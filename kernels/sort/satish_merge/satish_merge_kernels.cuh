@@ -1,7 +1,7 @@
 // Satish, Harris & Garland, "Designing Efficient Sorting Algorithms for Manycore GPUs" (IPDPS
 // 2009), Section IV: the three kernels of their merge sort.
 //  - tile_sort_kernel      step (2): one block sorts one tile of t pairs in shared memory with
-//                          Batcher's odd-even merge sort (kernels/common/odd_even_merge_sort.cuh);
+//                          Batcher's odd-even merge sort (kernels/sort/primitives/odd_even_merge_sort.cuh);
 //  - splitter_kernel       step (3), per merge level: every t-th key of each run is a splitter; each
 //                          finds its place in S = merge(SA, SB) and its rank in the other run
 //                          (Section IV-A; satish_merge_rank.hpp);
@@ -13,7 +13,7 @@
 
 #include <cstdint>
 
-#include "common/odd_even_merge_sort.cuh"
+#include "sort/primitives/odd_even_merge_sort.cuh"
 #include "depthsort/keys.hpp"
 #include "sort/satish_merge/satish_merge_rank.hpp"
 
@@ -68,7 +68,7 @@ __global__ void __launch_bounds__(256) tile_sort_kernel(const std::uint32_t* __r
   for (int p = 1; p < m; p <<= 1)
     for (int k = p; k >= 1; k >>= 1) {
       for (int c = threadIdx.x; c < m / 2; c += blockDim.x) {
-        const int x = oems::lower_of(c, p, k);
+        const int x = primitives::odd_even::lower_of(c, p, k);
         const int y = x + k;
         if (y >= len || (x ^ y) >= 2 * p) continue;  // no comparator, or its upper end is missing
         const std::uint32_t kx = sk[x], ky = sk[y];
@@ -169,8 +169,8 @@ __global__ void __launch_bounds__(256) merge_tiles_kernel(const std::uint32_t* _
 #pragma unroll
   for (int j = 0; j < kPer; ++j) {
     const std::uint32_t x = threadIdx.x + j * blockDim.x;
-    if (x < na) place(x + rank_in<false>(key_b, 0, nb, ka[j]), ka[j], va[j]);
-    if (x < nb) place(x + rank_in<true>(key_a, 0, na, kb[j]), kb[j], vb[j]);
+    if (x < na) place(x + primitives::rank_in<false>(key_b, 0, nb, ka[j]), ka[j], va[j]);
+    if (x < nb) place(x + primitives::rank_in<true>(key_a, 0, na, kb[j]), kb[j], vb[j]);
   }
   if (!staged) return;
   __syncthreads();

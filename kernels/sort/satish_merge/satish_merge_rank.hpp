@@ -3,32 +3,18 @@
 // from, as __host__ __device__ functions over a key accessor, so the kernels and the CPU tests
 // (tests/cpu/test_satish_merge_split.cpp) run the same code.
 //
-// Ties: an element of A goes before equal elements of B (A's elements count the B keys strictly
-// below them, B's the A keys at or below them). That makes the merge a well-defined permutation:
-// every output position is taken exactly once, and the split points below are points of that one
-// merge, so their order in S is their order along the output.
+// Ties (primitives::rank_in): an element of A goes before equal elements of B (A's elements count
+// the B keys strictly below them, B's the A keys at or below them). That makes the merge a
+// well-defined permutation: every output position is taken exactly once, and the split points
+// below are points of that one merge, so their order in S is their order along the output.
 #pragma once
 
 #include <cstdint>
 
 #include "depthsort/keys.hpp"
+#include "sort/primitives/merge_rank.hpp"
 
 namespace depthsort::satish_merge {
-
-// Count of keys in [lo, hi) below `key` (strictly when !inclusive, at or below when inclusive),
-// plus lo: the binary search of the paper, over a sorted range read through key_at(i).
-template <bool inclusive, class KeyAt>
-DEPTHSORT_HD std::uint32_t rank_in(const KeyAt& key_at, std::uint32_t lo, std::uint32_t hi, std::uint32_t key) {
-  while (lo < hi) {
-    const std::uint32_t mid = lo + (hi - lo) / 2;
-    const std::uint32_t k = key_at(mid);
-    if (inclusive ? k <= key : k < key)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
-}
 
 // A point of the merge: the first a elements of A and the first b of B come before it.
 struct SplitPoint {
@@ -48,12 +34,12 @@ DEPTHSORT_HD SplitPoint splitter_point(const OwnKeyAt& own, const OtherKeyAt& ot
   const std::uint32_t key = own(i * t);
   const std::uint32_t other_splitters = (other_len + t - 1) / t;
   const std::uint32_t r =
-      rank_in<from_b>([&](std::uint32_t j) { return other(j * t); }, 0, other_splitters, key);
+      primitives::rank_in<from_b>([&](std::uint32_t j) { return other(j * t); }, 0, other_splitters, key);
   *slot_in_s = i + r;
   // Splitters r-1 and r of the other run bracket the key: its rank there is in ((r-1)t, rt].
   const std::uint32_t lo = r == 0 ? 0 : (r - 1) * t + 1;
   const std::uint32_t hi = r * t < other_len ? r * t : other_len;
-  const std::uint32_t rank = rank_in<from_b>(other, lo, hi, key);
+  const std::uint32_t rank = primitives::rank_in<from_b>(other, lo, hi, key);
   return from_b ? SplitPoint{rank, i * t} : SplitPoint{i * t, rank};
 }
 

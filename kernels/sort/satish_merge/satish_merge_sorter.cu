@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <string>
 
-#include "common/dynamic_smem.hpp"
+#include "sort/primitives/dynamic_smem.hpp"
 #include "depthsort/device_buffer.hpp"
 #include "depthsort/errors.hpp"
 #include "sort/satish_merge/satish_merge_kernels.cuh"
@@ -83,8 +83,8 @@ class SatishMergeSorter final : public Sorter {
     values_ = DeviceBuffer<std::uint32_t>(max_n, name());
     // Per level: pairs * (2R + 1) slots, at most tiles + pairs + 1.
     points_ = DeviceBuffer<SplitPoint>(tiles + tiles / 2 + 2, name());
-    common::allow_dynamic_smem(merge_kernel_, merge_smem(), "satish-merge merge_tiles_kernel");
-    common::allow_dynamic_smem(tile_sort_kernel, 2 * std::size_t{t_} * 4, "satish-merge tile_sort_kernel");
+    primitives::allow_dynamic_smem(merge_kernel_, merge_smem(), "satish-merge merge_tiles_kernel");
+    primitives::allow_dynamic_smem(tile_sort_kernel, 2 * std::size_t{t_} * 4, "satish-merge tile_sort_kernel");
   }
 
   void do_sort(const SortBuffers& b, cudaStream_t stream, StepTimer& timer) override {

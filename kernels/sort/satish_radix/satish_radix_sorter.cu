@@ -20,7 +20,7 @@
 #include <cstdint>
 #include <string>
 
-#include "common/dynamic_smem.hpp"
+#include "sort/primitives/dynamic_smem.hpp"
 #include "depthsort/device_buffer.hpp"
 #include "depthsort/errors.hpp"
 #include "sort/satish_radix/satish_radix_digits.hpp"
@@ -365,8 +365,8 @@ constexpr std::size_t kMaxSatishPairs = (std::size_t{1} << 31) - 4096;
 template <int kItems, bool kBallot>
 void allow_tile_smem() {
   constexpr int bytes = sizeof(TileSmem<kItems>);
-  common::allow_dynamic_smem(local_sort_kernel<kItems, kBallot>, bytes, "satish-radix local_sort_kernel");
-  common::allow_dynamic_smem(sort_scatter_kernel<kItems, kBallot>, bytes, "satish-radix sort_scatter_kernel");
+  primitives::allow_dynamic_smem(local_sort_kernel<kItems, kBallot>, bytes, "satish-radix local_sort_kernel");
+  primitives::allow_dynamic_smem(sort_scatter_kernel<kItems, kBallot>, bytes, "satish-radix sort_scatter_kernel");
 }
 
 class SatishRadixSorter final : public Sorter {

@@ -8,7 +8,7 @@
 #include <thrust/execution_policy.h>
 #include <thrust/sort.h>
 
-#include "common/signed_zero_fixup.hpp"
+#include "sort/core/signed_zero_fixup.hpp"
 #include "depthsort/device_buffer.hpp"
 #include "depthsort/errors.hpp"
 #include "sort/baselines.hpp"

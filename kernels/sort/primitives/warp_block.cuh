@@ -1,0 +1,65 @@
+// Generic warp- and block-level helpers shared by the sorters' kernels (the hybrid sort and the
+// multi-GPU sort's splitting kernels). Not from a paper: counting and prefix-sum building blocks that the
+// papers take as given (block scans come from CUB).
+#pragma once
+
+#include <cstdint>
+#include <cub/block/block_scan.cuh>
+
+namespace depthsort::primitives {
+
+// ceil(log2(x)), 0 for x <= 1: merge passes needed for x sorted runs.
+__device__ __forceinline__ std::uint32_t ceil_log2_u(std::uint32_t x) {
+  return x <= 1 ? 0u : 32u - static_cast<std::uint32_t>(__clz(x - 1));
+}
+
+// The lanes of this warp below the calling one, as a mask.
+__device__ __forceinline__ unsigned lanes_below() {
+  unsigned mask;
+  asm("mov.u32 %0, %%lanemask_lt;" : "=r"(mask));
+  return mask;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Warp-aggregated counter increment: lanes with the same bucket elect a leader (match_any) that
+// adds the group's size, so that a warp whose keys all fall in one bucket costs one atomic, not
+// 32; each lane gets the counter's old value plus its rank in the group (need_result: the leader
+// broadcasts it). Every lane of the warp calls it; lanes with !valid take no part. Counter is a
+// 32-bit counter in shared or global memory, or a 64-bit one for counts beyond 2^32.
+// ---------------------------------------------------------------------------------------------
+template <class Counter>
+__device__ __forceinline__ Counter warp_aggregated_add(Counter* counters, std::uint32_t bucket, bool valid,
+                                                       bool need_result) {
+  const std::uint32_t id = valid ? bucket : 0xFFFFFFFFu;
+  const std::uint32_t peers = __match_any_sync(0xFFFFFFFFu, id);
+  const int lane = threadIdx.x & 31;
+  const int leader = __ffs(peers) - 1;
+  const std::uint32_t rank = __popc(peers & lanes_below());
+  Counter base = 0;
+  if (valid && lane == leader) base = atomicAdd(&counters[bucket], static_cast<Counter>(__popc(peers)));
+  if (need_result) base = __shfl_sync(0xFFFFFFFFu, base, leader);
+  return base + rank;
+}
+
+// Exclusive cumulative counts of counts[0, cells) into cum[0, cells] (one block of kThreads
+// threads; each thread sums a contiguous run of cells, one block scan joins the runs).
+template <int kThreads>
+__device__ inline void block_cumulative_counts(const std::uint32_t* __restrict__ counts, int cells,
+                                               std::uint32_t* cum) {
+  using Scan = cub::BlockScan<std::uint32_t, kThreads>;
+  __shared__ typename Scan::TempStorage scan_temp;
+  const int per = (cells + kThreads - 1) / kThreads;
+  const int begin = min(cells, static_cast<int>(threadIdx.x) * per), end = min(cells, begin + per);
+  std::uint32_t sum = 0;
+  for (int i = begin; i < end; ++i) sum += counts[i];
+  std::uint32_t prefix = 0, total = 0;
+  Scan(scan_temp).ExclusiveSum(sum, prefix, total);
+  for (int i = begin; i < end; ++i) {
+    cum[i] = prefix;
+    prefix += counts[i];
+  }
+  if (threadIdx.x == 0) cum[cells] = total;
+  __syncthreads();
+}
+
+}  // namespace depthsort::primitives
