@@ -16,8 +16,9 @@
 #               the registry, default options and each flag flipped, sizes around tile boundaries,
 #               three distributions; any reported error fails the part
 #     bench     depthsort-bench, every GPU sorter, uniform 1M..64M, 21 repetitions
-#     before    the 16M uniform rows of hybrid and hybrid-quick from an older depthsort-bench
-#               (BEFORE_BENCH, default before/depthsort-bench; its commit in COMMIT beside it),
+#     before    every GPU sorter's 16M uniform row from an older depthsort-bench (BEFORE_BENCH,
+#               default before/depthsort-bench; its commit in COMMIT beside it), and the demo's
+#               compute part at 5M triangles + 1M particles from the depthsort beside it,
 #               alternating with this build's, twice: a refactor must leave the speed unchanged
 #     studies   scripts/study/*.sh: each paper's figures (one script per sorter; STUDIES names some)
 #     hybrid    scripts/study/hybrid.sh (HYBRID_PARTS, default "dists")
@@ -177,22 +178,37 @@ print("  ".join("%s [%s] %s ms" % (r["sorter"], r["options"], r["median_ms"]) fo
 }
 
 before_bench=${BEFORE_BENCH:-before/depthsort-bench}
-if has_part before && fits before 60 && [[ -x $before_bench ]]; then
-  note "== the 16M uniform row before ($(cat "$(dirname "$before_bench")/COMMIT" 2>/dev/null)) and after, same run"
+before_demo=$(dirname "$before_bench")/depthsort
+if has_part before && fits before 150 && [[ -x $before_bench ]]; then
+  note "== every GPU sorter's 16M uniform row, and the demo's compute part, before ($(cat "$(dirname "$before_bench")/COMMIT" 2>/dev/null)) and after, same run"
   for run in 1 2; do
     for which in before after; do
-      # The same algorithm both sides: BEFORE_OPTIONS names the options that select, in this build,
+      # The same algorithms both sides: BEFORE_OPTIONS names the options that select, in this build,
       # what the old build ran by default (e.g. hybrid:splitter=0).
-      b=("$before_bench" --sorters hybrid,hybrid-quick)
+      b=("$before_bench")
       if [[ $which == after ]]; then
-        b=("$bin/depthsort-bench" --sorters hybrid,hybrid-quick)
+        b=("$bin/depthsort-bench")
         for o in ${BEFORE_OPTIONS:-}; do b+=(--options "$o"); done
       fi
-      timeout 60 "${b[@]}" --sizes 16M --dist uniform --reps 31 \
+      timeout 120 "${b[@]}" --sizes 16M --dist uniform --reps 21 \
         --csv "$work/before-after-$which-$run.csv" >"$work/before-after-$which-$run.log" 2>&1
       note "$which (round $run): $(csv_rows "$work/before-after-$which-$run.csv")"
+      cp "$work/before-after-$which-$run.csv" "$OUT/" 2>/dev/null
     done
   done
+  # The demo's compute part (map, depth, sort, gather, unmap) at 5M triangles + 1M particles.
+  if [[ -x $before_demo && -x $bin/depthsort ]]; then
+    for run in 1 2; do
+      for which in before after; do
+        d=$before_demo
+        [[ $which == after ]] && d=$bin/depthsort
+        timeout 120 "$d" --headless --no-draw --triangles 5M --particles 1M --frames 300 \
+          --json "$work/demo-$which-$run.json" >"$work/demo-$which-$run.log" 2>&1
+        note "demo $which (round $run): $(grep -iE 'compute|sort ' "$work/demo-$which-$run.log" | head -3 | tr '\n' ' ')"
+        cp "$work/demo-$which-$run.json" "$OUT/" 2>/dev/null
+      done
+    done
+  fi
 fi
 
 if has_part studies; then
