@@ -4,7 +4,6 @@
 // sorter; the benchmark's and the demo's CPU paths), must see the ranges their timings name.
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -16,17 +15,6 @@
 
 namespace depthsort::nvtx_test {
 namespace {
-
-std::string joined(const std::vector<std::string>& problems) {
-  std::string text;
-  for (const std::string& p : problems) text += "\n  " + p;
-  return text;
-}
-
-std::string out_path(const std::string& name) {
-  std::filesystem::create_directories(DEPTHSORT_NVTX_TEST_OUT);
-  return std::string(DEPTHSORT_NVTX_TEST_OUT) + "/" + name;
-}
 
 // One frame as the demo records it: phases in the frame, the sorter's range in "sort".
 constexpr const char* kFrame =

@@ -4,7 +4,6 @@
 // reports itself skipped where no CUDA device exists.
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -15,23 +14,6 @@
 
 namespace depthsort::nvtx_test {
 namespace {
-
-#define REQUIRE_CUDA_DEVICE()                                                  \
-  do {                                                                         \
-    std::string why;                                                           \
-    if (!cuda_device_usable(&why)) GTEST_SKIP() << "no CUDA device: " << why; \
-  } while (0)
-
-std::string joined(const std::vector<std::string>& problems) {
-  std::string text;
-  for (const std::string& p : problems) text += "\n  " + p;
-  return text;
-}
-
-std::string out_path(const std::string& name) {
-  std::filesystem::create_directories(DEPTHSORT_NVTX_TEST_OUT);
-  return std::string(DEPTHSORT_NVTX_TEST_OUT) + "/" + name;
-}
 
 #ifdef DEPTHSORT_NVTX_BENCH
 // One timed sort of every available GPU sorter (cub-radix first, the baseline), nothing else.
@@ -56,12 +38,12 @@ void check_bench(const std::string& name, std::vector<std::string> args) {
 }
 
 TEST(NvtxGpu, OneSortOfEveryGpuSorterHasItsStepsRanges) {
-  REQUIRE_CUDA_DEVICE();
+  if (std::string why; !cuda_device_usable(&why)) GTEST_SKIP() << "no CUDA device: " << why;
   check_bench("bench-gpu", {"--sizes", "1M", "--reps", "1"});
 }
 
 TEST(NvtxGpu, ASequencesTimedFrameHasItsStepsRanges) {
-  REQUIRE_CUDA_DEVICE();
+  if (std::string why; !cuda_device_usable(&why)) GTEST_SKIP() << "no CUDA device: " << why;
   // Frame 0 (scene order, untimed) and frame 1 (coherent, timed): what scripts/profile.sh selects.
   check_bench("sequence-gpu", {"--sequence", "orbit", "--frames", "2", "--sizes", "1M"});
 }
@@ -82,18 +64,18 @@ void check_demo(const std::string& name, std::vector<std::string> args) {
 }
 
 TEST(NvtxGpu, AHeadlessFrameOfTheDemoHasItsPhasesAndStepsRanges) {
-  REQUIRE_CUDA_DEVICE();
+  if (std::string why; !cuda_device_usable(&why)) GTEST_SKIP() << "no CUDA device: " << why;
   check_demo("demo-gpu", {"--triangles", "200K", "--particles", "50K"});
 }
 
 TEST(NvtxGpu, TheExpandedDrawAndCoherentFramesToo) {
-  REQUIRE_CUDA_DEVICE();
+  if (std::string why; !cuda_device_usable(&why)) GTEST_SKIP() << "no CUDA device: " << why;
   check_demo("demo-gpu-expanded", {"--triangles", "200K", "--particles", "50K", "--coherent", "--draw-path", "expanded",
                                    "--sorter", "hybrid"});
 }
 
 TEST(NvtxGpu, SeparatePassesSortTwiceInsideSort) {
-  REQUIRE_CUDA_DEVICE();
+  if (std::string why; !cuda_device_usable(&why)) GTEST_SKIP() << "no CUDA device: " << why;
   check_demo("demo-gpu-separate", {"--triangles", "200K", "--particles", "50K", "--separate-passes"});
 }
 #endif

@@ -1,22 +1,14 @@
 #include "recorded_run.hpp"
 
-#include <sys/wait.h>
-
 #include <algorithm>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <stdexcept>
+
+#include "support/run_command.hpp"
 
 namespace depthsort::nvtx_test {
 namespace {
-
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (const char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
 
 // Every thread's top-level ranges, thread by thread (the programs record from one thread).
 std::vector<const Range*> all_roots(const Recording& recording) {
@@ -38,22 +30,27 @@ std::string read_text(const std::string& path) {
 
 RecordedRun run_recorded(const std::vector<std::string>& argv, const std::string& record_path, bool with_record_path) {
   std::filesystem::remove(record_path);
-  std::string command = with_record_path ? "env" : "env -u DEPTHSORT_NVTX_RECORD";  // env's options first
-  command += " NVTX_INJECTION64_PATH=" + quote(DEPTHSORT_NVTX_RECORDER);
-  if (with_record_path) command += " DEPTHSORT_NVTX_RECORD=" + quote(record_path);
-  for (const std::string& arg : argv) command += " " + quote(arg);
-  command += " 2>&1";
-  RecordedRun run;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) throw std::runtime_error("popen failed: " + command);
-  char buffer[4096];
-  std::size_t got = 0;
-  while ((got = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) run.output.append(buffer, got);
-  const int raw = pclose(pipe);
-  run.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  run.recorded = std::filesystem::exists(record_path);
-  run.recording = parse_recording(read_text(record_path));
-  return run;
+  std::string prefix = with_record_path ? "env" : "env -u DEPTHSORT_NVTX_RECORD";  // env's options first
+  prefix += " NVTX_INJECTION64_PATH=" + testing::shell_quote(DEPTHSORT_NVTX_RECORDER);
+  if (with_record_path) prefix += " DEPTHSORT_NVTX_RECORD=" + testing::shell_quote(record_path);
+  const testing::CommandOutput run = testing::run_command(argv, prefix);
+  RecordedRun result;
+  result.status = run.status;
+  result.output = run.output;
+  result.recorded = std::filesystem::exists(record_path);
+  result.recording = parse_recording(read_text(record_path));
+  return result;
+}
+
+std::string joined(const std::vector<std::string>& problems) {
+  std::string text;
+  for (const std::string& problem : problems) text += "\n  " + problem;
+  return text;
+}
+
+std::string out_path(const std::string& name) {
+  std::filesystem::create_directories(DEPTHSORT_NVTX_TEST_OUT);
+  return std::string(DEPTHSORT_NVTX_TEST_OUT) + "/" + name;
 }
 
 std::vector<std::string> check_bench_run(const Recording& recording, const nlohmann::json& report) {

@@ -36,4 +36,10 @@ std::vector<std::string> check_app_run(const Recording& recording, const nlohman
 // Reads a whole file ("" if it cannot be read).
 std::string read_text(const std::string& path);
 
+// Problems one a line, for a failure message.
+std::string joined(const std::vector<std::string>& problems);
+
+// A file under the tests' output folder (DEPTHSORT_NVTX_TEST_OUT, created on demand).
+std::string out_path(const std::string& name);
+
 }  // namespace depthsort::nvtx_test
