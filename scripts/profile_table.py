@@ -136,7 +136,7 @@ def main(argv):
     print(args.title)
     print(f"  {len(whole)} kernels profiled; n = {n} pairs; B/pair = DRAM bytes / n; GB/s and 'of copy' from "
           "profiler kernel times")
-    print(f"  profiler times: each kernel replayed alone, caches flushed, clocks as the card set them "
+    print(f"  profiler times: kernels serialised, each replayed alone with caches flushed, clocks as the card set them "
           f"(--clock-control none); the benchmark's CUDA-event times are the reference for speed")
     head = f"  {'step':<{label_width}}  {'read B/pair':>11}  {'write B/pair':>12}  {'profiler us':>11}  {'GB/s':>7}  {'of copy':>7}  kernels"
     print(head)
