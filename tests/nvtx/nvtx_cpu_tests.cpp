@@ -133,6 +133,44 @@ TEST(NvtxRanges, RangesOnTwoThreadsNestApart) {
   EXPECT_EQ(recording.roots.at(2).front().name, "b");
 }
 
+// A benchmark sequence row: the listing pass timed beside the sort (its range inside "timed", next
+// to the sorter's), their sum without a range, and frame 0's untimed sort outside "timed".
+constexpr const char* kSequence =
+    "push\t1\treference copy\npop\t1\n"
+    "push\t1\thybrid\npush\t1\tshuffle\npop\t1\npop\t1\n"
+    "push\t1\ttimed\n"
+    "push\t1\tlist keys (last order)\npop\t1\n"
+    "push\t1\thybrid\npush\t1\tshuffle\npop\t1\npop\t1\n"
+    "pop\t1\n";
+const nlohmann::json kSequenceReport = nlohmann::json::parse(R"json({"rows": [{"sorter": "hybrid", "dist": "seq-orbit",
+    "reps": 1, "steps": [{"name": "list keys (last order)"}, {"name": "list + sort"}, {"name": "shuffle"}]}]})json");
+
+TEST(NvtxRanges, ABenchmarkSequenceThatAgreesPasses) {
+  const auto problems = check_bench_run(parse_recording(kSequence), kSequenceReport);
+  EXPECT_TRUE(problems.empty()) << joined(problems);
+}
+
+TEST(NvtxRanges, ABenchmarkRangeBesideTheSortWithoutTimingFails) {
+  const auto problems =
+      check_bench_run(parse_recording(replaced(kSequence, "list keys (last order)", "list keys (scene order)")),
+                      kSequenceReport);
+  EXPECT_NE(joined(problems).find("range 'list keys (scene order)' beside the sort has no timing"), std::string::npos)
+      << joined(problems);
+  EXPECT_NE(joined(problems).find("'list keys (last order)' is timed but has no range inside 'hybrid'"),
+            std::string::npos)
+      << joined(problems);
+}
+
+TEST(NvtxRanges, ABenchmarkTimedSortTooManyOrWithoutItsSorterFails) {
+  const std::string twice = std::string(kSequence) + "push\t1\ttimed\npush\t1\thybrid\npop\t1\npop\t1\n";
+  EXPECT_NE(joined(check_bench_run(parse_recording(twice), kSequenceReport)).find("more timed sorts recorded"),
+            std::string::npos);
+  nlohmann::json thrust = kSequenceReport;
+  thrust["rows"][0]["sorter"] = "thrust";
+  EXPECT_NE(joined(check_bench_run(parse_recording(kSequence), thrust)).find("no range of sorter 'thrust' inside"),
+            std::string::npos);
+}
+
 // --- The recorder, injected into real host programs -------------------------------------------
 
 TEST(NvtxRecorder, SeesTheProbesFrameAsItsTimingsNameIt) {

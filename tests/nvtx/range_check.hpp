@@ -14,9 +14,15 @@ namespace depthsort::nvtx_test {
 // The one list of names that differ between ranges and timings by design (docs/profiling.md repeats
 // it). Ranges without a timing of their own: the demo's frame, the benchmark's bracket around each
 // timed sort and its reference copy, and every sorter's own range (Sorter::sort; its name is the
-// sorter's, checked apart). Timings without a range: sums and spans the program computes.
+// sorter's, checked apart). Timings without a range: sums and spans the program computes (the
+// demo's, and a benchmark sequence row's listing pass plus its sort).
 inline constexpr std::array<std::string_view, 3> kRangesWithoutTiming{"frame", "timed", "reference copy"};
-inline constexpr std::array<std::string_view, 3> kTimingsWithoutRange{"compute", "step sum", "host frame"};
+inline constexpr std::array<std::string_view, 4> kTimingsWithoutRange{"compute", "step sum", "host frame",
+                                                                      "list + sort"};
+
+// Whether `name` is in one of the lists above.
+bool without_timing(std::string_view name);
+bool without_range(std::string_view name);
 
 struct Range {
   std::string name;
