@@ -457,10 +457,12 @@ class App {
       pipeline_->compute(camera_, controls(time, dt), f);
       gl_timer_->begin_frame();
       if (draw) {
-        NvtxRange range("draw");
-        gl_timer_->begin_step("draw");
-        renderer_->draw(scene_, camera_, draw_options());
-        gl_timer_->end_step();
+        {
+          NvtxRange range("draw");  // the panel's "ui" follows it inside the frame, as in a window
+          gl_timer_->begin_step("draw");
+          renderer_->draw(scene_, camera_, draw_options());
+          gl_timer_->end_step();
+        }
         if (imgui_) {
           if (f + 1 == frames) run_teaching_requests(true, true);
           gl_timer_->begin_step("ui");

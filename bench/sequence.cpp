@@ -11,7 +11,9 @@
 #include "depthsort/errors.hpp"
 #include "depthsort/permutation_check.hpp"
 #include "depthsort/sorter.hpp"
+#include "depthsort/step_timer.hpp"
 #include "depthsort/workload.hpp"
+#include "reference_copy.hpp"
 
 namespace depthsort::bench {
 namespace {
@@ -61,6 +63,9 @@ SequenceSamples run_sequence(Sorter& sorter, const BenchConfig& config, Sequence
     launch_check_sorted(d.keys_by_id.data(), n, d.keys_out.data(), d.values_out.data(), n, d.bad.data(), stream);
     launch_check_permutation(d.values_out.data(), n, d.marks.data(), d.bad.data(), stream);
   };
+  // A profiler's reference for the memory's speed (scripts/profile.sh), on frame 0's pairs; untimed.
+  frame_input(0, d.identity.data());
+  launch_reference_copy(d.keys_in.data(), d.values_in.data(), d.keys_out.data(), d.values_out.data(), n, stream);
   for (int w = 0; w < config.warmup; ++w) {
     frame_input(0, d.identity.data());
     sorter.sort(buffers, stream);
@@ -75,18 +80,24 @@ SequenceSamples run_sequence(Sorter& sorter, const BenchConfig& config, Sequence
   for (int frame = 1; frame < config.frames; ++frame) {
     // The listing pass (this frame's depths in scene order, or in the last frame's order) is part
     // of what an order costs: timed beside the sort, and summed with it, in the row's steps.
-    DEPTHSORT_CUDA_CHECK(cudaEventRecord(events.list(), stream));
-    frame_input(frame, config.scratch ? d.identity.data() : d.values_out.data());
-    DEPTHSORT_CUDA_CHECK(cudaEventRecord(events.start(), stream));
-    sorter.sort(buffers, stream);
-    DEPTHSORT_CUDA_CHECK(cudaEventRecord(events.stop(), stream));
+    const char* list_step = config.scratch ? "list keys (scene order)" : "list keys (last order)";
+    {
+      const NvtxRange timed("timed");  // frames 1.., the ones the rows report
+      DEPTHSORT_CUDA_CHECK(cudaEventRecord(events.list(), stream));
+      {
+        const NvtxRange list(list_step);
+        frame_input(frame, config.scratch ? d.identity.data() : d.values_out.data());
+      }
+      DEPTHSORT_CUDA_CHECK(cudaEventRecord(events.start(), stream));
+      sorter.sort(buffers, stream);
+      DEPTHSORT_CUDA_CHECK(cudaEventRecord(events.stop(), stream));
+    }
     DEPTHSORT_CUDA_CHECK(cudaEventSynchronize(events.stop()));
     float ms = 0, list_ms = 0;
     DEPTHSORT_CUDA_CHECK(cudaEventElapsedTime(&ms, events.start(), events.stop()));
     DEPTHSORT_CUDA_CHECK(cudaEventElapsedTime(&list_ms, events.list(), events.start()));
     const std::span<const StepTime> sort_steps = sorter.timer().wait_last();
-    std::vector<StepTime> steps{{config.scratch ? "list keys (scene order)" : "list keys (last order)", list_ms},
-                                {"list + sort", list_ms + ms}};
+    std::vector<StepTime> steps{{list_step, list_ms}, {"list + sort", list_ms + ms}};
     steps.insert(steps.end(), sort_steps.begin(), sort_steps.end());
     for (Samples* target : {&samples.all, is_cut(path, static_cast<std::uint64_t>(frame)) ? &samples.cut : &samples.shot}) {
       target->total_ms.push_back(ms);

@@ -13,7 +13,8 @@ build=${1:-build}
 shift || true
 programs=("$@")
 if ((${#programs[@]} == 0)); then
-  programs=(depthsort-gpu-tests depthsort-bench depthsort-app-gpu-tests depthsort depthsort-multigpu depthsort-mms-types)
+  programs=(depthsort-gpu-tests depthsort-bench depthsort-app-gpu-tests depthsort depthsort-multigpu depthsort-mms-types
+            depthsort-nvtx-gpu-tests depthsort-nvtx-recorder.so)
 fi
 if [[ -n $(git status --porcelain --untracked-files=no) ]]; then
   echo "device-pack: note: the tree has uncommitted changes; COMMIT names HEAD plus '-dirty'" >&2

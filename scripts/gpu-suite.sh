@@ -298,6 +298,19 @@ if has_part multigpu && fits multigpu 90 && [[ -x $bin/depthsort-multigpu ]]; th
   cp "$work/multigpu/multi-gpu-bench.csv" "$OUT/multi-gpu-bench.csv" 2>/dev/null
 fi
 
+if has_part profile && fits profile 200 && [[ -x scripts/profile.sh ]]; then
+  # Nsight Compute per-step tables (docs/profiling.md): every GPU sorter's timed sort at 16M uniform
+  # and timed frame of a 15M coherent orbit, and a demo frame; the .ncu-rep files stay in results.tgz.
+  note "== scripts/profile.sh all (Nsight Compute: bytes per pair and bandwidth of every step)"
+  timeout ${PROFILE_S:-450} scripts/profile.sh --bin "$bin" --out "$work/profile" all >"$work/profile.log" 2>&1
+  status profile $?
+  grep -E "kernels profiled|profile\(s\) failed|^profile.sh:" "$work/profile.log" | tail -30 | tee -a "$summary"
+  mkdir -p "$OUT/profile"
+  for table in "$work"/profile/*/table.txt; do
+    [[ -f $table ]] && cp "$table" "$OUT/profile/$(basename "$(dirname "$table")").txt"
+  done
+fi
+
 note "== $(( $(date +%s) - started )) s; parts failed: $failures"
 cp "$summary" "$OUT/summary.txt"
 tar -czf "$OUT/results.tgz" -C "$work" . 2>/dev/null

@@ -1,5 +1,7 @@
 #include "support.hpp"
 
+#include "support/run_command.hpp"
+
 #define STB_IMAGE_IMPLEMENTATION
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
@@ -8,8 +10,6 @@
 #include <stb_image.h>
 #pragma GCC diagnostic pop
 
-#include <sys/wait.h>
-
 #include <cmath>
 #include <filesystem>
 #include <cstdio>
@@ -17,27 +17,11 @@
 
 namespace depthsort::app::test {
 
-namespace {
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (const char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-}  // namespace
-
 CommandResult run_depthsort(const std::vector<std::string>& args, const std::string& prefix) {
-  std::string command = (prefix.empty() ? "" : prefix + " ") + quote(DEPTHSORT_BIN);
-  for (const std::string& a : args) command += " " + quote(a);
-  command += " 2>&1";
-  CommandResult result;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) throw std::runtime_error("popen failed: " + command);
-  char buf[4096];
-  std::size_t n = 0;
-  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) result.output.append(buf, n);
-  const int raw = pclose(pipe);
-  result.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  return result;
+  std::vector<std::string> words{DEPTHSORT_BIN};
+  words.insert(words.end(), args.begin(), args.end());
+  const depthsort::testing::CommandOutput run = depthsort::testing::run_command(words, prefix);
+  return CommandResult{run.status, run.output};
 }
 
 std::array<int, 4> Image::at(int x, int y) const {

@@ -1,0 +1,150 @@
+#include "recorded_run.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "support/run_command.hpp"
+
+namespace depthsort::nvtx_test {
+namespace {
+
+// Every thread's top-level ranges, thread by thread (the programs record from one thread).
+std::vector<const Range*> all_roots(const Recording& recording) {
+  std::vector<const Range*> roots;
+  for (const auto& [thread, list] : recording.roots)
+    for (const Range& range : list) roots.push_back(&range);
+  return roots;
+}
+
+}  // namespace
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return {};
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+RecordedRun run_recorded(const std::vector<std::string>& argv, const std::string& record_path, bool with_record_path) {
+  std::filesystem::remove(record_path);
+  std::string prefix = with_record_path ? "env" : "env -u DEPTHSORT_NVTX_RECORD";  // env's options first
+  prefix += " NVTX_INJECTION64_PATH=" + testing::shell_quote(DEPTHSORT_NVTX_RECORDER);
+  if (with_record_path) prefix += " DEPTHSORT_NVTX_RECORD=" + testing::shell_quote(record_path);
+  const testing::CommandOutput run = testing::run_command(argv, prefix);
+  RecordedRun result;
+  result.status = run.status;
+  result.output = run.output;
+  result.recorded = std::filesystem::exists(record_path);
+  result.recording = parse_recording(read_text(record_path));
+  return result;
+}
+
+std::string joined(const std::vector<std::string>& problems) {
+  std::string text;
+  for (const std::string& problem : problems) text += "\n  " + problem;
+  return text;
+}
+
+std::string out_path(const std::string& name) {
+  std::filesystem::create_directories(DEPTHSORT_NVTX_TEST_OUT);
+  return std::string(DEPTHSORT_NVTX_TEST_OUT) + "/" + name;
+}
+
+std::vector<std::string> check_bench_run(const Recording& recording, const nlohmann::json& report) {
+  std::vector<std::string> problems = recording.problems;
+  // The timed sorts the rows report, in order. A cut path's @cut and @shot rows are parts of its
+  // main row's frames, not sorts of their own.
+  struct Expected {
+    std::string sorter;
+    std::vector<std::string> steps;
+  };
+  std::vector<Expected> expected;
+  std::vector<std::string> sorter_names;
+  for (const auto& row : report.at("rows")) {
+    const std::string sorter = row.at("sorter").get<std::string>();
+    sorter_names.push_back(sorter);
+    if (row.at("dist").get<std::string>().find('@') != std::string::npos) continue;
+    std::vector<std::string> steps;
+    for (const auto& step : row.at("steps")) steps.push_back(step.at("name").get<std::string>());
+    const int reps = row.at("reps").get<int>();
+    for (int r = 0; r < reps; ++r) expected.push_back({sorter, steps});
+  }
+  std::size_t next = 0;
+  for (const Range* root : all_roots(recording)) {
+    if (root->name == "reference copy") {
+      if (!root->children.empty()) problems.push_back("the reference copy holds ranges: " + outline(*root));
+      continue;
+    }
+    if (root->name != "timed") {
+      if (std::find(sorter_names.begin(), sorter_names.end(), root->name) == sorter_names.end())
+        problems.push_back("top-level range '" + root->name + "' is neither a timed sort, an untimed sort of a reported "
+                           "sorter, nor the reference copy");
+      continue;
+    }
+    const std::string which = "timed sort " + std::to_string(next + 1);
+    if (next >= expected.size()) {
+      problems.push_back(which + ": more timed sorts recorded than the rows report (" +
+                         std::to_string(expected.size()) + ")");
+      continue;
+    }
+    const Expected& e = expected[next++];
+    // Inside: the sorter's own range, and beside it any work the benchmark times itself around the
+    // sort (a sequence frame's listing pass), each a range named as its step.
+    const Range* sort = nullptr;
+    std::vector<std::string> sorter_steps;
+    for (const Range& child : root->children) {
+      if (child.name == e.sorter && sort == nullptr) {
+        sort = &child;
+      } else if (std::find(e.steps.begin(), e.steps.end(), child.name) == e.steps.end()) {
+        problems.push_back(which + " (" + e.sorter + "): range '" + child.name + "' beside the sort has no timing");
+      }
+    }
+    for (const std::string& step : e.steps)
+      if (std::none_of(root->children.begin(), root->children.end(),
+                       [&](const Range& child) { return child.name == step; }))
+        sorter_steps.push_back(step);
+    if (sort == nullptr) {
+      problems.push_back(which + ": no range of sorter '" + e.sorter + "' inside, found " + outline(*root, 1));
+      continue;
+    }
+    for (const std::string& problem : compare_sort(*sort, e.sorter, sorter_steps))
+      problems.push_back(which + " (" + e.sorter + "): " + problem);
+  }
+  if (next < expected.size())
+    problems.push_back("the rows report " + std::to_string(expected.size()) + " timed sorts, " + std::to_string(next) +
+                       " were recorded");
+  return problems;
+}
+
+std::vector<std::string> check_app_run(const Recording& recording, const nlohmann::json& report) {
+  std::vector<std::string> problems = recording.problems;
+  const std::string sorter = report.at("meta").at("sorter").get<std::string>();
+  const std::vector<const Range*> roots = all_roots(recording);
+  const auto& frames = report.at("frames");
+  std::size_t checked = 0;
+  for (const auto& row : frames) {
+    const std::size_t index = row.at("frame").get<std::size_t>();
+    if (index >= roots.size()) {
+      problems.push_back("frame " + std::to_string(index) + " has timings but no range was recorded for it");
+      continue;
+    }
+    std::vector<std::string> labels;
+    for (const auto& [label, value] : row.items())
+      if (label != "frame") labels.push_back(label);
+    for (const std::string& problem : compare_frame(*roots[index], labels, sorter, sorter))
+      problems.push_back("frame " + std::to_string(index) + ": " + problem);
+    ++checked;
+  }
+  if (checked == 0) problems.push_back("no frame's timings to compare (--json has no frames)");
+  for (const Range* root : roots)
+    if (root->name != "frame") problems.push_back("range '" + root->name + "' was recorded outside a frame");
+  if (roots.size() != frames.size())
+    problems.push_back(std::to_string(roots.size()) + " frames recorded, " + std::to_string(frames.size()) +
+                       " with timings in --json");
+  return problems;
+}
+
+}  // namespace depthsort::nvtx_test
