@@ -37,6 +37,38 @@ GlfwWindow::GlfwWindow(int width, int height, const std::string& title, bool vsy
     throw std::runtime_error("loading OpenGL 4.5 core functions through GLFW failed");
   }
   set_vsync(vsync);
+  glfwSetWindowUserPointer(window_, this);
+  glfwSetKeyCallback(window_, &GlfwWindow::on_key);
+}
+
+void GlfwWindow::on_key(GLFWwindow* window, int key, int /*scancode*/, int action, int mods) {
+  auto* self = static_cast<GlfwWindow*>(glfwGetWindowUserPointer(window));
+  if (!self || action != GLFW_PRESS || self->key_count_ == kKeyQueue) return;
+  self->keys_[self->key_count_++] = KeyPress{key, mods};
+}
+
+std::size_t GlfwWindow::take_keys(std::array<KeyPress, kKeyQueue>& out) {
+  const std::size_t n = key_count_;
+  for (std::size_t i = 0; i < n; ++i) out[i] = keys_[i];
+  key_count_ = 0;
+  return n;
+}
+
+void GlfwWindow::request_close() const { glfwSetWindowShouldClose(window_, GLFW_TRUE); }
+
+void GlfwWindow::set_fullscreen(bool on) {
+  GLFWmonitor* current = glfwGetWindowMonitor(window_);
+  if (on == (current != nullptr)) return;
+  if (on) {
+    GLFWmonitor* monitor = glfwGetPrimaryMonitor();
+    const GLFWvidmode* mode = monitor ? glfwGetVideoMode(monitor) : nullptr;
+    if (!mode) return;  // no monitor to fill (some virtual displays): stay windowed
+    glfwGetWindowPos(window_, &windowed_x_, &windowed_y_);
+    glfwGetWindowSize(window_, &windowed_w_, &windowed_h_);
+    glfwSetWindowMonitor(window_, monitor, 0, 0, mode->width, mode->height, mode->refreshRate);
+  } else {
+    glfwSetWindowMonitor(window_, nullptr, windowed_x_, windowed_y_, windowed_w_, windowed_h_, GLFW_DONT_CARE);
+  }
 }
 
 GlfwWindow::~GlfwWindow() {

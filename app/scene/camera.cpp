@@ -35,7 +35,17 @@ void Camera::orbit(float d_yaw, float d_pitch) {
   pitch = std::clamp(pitch + d_pitch, -1.5f, 1.5f);
 }
 
-void Camera::zoom(float factor) { distance = std::clamp(distance * factor, 1e-3f, 1e5f); }
+void Camera::zoom(float factor) { distance = std::clamp(distance * factor, min_distance, max_distance); }
+
+void Camera::fit_planes(glm::vec3 centre, float radius) {
+  // Ratio far / near at most kDepthRange: a 24-bit depth buffer keeps about 2^24 / kDepthRange
+  // steps over the scene's depth.
+  constexpr float kDepthRange = 4000.0f;
+  const float r = std::max(radius, 1e-4f);
+  const float to_centre = glm::length(eye() - centre);
+  far_plane = (to_centre + r) * 1.01f;
+  near_plane = std::max((to_centre - r) * 0.99f, far_plane / kDepthRange);
+}
 
 void Camera::fly(glm::vec3 m) {
   const glm::vec3 f = forward();
@@ -64,6 +74,8 @@ Camera Camera::framing(glm::vec3 lo, glm::vec3 hi, float fov_y) {
   c.pitch = -0.3f;
   c.near_plane = std::max(c.distance * 1e-3f, 1e-3f);
   c.far_plane = c.distance + 4.0f * radius;
+  c.min_distance = 0.02f * radius;
+  c.max_distance = 10.0f * c.distance;
   c.position = c.eye();
   return c;
 }
