@@ -107,7 +107,7 @@ class App {
   std::vector<std::uint32_t> segment_starts_;
   SizeHistogram histogram_;
   std::size_t histogram_segments_ = 0;
-  std::array<KeyPress, GlfwWindow::kKeyQueue> key_presses_{};
+  std::array<PressedKey, GlfwWindow::kKeyQueue> key_presses_{};
   bool slow_noted_ = false;
   FrameRate frame_rate_;  // the panel's fps figure (windowed)
   bool was_dragging_ = false;

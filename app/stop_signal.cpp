@@ -5,8 +5,8 @@
 namespace depthsort::app {
 
 namespace {
-// The program's one global: a signal handler can reach nothing else. Written only by the
-// handler, read by the frame loops.
+// The program's one global: a signal handler can reach nothing else (nor can Xlib's error
+// handler, which sets it too). Written only by the handlers, read by the frame loops.
 volatile std::sig_atomic_t g_stop_signal = 0;
 
 extern "C" void on_stop_signal(int signal) { g_stop_signal = signal; }
@@ -22,6 +22,8 @@ void install_stop_handler() {
 }
 
 int stop_signal() noexcept { return static_cast<int>(g_stop_signal); }
+
+void request_stop(int reason) noexcept { g_stop_signal = reason; }
 
 const char* stop_signal_name(int signal) noexcept {
   switch (signal) {

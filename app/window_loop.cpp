@@ -142,6 +142,7 @@ int App::run_windowed() {
     window_->poll_events();
     int width = 0, height = 0;
     window_->framebuffer_size(width, height);
+    if (stop_signal() == kWindowGone) break;  // the sizes just read are not to be trusted
     if (width <= 0 || height <= 0) {  // minimised: neither draw nor spin
       window_->wait_events(0.1);
       last = glfwGetTime();
@@ -213,8 +214,13 @@ int App::run_windowed() {
       if (!(settings_ == before_) || requests_.any()) apply_changes(before_, requests_);
     }
   }
-  const int signal = stop_signal();
-  if (signal != 0) say(std::string("stopped by ") + stop_signal_name(signal) + " after " + std::to_string(frames_run) + " frames");
+  int signal = stop_signal();
+  if (signal == kWindowGone) {
+    say("the window was lost after " + std::to_string(frames_run) + " frames (destroyed from outside, or an X error on it)");
+    signal = 0;  // as if it had been closed
+  } else if (signal != 0) {
+    say(std::string("stopped by ") + stop_signal_name(signal) + " after " + std::to_string(frames_run) + " frames");
+  }
   if (!config_.json.empty()) {
     report_dropped(timings);
     outputs_ok &= write_output("--json", [&] {

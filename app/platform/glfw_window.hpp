@@ -11,7 +11,7 @@ namespace depthsort::app {
 
 // A key press as GLFW reported it (key code and modifier bits), queued by the key callback so
 // that a press and release between two frames is not lost.
-struct KeyPress {
+struct PressedKey {
   int key = 0, mods = 0;
 };
 
@@ -39,12 +39,12 @@ class GlfwWindow {
   // The key presses since the last call (at most kKeyQueue a frame; more are dropped). The
   // callback is installed before ImGui's, which chains to it.
   static constexpr std::size_t kKeyQueue = 32;
-  std::size_t take_keys(std::array<KeyPress, kKeyQueue>& out);
+  std::size_t take_keys(std::array<PressedKey, kKeyQueue>& out);
 
  private:
   static void on_key(GLFWwindow* window, int key, int scancode, int action, int mods);
   GLFWwindow* window_ = nullptr;
-  std::array<KeyPress, kKeyQueue> keys_{};
+  std::array<PressedKey, kKeyQueue> keys_{};
   std::size_t key_count_ = 0;
   int windowed_x_ = 0, windowed_y_ = 0, windowed_w_ = 0, windowed_h_ = 0;  // before full screen
 };

@@ -46,6 +46,10 @@ void ImGuiLayer::begin_frame() {
   ImGui_ImplOpenGL3_NewFrame();
   if (window_) {
     ImGui_ImplGlfw_NewFrame();
+    // A window destroyed from outside in the middle of a frame leaves the backend's size read
+    // unanswered (garbage); the frame loop stops after this frame, which must still be valid.
+    ImGuiIO& io = ImGui::GetIO();
+    if (!(io.DisplaySize.x >= 0.0f) || !(io.DisplaySize.y >= 0.0f)) io.DisplaySize = ImVec2(0.0f, 0.0f);
   } else {
     ImGuiIO& io = ImGui::GetIO();
     io.DisplaySize = ImVec2(static_cast<float>(width_), static_cast<float>(height_));

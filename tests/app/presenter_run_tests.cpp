@@ -115,6 +115,39 @@ TEST(Presenter, KeysAsRealXEvents) {
   EXPECT_LT(title_bar_pixels(image), 50) << "H did not hide the panel";
 }
 
+// Esc with the sorter list open closes the list and the run goes on (O still acts); the next
+// Esc quits. The list (the panel's "sorter" combo) is at (130, 181) in this layout.
+TEST(Presenter, EscClosesAnOpenListBeforeQuitting) {
+  if (!have("xvfb-run") || !have("xdotool")) GTEST_SKIP() << "xvfb-run or xdotool not installed";
+  const std::string png = out_path("list.png");
+  run_script("list", windowed_script("list", "--cpu --triangles 5K --size 640x400 --screenshot " + png,
+                                     "  xdotool mousemove --window $WID 130 181; sleep 0.3; xdotool click 1; sleep 1\n"
+                                     "  xdotool key Escape; sleep 0.5\n"
+                                     "  xdotool mousemove --window $WID 600 300; sleep 0.3\n"
+                                     "  xdotool key o; sleep 0.5\n"
+                                     "  xdotool key Escape\n"));
+  const std::string output = read_text(out_path("list.txt"));
+  ASSERT_EQ(status_of("list"), 0) << output;
+  const std::size_t sorting_off = output.find("key O: sorting off"), quit = output.find("key Esc: quit");
+  ASSERT_NE(sorting_off, std::string::npos) << "the first Esc did not leave the run going: " << output;
+  EXPECT_LT(sorting_off, quit) << output;
+  EXPECT_EQ(output.find("key Esc: quit", quit + 1), std::string::npos) << output;
+}
+
+// A window destroyed from outside (as a window manager's kill does) ends the run as a closed
+// window does: exit status 0 and a line saying so, not Xlib's exit(1) with an X error dump.
+TEST(Presenter, WindowDestroyedFromOutsideEndsCleanly) {
+  if (!have("xvfb-run") || !have("xdotool")) GTEST_SKIP() << "xvfb-run or xdotool not installed";
+  run_script("destroyed", windowed_script("destroyed", "--cpu --triangles 5K --size 640x400",
+                                          // once running (the frame loop), not while it sets up
+                                          "  for i in $(seq 100); do grep -q \"^sorter:\" \"$1/destroyed.txt\" && break; sleep 0.2; done\n"
+                                          "  sleep 1; xdotool windowclose $WID\n"));
+  const std::string output = read_text(out_path("destroyed.txt"));
+  EXPECT_EQ(status_of("destroyed"), 0) << output;
+  EXPECT_NE(output.find("the window was lost after"), std::string::npos) << output;
+  EXPECT_EQ(output.find("X Error"), std::string::npos) << output;
+}
+
 // Piped output arrives line by line while the program runs; SIGTERM ends it with the summary,
 // the --json of the frames run and exit status 143.
 TEST(Presenter, PipedOutputAndSigterm) {
