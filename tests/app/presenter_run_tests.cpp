@@ -60,6 +60,21 @@ int status_of(const std::string& name) {
   return text.empty() ? -1 : std::atoi(text.c_str());
 }
 
+struct WindowedRun {
+  int status = -1;
+  std::string output;
+};
+
+// The demo in a window under Xvfb (the CPU path, a 5K-triangle knot, 640x400, its last frame to
+// NAME.png), driven by `actions` (see windowed_script).
+WindowedRun run_windowed(const std::string& name, const std::string& actions) {
+  if (!have("xvfb-run") || !have("xdotool")) return {};
+  const std::string png = out_path(name + ".png");
+  std::remove(png.c_str());
+  run_script(name, windowed_script(name, "--cpu --triangles 5K --size 640x400 --screenshot " + png, actions));
+  return {status_of(name), read_text(out_path(name + ".txt"))};
+}
+
 // ImGui's title bar (dark style: active (41, 74, 122), inactive (10, 10, 10)) in the top rows.
 int title_bar_pixels(const Image& image) {
   int n = 0;
@@ -77,18 +92,15 @@ int title_bar_pixels(const Image& image) {
 // window again; Esc then quits (the screenshot is the last frame).
 TEST(Presenter, PanelStaysInsideTheWindowThroughResizes) {
   if (!have("xvfb-run") || !have("xdotool")) GTEST_SKIP() << "xvfb-run or xdotool not installed";
-  const std::string png = out_path("resized.png");
-  std::remove(png.c_str());
-  run_script("resized", windowed_script("resized", "--cpu --triangles 5K --size 640x400 --screenshot " + png,
+  const auto [status, output] = run_windowed("resized",
                                         "  xdotool windowsize $WID 1 1; sleep 1\n"
                                         "  xdotool windowsize $WID 640 400; sleep 1\n"
                                         "  xdotool windowsize $WID 50 50; sleep 1\n"
                                         "  xdotool windowsize $WID 640 400; sleep 1.5\n"
-                                        "  xdotool key Escape\n"));
-  const std::string output = read_text(out_path("resized.txt"));
-  ASSERT_EQ(status_of("resized"), 0) << output;
+                                        "  xdotool key Escape\n");
+  ASSERT_EQ(status, 0) << output;
   EXPECT_NE(output.find("key Esc: quit"), std::string::npos) << output;
-  const Image image = read_png(png);
+  const Image image = read_png(out_path("resized.png"));
   ASSERT_EQ(image.width, 640);
   EXPECT_GT(title_bar_pixels(image), 1500) << "the panel's title bar is not inside the window";
 }
@@ -98,20 +110,17 @@ TEST(Presenter, PanelStaysInsideTheWindowThroughResizes) {
 // sorter on the CPU path, R resets the camera, Ctrl+Q quits.
 TEST(Presenter, KeysAsRealXEvents) {
   if (!have("xvfb-run") || !have("xdotool")) GTEST_SKIP() << "xvfb-run or xdotool not installed";
-  const std::string png = out_path("keys.png");
-  std::remove(png.c_str());
-  run_script("keys", windowed_script("keys", "--cpu --triangles 5K --size 640x400 --screenshot " + png,
+  const auto [status, output] = run_windowed("keys",
                                      "  for k in F1 Escape space o o c h n r; do xdotool key $k; sleep 0.4; done\n"
                                      "  sleep 0.5\n"
-                                     "  xdotool key ctrl+q\n"));
-  const std::string output = read_text(out_path("keys.txt"));
-  ASSERT_EQ(status_of("keys"), 0) << output;
+                                     "  xdotool key ctrl+q\n");
+  ASSERT_EQ(status, 0) << output;
   for (const char* line : {"key Space: order frozen on", "key O: sorting off", "key O: sorting on", "key C: colours by rank",
                            "key H: panel hidden", "key N: the CPU path has only the CPU sorter", "key R: camera reset",
                            "key Ctrl+Q: quit"})
     EXPECT_NE(output.find(line), std::string::npos) << line << "\n" << output;
   EXPECT_EQ(output.find("key Esc: quit"), std::string::npos) << "Esc quit instead of closing the help: " << output;
-  const Image image = read_png(png);
+  const Image image = read_png(out_path("keys.png"));
   EXPECT_LT(title_bar_pixels(image), 50) << "H did not hide the panel";
 }
 
@@ -119,15 +128,13 @@ TEST(Presenter, KeysAsRealXEvents) {
 // Esc quits. The list (the panel's "sorter" combo) is at (130, 181) in this layout.
 TEST(Presenter, EscClosesAnOpenListBeforeQuitting) {
   if (!have("xvfb-run") || !have("xdotool")) GTEST_SKIP() << "xvfb-run or xdotool not installed";
-  const std::string png = out_path("list.png");
-  run_script("list", windowed_script("list", "--cpu --triangles 5K --size 640x400 --screenshot " + png,
+  const auto [status, output] = run_windowed("list",
                                      "  xdotool mousemove --window $WID 130 181; sleep 0.3; xdotool click 1; sleep 1\n"
                                      "  xdotool key Escape; sleep 0.5\n"
                                      "  xdotool mousemove --window $WID 600 300; sleep 0.3\n"
                                      "  xdotool key o; sleep 0.5\n"
-                                     "  xdotool key Escape\n"));
-  const std::string output = read_text(out_path("list.txt"));
-  ASSERT_EQ(status_of("list"), 0) << output;
+                                     "  xdotool key Escape\n");
+  ASSERT_EQ(status, 0) << output;
   const std::size_t sorting_off = output.find("key O: sorting off"), quit = output.find("key Esc: quit");
   ASSERT_NE(sorting_off, std::string::npos) << "the first Esc did not leave the run going: " << output;
   EXPECT_LT(sorting_off, quit) << output;
@@ -138,12 +145,11 @@ TEST(Presenter, EscClosesAnOpenListBeforeQuitting) {
 // window does: exit status 0 and a line saying so, not Xlib's exit(1) with an X error dump.
 TEST(Presenter, WindowDestroyedFromOutsideEndsCleanly) {
   if (!have("xvfb-run") || !have("xdotool")) GTEST_SKIP() << "xvfb-run or xdotool not installed";
-  run_script("destroyed", windowed_script("destroyed", "--cpu --triangles 5K --size 640x400",
+  const auto [status, output] = run_windowed("destroyed",
                                           // once running (the frame loop), not while it sets up
                                           "  for i in $(seq 100); do grep -q \"^sorter:\" \"$1/destroyed.txt\" && break; sleep 0.2; done\n"
-                                          "  sleep 1; xdotool windowclose $WID\n"));
-  const std::string output = read_text(out_path("destroyed.txt"));
-  EXPECT_EQ(status_of("destroyed"), 0) << output;
+                                          "  sleep 1; xdotool windowclose $WID\n");
+  EXPECT_EQ(status, 0) << output;
   EXPECT_NE(output.find("the window was lost after"), std::string::npos) << output;
   EXPECT_EQ(output.find("X Error"), std::string::npos) << output;
 }
