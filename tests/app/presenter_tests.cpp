@@ -196,5 +196,11 @@ TEST(Settings, AChangeOfSorterOrOptionsAsksForARebuild) {
   EXPECT_TRUE(settings_change(a, b).fullscreen);
 }
 
+TEST(Settings, HelpListsThePresenterKeys) {
+  const std::string help = help_text();
+  for (const char* key : {"Esc", "Ctrl+Q", "F1", "F11", "Space", "W A S D, Q E", "wheel"})
+    EXPECT_NE(help.find(key), std::string::npos) << key;
+}
+
 }  // namespace
 }  // namespace depthsort::app::test
