@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <functional>
@@ -13,6 +14,7 @@
 #include "depthsort/count_text.hpp"
 #include "depthsort/errors.hpp"
 #include "depthsort/registry.hpp"
+#include "keys.hpp"
 #include "scene/scene.hpp"
 
 namespace depthsort::app {
@@ -85,9 +87,10 @@ struct Cli {
     app.set_help_flag("-h,--help", "print this help and exit");
     app.set_version_flag("--version", version_text(), "print the version and exit");
     app.get_formatter()->column_width(kHelpColumn);
-    app.footer(wrap(kCountHelp, kHelpWidth) + "\n" + wrap(limits_help(), kHelpWidth) + "\n" +
+    app.footer(controls_help() + "\n" + wrap(kCountHelp, kHelpWidth) + "\n" + wrap(limits_help(), kHelpWidth) + "\n" +
                wrap("Exit status: 0 success, 1 runtime error (bad OBJ file, memory, an output that cannot be written, "
-                    "a wrong sorted order...), 2 usage error (a bad flag or value, a size above a fixed limit).",
+                    "a wrong sorted order...), 2 usage error (a bad flag or value, a size above a fixed limit), "
+                    "130 / 143 stopped by SIGINT / SIGTERM (the summary and --json still written).",
                     kHelpWidth));
 
     const auto text = [&](const std::string& names, const std::string& help, const char* type,
@@ -129,7 +132,7 @@ struct Cli {
       const float a = std::strtof(v.c_str(), &end);
       if (v.empty() || end != v.c_str() + v.size() || !(a > 0.0f && a <= 1.0f))
         throw UsageError("--opacity needs a number in (0, 1], got " + quote_for_message(v));
-      c.opacity = a;
+      c.given_opacity = a;
     })->group(scene);
 
     const char* sorting = "Sorting";
@@ -220,6 +223,7 @@ struct Cli {
            if (v.empty() || end != v.c_str() + v.size() || !(f >= 0.0f && f <= 1.0f))
              throw UsageError("--wipe needs a number in [0, 1], got " + quote_for_message(v));
            c.wipe = f;
+           c.wipe_on = true;
          })->group(drawing);
     text("--sprite-shape", "triangle (default: one triangle around the sprite's disc, three vertices a "
                            "primitive in the single order's draw) or quad (two triangles a particle, six vertices "
@@ -241,6 +245,17 @@ struct Cli {
          })->group(drawing);
     app.add_flag("--panel", c.panel, "headless: draw the control panel into the frames (and the screenshot)")
         ->group(drawing);
+  }
+
+  // The window's controls (keys.hpp), one a line.
+  static std::string controls_help() {
+    std::string text = "Controls in the window (F1 shows them there too):\n";
+    for (const ControlHelp& c : kControls) {
+      std::string line = "  " + std::string(c.control);
+      line.resize(std::max<std::size_t>(line.size() + 1, 22), ' ');
+      text += line + c.action + "\n";
+    }
+    return text;
   }
 
   static std::string limits_help() {
@@ -283,7 +298,7 @@ void check_combinations(Config& c) {
   if (c.scene == SceneKind::Mixed && c.particles)
     throw UsageError("--particles: --scene mixed has its own single particle");
   if (c.panel && !c.draw) throw UsageError("--panel draws the panel over the frame; drop --no-draw");
-  if (c.wipe >= 0.0f && c.separate_passes)
+  if (c.wipe_on && c.separate_passes)
     throw UsageError("--wipe compares the single order with submission order; drop --separate-passes");
   if (c.colour_mode != 0 && c.separate_passes)
     throw UsageError("--colour rank|segment colours the single order; drop --separate-passes");

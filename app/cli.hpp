@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "scene/camera.hpp"
+#include "settings.hpp"
 
 namespace depthsort::app {
 
@@ -20,25 +21,20 @@ class UsageError : public std::runtime_error {
 
 enum class SceneKind { Knot, Test, Mixed, None };
 
-// How the single order is drawn: pull (primitive.vert reads order, triangle list and vertices
-// from storage buffers) or expanded (CUDA, or the CPU path, writes three ready vertices a sorted
-// position; depthsort/expand.hpp).
-enum class DrawPath { Pull, Expanded };
-
-struct Config {
+// The command line: the settings it starts with (Settings, which the panel then edits) and what
+// only the command line sets.
+struct Config : Settings {
   // Scene
   SceneKind scene = SceneKind::Knot;
   std::vector<std::string> meshes;             // --mesh FILE (several allowed); replaces the knot
   std::optional<std::size_t> copies;           // --copies N
   std::optional<std::size_t> triangles;        // --triangles N (tiles meshes / sizes the knot)
   std::optional<std::size_t> particles;        // --particles N
-  std::optional<float> opacity;                // --opacity A
+  std::optional<float> given_opacity;          // --opacity A (else the scene's own)
   // Sorting
   std::string sorter;                          // --sorter NAME (empty: the default for the path)
   std::string sorter_options;                  // --sorter-options a=1,b=0
   bool force_cpu = false;                      // --cpu
-  bool sort = true;                            // --no-sort
-  int check_every = 30;                        // --check-every N (frames between correctness checks)
   bool cycle_sorters = false;                  // --cycle-sorters (every frame the next sorter/options)
   // Running
   bool headless = false;                       // --headless
@@ -48,16 +44,8 @@ struct Config {
   std::string screenshot;                      // --screenshot FILE.png
   std::string json;                            // --json FILE
   bool draw = true;                            // --no-draw
-  bool vsync = true;                           // --no-vsync
   bool quiet = false;                          // --quiet
-  // Drawing and the frame's order (issues 12 and 13; the demo-frame block of cli.cpp)
-  bool separate_passes = false;                // --separate-passes: sort and draw meshes and particles apart
-  bool coherent = false;                       // --coherent: depths in last frame's sorted order
-  int colour_mode = 0;                         // --colour scene|rank|segment (ColourMode)
-  float wipe = -1.0f;                          // --wipe F: unsorted left of F x width; < 0 none
   bool panel = false;                          // --panel: headless screenshots show the panel
-  bool triangle_sprites = true;                // --sprite-shape triangle (default) or quad
-  DrawPath draw_path = DrawPath::Pull;         // --draw-path pull|expanded
 };
 
 // "pull" or "expanded": the --draw-path value, for the console, the panel and --json.

@@ -134,21 +134,16 @@ class GpuPipeline final : public FramePipeline {
     return runner.run(keys_.keys_in.data(), keys_.values_in.data(), n_, stream_.get());
   }
 
-  void compute(const Camera& camera, const FrameControls& controls, std::uint64_t frame_index) override {
+  void compute(const Camera& camera, const FramePlan& plan, std::uint64_t frame_index) override {
     // A check that has finished since the last poll frees the slot for this frame's check, so
     // --check-every 1 checks every frame where the GPU keeps up (headless runs always do).
     poll_check();
     const cudaStream_t stream = stream_.get();
     const DepthPlane plane = camera.depth_plane();
-    const bool order = !controls.freeze && n_ > 0;
-    const bool simulate = particles_ > 0 && controls.simulate && !fixed_particles_;
-    const bool coherent = use_previous_order(controls);
-    const bool separate = controls.separate_passes;
-    const bool expand = controls.expanded && !separate && n_ > 0;
+    const auto [order, sorting, simulate, separate, expand, segments] = steps(plan, n_, particles_, fixed_particles_);
+    const bool coherent = use_previous_order(plan);
     if (expand && !expanded_.resource())
       throw std::logic_error("the expanded draw needs the renderer's expanded vertex buffer (--draw-path expanded)");
-    // The expanded draw reads neither the id order nor the segment ids from GL.
-    const bool segments = order && !separate && controls.segment_ids && !expand;
     // The buffers this frame touches, mapped together in one call.
     std::array<RegisteredBuffer*, 7> list{};
     int count = 0;
@@ -182,7 +177,7 @@ class GpuPipeline final : public FramePipeline {
 
     if (simulate) {
       StepScope step(timer_, "simulate");
-      launch_particles_step(state_.data(), particle_vertices, particles_, controls.emitter, stream);
+      launch_particles_step(state_.data(), particle_vertices, particles_, plan.emitter, stream);
     }
     if (order) {
       {
@@ -197,7 +192,7 @@ class GpuPipeline final : public FramePipeline {
           launch_gather_keys(key_of_id_.data(), keys_.values_out.data(), n_, keys_.keys_in.data(),
                              keys_.values_in.data(), stream);
       }
-      if (controls.sort) {
+      if (sorting) {
         StepScope step(timer_, "sort");
         if (!separate) {
           sorter()->sort(keys_.buffers(0, n_), stream);
@@ -207,8 +202,8 @@ class GpuPipeline final : public FramePipeline {
         }
         order_made();
       }
-      const std::uint32_t* ids = controls.sort ? keys_.values_out.data() : keys_.values_in.data();
-      keep_drawn_order(ids, controls.sort);
+      const std::uint32_t* ids = sorting ? keys_.values_out.data() : keys_.values_in.data();
+      keep_drawn_order(ids, sorting);
       if (!expand) {  // the expanded draw has nothing to gather: its expand step reads the order
         StepScope step(timer_, "gather");
         if (primitive_order)
@@ -220,16 +215,16 @@ class GpuPipeline final : public FramePipeline {
                                particle_elements, stream);
         if (segment_ids) {
           const Segments none{};
-          launch_segment_ids(controls.sort ? sorter()->segments() : none, n_, segment_ids, stream);
+          launch_segment_ids(sorting ? sorter()->segments() : none, n_, segment_ids, stream);
         }
       }
-      if (controls.sort && !check_pending_ && frame_index % static_cast<std::uint64_t>(controls.check_every) == 0)
+      if (sorting && !check_pending_ && frame_index % static_cast<std::uint64_t>(plan.check_every) == 0)
         queue_check(frame_index, coherent, separate);
     }
     if (expand) {
       StepScope step(timer_, "expand");
       launch_expand(mesh_vertices, indices_.data(), triangles_, particle_vertices, n_, drawn_ids_,
-                    expand_segments(controls), expand_view(camera, controls), expanded, stream);
+                    expand_segments(plan), expand_view(camera, plan), expanded, stream);
     }
     {
       StepScope step(timer_, "unmap");
@@ -350,21 +345,17 @@ class CpuPipeline final : public FramePipeline {
 
   std::vector<StepBar> compare_all(CompareAll&) override { return {}; }
 
-  void compute(const Camera& camera, const FrameControls& controls, std::uint64_t frame_index) override {
+  void compute(const Camera& camera, const FramePlan& plan, std::uint64_t frame_index) override {
     const DepthPlane plane = camera.depth_plane();
     const std::size_t n = keys_.n;
-    const bool order = !controls.freeze && n > 0;
-    const bool simulate = particles_ > 0 && controls.simulate && !fixed_particles_;
-    const bool coherent = use_previous_order(controls);
-    const bool separate = controls.separate_passes;
-    const bool expand = controls.expanded && !separate && n > 0;
+    const auto [order, sorting, simulate, separate, expand, segments] = steps(plan, n, particles_, fixed_particles_);
+    const bool coherent = use_previous_order(plan);
     if (expand && expanded_.size() != 3 * n)
       throw std::logic_error("the expanded draw needs the renderer's expanded vertex buffer (--draw-path expanded)");
-    const bool segments = order && !separate && controls.segment_ids && !expand;
     timer_.begin_frame(nullptr);
     if (simulate) {
       StepScope step(timer_, "simulate");
-      for (std::size_t i = 0; i < particles_; ++i) particle_step(state_[i], particle_vertices_[i], controls.emitter);
+      for (std::size_t i = 0; i < particles_; ++i) particle_step(state_[i], particle_vertices_[i], plan.emitter);
     }
     if (order) {
       {
@@ -378,7 +369,7 @@ class CpuPipeline final : public FramePipeline {
           keys_.values_in[i] = id;
         }
       }
-      if (controls.sort) {
+      if (sorting) {
         StepScope step(timer_, "sort");
         if (!separate) {
           sorter()->sort(keys_.buffers(0, n));
@@ -388,8 +379,8 @@ class CpuPipeline final : public FramePipeline {
         }
         order_made();
       }
-      const std::uint32_t* ids = controls.sort ? keys_.values_out.data() : keys_.values_in.data();
-      keep_drawn_order(ids, controls.sort);
+      const std::uint32_t* ids = sorting ? keys_.values_out.data() : keys_.values_in.data();
+      keep_drawn_order(ids, sorting);
       if (!expand) {  // the expanded draw has nothing to gather: its expand step reads the order
         StepScope step(timer_, "gather");
         if (separate) {
@@ -398,17 +389,17 @@ class CpuPipeline final : public FramePipeline {
             particle_elements_[i] = ids[triangles_ + i] - static_cast<std::uint32_t>(triangles_);
         }
         if (segments) {
-          const Segments found = controls.sort ? sorter()->segments() : Segments{};
+          const Segments found = sorting ? sorter()->segments() : Segments{};
           segment_ids_host(std::span<const std::uint32_t>(found.starts, found.count), n, segment_ids_);
         }
       }
-      if (controls.sort && frame_index % static_cast<std::uint64_t>(controls.check_every) == 0)
+      if (sorting && frame_index % static_cast<std::uint64_t>(plan.check_every) == 0)
         run_check(frame_index, coherent, separate);
     }
     if (expand) {
       StepScope step(timer_, "expand");
-      const ExpandView view = expand_view(camera, controls);
-      const Segments found = expand_segments(controls);
+      const ExpandView view = expand_view(camera, plan);
+      const Segments found = expand_segments(plan);
       for (std::size_t r = 0; r < n; ++r)
         expand_primitive(vertices_.data(), indices_.data(), triangles_, particle_vertices_.data(), n, drawn_ids_,
                          found.starts, found.starts ? found.count : 0u, view, r, expanded_.data() + 3 * r);
@@ -488,11 +479,11 @@ class CpuPipeline final : public FramePipeline {
 
 }  // namespace
 
-Segments FramePipeline::expand_segments(const FrameControls& controls) const {
-  return controls.colour_mode == static_cast<int>(ColourMode::Segment) ? drawn_segments_ : Segments{};
+Segments FramePipeline::expand_segments(const FramePlan& plan) const {
+  return plan.colour_mode == static_cast<int>(ColourMode::Segment) ? drawn_segments_ : Segments{};
 }
 
-ExpandView expand_view(const Camera& camera, const FrameControls& controls) {
+ExpandView expand_view(const Camera& camera, const FramePlan& plan) {
   const glm::mat4 v = camera.view();  // column-major: v[col][row]; rigid, so rows 0 and 1 are the axes
   ExpandView e;
   for (int i = 0; i < 3; ++i) {
@@ -500,8 +491,8 @@ ExpandView expand_view(const Camera& camera, const FrameControls& controls) {
     e.up[i] = v[i][1];
   }
   e.plane = camera.depth_plane();
-  e.point_scale = controls.point_scale;
-  e.colour_mode = static_cast<std::uint32_t>(controls.colour_mode);
+  e.point_scale = plan.point_scale;
+  e.colour_mode = static_cast<std::uint32_t>(plan.colour_mode);
   return e;
 }
 

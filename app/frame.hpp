@@ -32,24 +32,9 @@
 #include "depthsort/step_timer.hpp"
 #include "render/renderer.hpp"
 #include "scene/scene.hpp"
+#include "settings.hpp"
 
 namespace depthsort::app {
-
-struct FrameControls {
-  bool sort = true;         // off: draw in submission order
-  bool freeze = false;      // keep last frame's order (depth, sort and gather skipped)
-  bool simulate = true;     // advance the particles
-  int check_every = 30;     // frames between correctness checks
-  bool separate_passes = false;  // sort and draw the triangles and the particles apart (the wrong blend)
-  bool coherent = false;         // depths in last frame's sorted order (issue 13)
-  bool segment_ids = false;      // fill the renderer's per-position segment ids (colour by segment)
-  // --draw-path expanded: write the expanded vertex buffer (the single order only; the renderer
-  // must have it), with these colours and sprite sizes.
-  bool expanded = false;
-  int colour_mode = 0;           // ColourMode
-  float point_scale = 1.0f;      // renderer.hpp point_scale() for this frame's framebuffer
-  EmitterParams emitter;    // time and dt set per frame
-};
 
 enum class CheckLight { None, Pending, Ok, Fail };
 
@@ -66,9 +51,9 @@ struct CheckState {
 };
 
 // The expansion's view of a frame (--draw-path expanded): the camera's right and up axes in world
-// space (rows 0 and 1 of its rigid view matrix), its depth plane, and the controls' colour mode
+// space (rows 0 and 1 of its rigid view matrix), its depth plane, and the plan's colour mode
 // and sprite scale.
-ExpandView expand_view(const Camera& camera, const FrameControls& controls);
+ExpandView expand_view(const Camera& camera, const FramePlan& plan);
 
 // Counts one finished check of frame `frame` (positions out of order in the mesh and particle
 // orders) into `state`: both paths' bookkeeping.
@@ -90,7 +75,7 @@ class FramePipeline {
  public:
   virtual ~FramePipeline() = default;
   // Runs the compute part of frame `frame_index` for `camera`.
-  virtual void compute(const Camera& camera, const FrameControls& controls, std::uint64_t frame_index) = 0;
+  virtual void compute(const Camera& camera, const FramePlan& plan, std::uint64_t frame_index) = 0;
   // Picks up a finished asynchronous check, if any (never blocks).
   virtual void poll_check() = 0;
   // Blocks until every queued check is done (end of headless runs).
@@ -130,14 +115,34 @@ class FramePipeline {
   // Creates and reserves the sorters of `choices` for `triangles` and `particles` pairs (and
   // both together).
   void make_sorters(std::span<const SorterChoice> choices, std::size_t triangles, std::size_t particles);
+  // What a frame of the plan runs on a scene of `n` primitives, `particles` of them particles
+  // (`fixed`: they do not move): the one place both pipelines work this out.
+  struct Steps {
+    bool order = false;     // depth, (sort,) gather: not frozen and something to order
+    bool sort = false;      // the sort step
+    bool simulate = false;  // the particle step
+    bool separate = false;  // two orders (the separate passes)
+    bool expand = false;    // the expanded vertices written
+    bool segments = false;  // the per-position segment ids written (pulled draw, colour by segment)
+  };
+  static Steps steps(const FramePlan& plan, std::size_t n, std::size_t particles, bool fixed) noexcept {
+    Steps s;
+    s.order = !plan.freeze && n > 0;
+    s.sort = s.order && plan.sort;
+    s.simulate = particles > 0 && plan.simulate && !fixed;
+    s.separate = plan.separate_passes;
+    s.expand = plan.expanded && !s.separate && n > 0;
+    s.segments = s.order && !s.separate && plan.segment_ids && !s.expand;
+    return s;
+  }
   // Whether this frame may compute its depths in last frame's sorted order: coherent mode, a
   // sorted frame, and a previous order made in the same mode (the separate passes keep each kind
   // in its own range; the single order mixes them). Records the mode for sorter() and the panel.
-  bool use_previous_order(const FrameControls& controls) noexcept {
-    const bool sorted = controls.sort && !controls.freeze;
-    if (controls.separate_passes != separate_) have_order_ = false;
-    separate_ = controls.separate_passes;
-    coherent_ = controls.coherent && sorted && have_order_;
+  bool use_previous_order(const FramePlan& plan) noexcept {
+    const bool sorted = plan.sort && !plan.freeze;
+    if (plan.separate_passes != separate_) have_order_ = false;
+    separate_ = plan.separate_passes;
+    coherent_ = plan.coherent && sorted && have_order_;
     return coherent_;
   }
   // Called after a frame's sort: its output is a permutation the next frame may start from.
@@ -149,7 +154,7 @@ class FramePipeline {
     drawn_segments_ = sorted ? sorter()->segments() : Segments{};
   }
   // The segments the expansion colours by: the kept order's with --colour segment, else none.
-  Segments expand_segments(const FrameControls& controls) const;
+  Segments expand_segments(const FramePlan& plan) const;
   // The kept order (null: submission order, before the first ordered frame).
   const std::uint32_t* drawn_ids_ = nullptr;
   StepTimer timer_;

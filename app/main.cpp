@@ -4,9 +4,12 @@
 
 #include "app.hpp"
 #include "cli.hpp"
+#include "stop_signal.hpp"
 
 int main(int argc, char** argv) {
   using namespace depthsort::app;
+  // Progress lines reach a pipe (depthsort | tee log) as they are printed, not at exit.
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   CliResult cli;
   try {
     cli = parse_command_line(argc, argv);
@@ -22,6 +25,7 @@ int main(int argc, char** argv) {
     std::printf("%s\n", version_text().c_str());
     return 0;
   }
+  install_stop_handler();
   try {
     return run(cli.config);
   } catch (const UsageError& e) {  // a fixed limit found once the scene's files were read

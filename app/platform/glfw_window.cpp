@@ -5,9 +5,30 @@
 
 #include <stdexcept>
 
+#include "stop_signal.hpp"
+
+#if DEPTHSORT_HAVE_X11
+#include <X11/Xlib.h>
+#endif
+
 namespace depthsort::app {
 
 namespace {
+#if DEPTHSORT_HAVE_X11
+// A window destroyed from outside (a window manager's kill, `xdotool windowclose`) makes the
+// next call on it an X protocol error, which Xlib's default handler answers with exit(1) and a
+// dump. This one ends the run as a closed window does. GLFW resets the handler to Xlib's after
+// the calls that grab it (window creation, the monitor switch): installed again after those.
+// Any error: BadWindow, BadDrawable or GLX's own codes, whichever call meets the gone window first.
+int on_x_error(Display*, XErrorEvent*) {
+  request_stop(kWindowGone);
+  return 0;
+}
+void keep_x_errors_quiet() { XSetErrorHandler(on_x_error); }
+#else
+void keep_x_errors_quiet() {}
+#endif
+
 std::string last_glfw_error() {
   const char* description = nullptr;
   const int code = glfwGetError(&description);
@@ -37,6 +58,40 @@ GlfwWindow::GlfwWindow(int width, int height, const std::string& title, bool vsy
     throw std::runtime_error("loading OpenGL 4.5 core functions through GLFW failed");
   }
   set_vsync(vsync);
+  glfwSetWindowUserPointer(window_, this);
+  glfwSetKeyCallback(window_, &GlfwWindow::on_key);
+  keep_x_errors_quiet();
+}
+
+void GlfwWindow::on_key(GLFWwindow* window, int key, int /*scancode*/, int action, int mods) {
+  auto* self = static_cast<GlfwWindow*>(glfwGetWindowUserPointer(window));
+  if (!self || action != GLFW_PRESS || self->key_count_ == kKeyQueue) return;
+  self->keys_[self->key_count_++] = PressedKey{key, mods};
+}
+
+std::size_t GlfwWindow::take_keys(std::array<PressedKey, kKeyQueue>& out) {
+  const std::size_t n = key_count_;
+  for (std::size_t i = 0; i < n; ++i) out[i] = keys_[i];
+  key_count_ = 0;
+  return n;
+}
+
+void GlfwWindow::request_close() const { glfwSetWindowShouldClose(window_, GLFW_TRUE); }
+
+void GlfwWindow::set_fullscreen(bool on) {
+  GLFWmonitor* current = glfwGetWindowMonitor(window_);
+  if (on == (current != nullptr)) return;
+  if (on) {
+    GLFWmonitor* monitor = glfwGetPrimaryMonitor();
+    const GLFWvidmode* mode = monitor ? glfwGetVideoMode(monitor) : nullptr;
+    if (!mode) return;  // no monitor to fill (some virtual displays): stay windowed
+    glfwGetWindowPos(window_, &windowed_x_, &windowed_y_);
+    glfwGetWindowSize(window_, &windowed_w_, &windowed_h_);
+    glfwSetWindowMonitor(window_, monitor, 0, 0, mode->width, mode->height, mode->refreshRate);
+  } else {
+    glfwSetWindowMonitor(window_, nullptr, windowed_x_, windowed_y_, windowed_w_, windowed_h_, GLFW_DONT_CARE);
+  }
+  keep_x_errors_quiet();
 }
 
 GlfwWindow::~GlfwWindow() {

@@ -1,11 +1,19 @@
 // The windowed platform: a GLFW window with a GL 4.5 core context, loaded through GLAD.
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <string>
 
 struct GLFWwindow;
 
 namespace depthsort::app {
+
+// A key press as GLFW reported it (key code and modifier bits), queued by the key callback so
+// that a press and release between two frames is not lost.
+struct PressedKey {
+  int key = 0, mods = 0;
+};
 
 class GlfwWindow {
  public:
@@ -23,9 +31,22 @@ class GlfwWindow {
   void swap() const;
   void set_vsync(bool on) const;
   void framebuffer_size(int& width, int& height) const;
+  // Asks the loop to end (the window's close button does the same).
+  void request_close() const;
+  // Full screen on the primary monitor, or back to the window's size and place before it.
+  void set_fullscreen(bool on);
+
+  // The key presses since the last call (at most kKeyQueue a frame; more are dropped). The
+  // callback is installed before ImGui's, which chains to it.
+  static constexpr std::size_t kKeyQueue = 32;
+  std::size_t take_keys(std::array<PressedKey, kKeyQueue>& out);
 
  private:
+  static void on_key(GLFWwindow* window, int key, int scancode, int action, int mods);
   GLFWwindow* window_ = nullptr;
+  std::array<PressedKey, kKeyQueue> keys_{};
+  std::size_t key_count_ = 0;
+  int windowed_x_ = 0, windowed_y_ = 0, windowed_w_ = 0, windowed_h_ = 0;  // before full screen
 };
 
 }  // namespace depthsort::app

@@ -7,6 +7,7 @@
 #include <numeric>
 #include <string>
 
+#include <glm/gtc/matrix_transform.hpp>
 #include <glm/gtc/type_ptr.hpp>
 
 #include "depthsort/expand.hpp"
@@ -280,7 +281,10 @@ void Renderer::draw(const Scene& scene, const Camera& camera, const DrawOptions&
   GlDebugGroup group("draw");
   clear(scene);
   const glm::mat4 view = camera.view();
-  const glm::mat4 projection = camera.projection(static_cast<float>(width_) / static_cast<float>(height_));
+  const float covered = std::clamp(options.covered_left, 0.0f, 0.9f);
+  // x_ndc += covered: half the covered fraction of the width (NDC spans 2).
+  const glm::mat4 shift = glm::translate(glm::mat4(1.0f), glm::vec3(covered, 0.0f, 0.0f));
+  const glm::mat4 projection = shift * camera.projection(static_cast<float>(width_) / static_cast<float>(height_));
   const float scale = point_scale(camera, height_);
   // Opaque geometry would be drawn here first, with depth writes on. Then the transparent
   // primitives, back to front: depth test on (against opaque depth), depth writes off.
@@ -307,7 +311,10 @@ void Renderer::draw(const Scene& scene, const Camera& camera, const DrawOptions&
     };
     if (options.wipe >= 0.0f) {
       // The wipe: unsorted blending left of the line, sorted right of it, a 2-pixel line between.
-      const int split = std::clamp(static_cast<int>(std::lround(options.wipe * static_cast<float>(width_))), 0, width_);
+      // The fraction is of the part of the width the panel leaves free.
+      const float free_from = covered * static_cast<float>(width_);
+      const int split = std::clamp(
+          static_cast<int>(std::lround(free_from + options.wipe * (static_cast<float>(width_) - free_from))), 0, width_);
       DEPTHSORT_GL_CHECK(glEnable(GL_SCISSOR_TEST));
       DEPTHSORT_GL_CHECK(glScissor(0, 0, split, height_));
       use_pulled(view, projection, scale, options);

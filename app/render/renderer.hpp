@@ -13,6 +13,7 @@
 #include <glm/vec3.hpp>
 
 #include "depthsort/step_timer.hpp"
+#include "render/draw_options.hpp"
 #include "render/gl.hpp"
 #include "scene/scene.hpp"
 
@@ -33,22 +34,6 @@ struct SceneBuffers {
   // a sorted position (CUDA or the CPU path writes them: expand); 0 with --draw-path pull.
   GlBuffer expanded_vertices;
   std::size_t triangles = 0, particles = 0;  // within the scene's limits (scene.hpp), so GLsizei counts fit
-};
-
-// How a frame is drawn (panel and command line).
-enum class ColourMode { Scene, Rank, Segment };
-struct DrawOptions {
-  float opacity = 0.3f;
-  bool lighting = true;
-  bool separate_passes = false;  // the mesh's elements, then the particles' points (the old, wrong mix)
-  ColourMode colour = ColourMode::Scene;
-  // Split screen: left of this fraction of the width the primitives blend in submission order
-  // (unsorted), right of it in the sorted order; < 0: no wipe.
-  float wipe = -1.0f;
-  bool triangle_sprites = true;  // particles as one triangle around the disc (3 vertices a primitive, not 6)
-  // The single order from the expanded vertex buffer (--draw-path expanded; its sprites are
-  // triangles); the wipe's unsorted side is still pulled.
-  bool expanded = false;
 };
 
 // World to pixels at view depth 1 for a framebuffer `height` pixels high: the sprites' size rule.

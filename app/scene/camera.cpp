@@ -35,7 +35,17 @@ void Camera::orbit(float d_yaw, float d_pitch) {
   pitch = std::clamp(pitch + d_pitch, -1.5f, 1.5f);
 }
 
-void Camera::zoom(float factor) { distance = std::clamp(distance * factor, 1e-3f, 1e5f); }
+void Camera::zoom(float factor) { distance = std::clamp(distance * factor, min_distance, max_distance); }
+
+void Camera::fit_planes(glm::vec3 centre, float radius) {
+  // Ratio far / near at most kDepthRange: a 24-bit depth buffer keeps about 2^24 / kDepthRange
+  // steps over the scene's depth.
+  constexpr float kDepthRange = 4000.0f;
+  const float r = std::max(radius, 1e-4f);
+  const float to_centre = glm::length(eye() - centre);
+  far_plane = (to_centre + r) * 1.01f;
+  near_plane = std::max((to_centre - r) * 0.99f, far_plane / kDepthRange);
+}
 
 void Camera::fly(glm::vec3 m) {
   const glm::vec3 f = forward();
@@ -79,11 +89,18 @@ Camera from_path_camera(const PathCamera& p) {
 }  // namespace
 
 Camera Camera::framing(glm::vec3 lo, glm::vec3 hi, float fov_y) {
-  return from_path_camera(framing_camera({lo.x, lo.y, lo.z}, {hi.x, hi.y, hi.z}, fov_y));
+  Camera c = from_path_camera(framing_camera({lo.x, lo.y, lo.z}, {hi.x, hi.y, hi.z}, fov_y));
+  const float radius = std::max(0.5f * glm::length(hi - lo), 1e-3f);
+  c.min_distance = 0.02f * radius;
+  c.max_distance = 10.0f * c.distance;
+  return c;
 }
 
 Camera camera_on_path(CameraPath path, const Camera& base, std::uint64_t frame, std::uint64_t frames) {
-  return from_path_camera(depthsort::camera_on_path(path, to_path_camera(base), frame, frames));
+  Camera c = from_path_camera(depthsort::camera_on_path(path, to_path_camera(base), frame, frames));
+  c.min_distance = base.min_distance;
+  c.max_distance = base.max_distance;
+  return c;
 }
 
 }  // namespace depthsort::app

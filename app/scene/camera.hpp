@@ -26,6 +26,8 @@ struct Camera {
   glm::vec3 position{0, 0, 4};  // fly mode eye
   float fov_y = 0.9f;           // radians
   float near_plane = 0.01f, far_plane = 1000.0f;
+  // The wheel's limits on the orbit distance (Camera::framing sets them from the scene's size).
+  float min_distance = 1e-3f, max_distance = 1e5f;
 
   glm::vec3 eye() const;
   glm::vec3 forward() const;
@@ -35,12 +37,19 @@ struct Camera {
   DepthPlane depth_plane() const;
 
   void orbit(float d_yaw, float d_pitch);
+  // Orbit distance times `factor`, within [min_distance, max_distance].
   void zoom(float factor);
+  // Near and far planes that hold the sphere (`centre`, `radius`) from where the eye is now:
+  // far just past its far side, near just before its near side (or, with the eye inside it, a
+  // fixed fraction of far), so the scene is never cut and the depth buffer's precision is spent
+  // on the scene. Called every frame: the planes follow the zoom and the fly keys.
+  void fit_planes(glm::vec3 centre, float radius);
   // Moves in fly mode along (right, up, forward) in world units.
   void fly(glm::vec3 local_move);
   // Switches mode keeping the same eye and direction.
   void set_mode(CameraMode m);
-  // Orbit camera framing a bounding box.
+  // Orbit camera framing a bounding box, its zoom limited to 1/50 of the box's radius in and ten
+  // times the framing distance out.
   static Camera framing(glm::vec3 lo, glm::vec3 hi, float fov_y = 0.9f);
 };
 

@@ -52,6 +52,40 @@ std::string fit_to_float_range(Mesh& mesh) {
   return buf;
 }
 
+FountainReach fountain_reach(const EmitterParams& emitter) {
+  // A sample of the fountain over the longest life, the emitter's own steps (particles.hpp).
+  constexpr std::uint32_t kSample = 256;
+  const int steps = static_cast<int>(std::ceil(emitter.life_max / emitter.dt)) + 1;
+  std::vector<float> xs, ys, zs;
+  xs.reserve(static_cast<std::size_t>(kSample) * static_cast<std::size_t>(steps));
+  ys.reserve(xs.capacity());
+  zs.reserve(xs.capacity());
+  for (std::uint32_t i = 0; i < kSample; ++i) {
+    ParticleState state{};
+    ParticleVertex vertex{};
+    particle_init(state, vertex, emitter, i);
+    for (int step = 0; step < steps; ++step) {
+      particle_step(state, vertex, emitter);
+      xs.push_back(vertex.x);
+      ys.push_back(vertex.y);
+      zs.push_back(vertex.z);
+    }
+  }
+  const auto quantile = [](std::vector<float>& v, double q) {
+    auto at = v.begin() + static_cast<std::ptrdiff_t>(q * static_cast<double>(v.size() - 1));
+    std::nth_element(v.begin(), at, v.end());
+    return *at;
+  };
+  // The jet and its top whole; the long-lived, faded stragglers that drift far down and out
+  // (the last 2 percent on each side) left out, so the mesh is not shrunk to a dot for them.
+  // Grown by 30 percent around its middle: Camera::framing comes close enough that a sphere
+  // round the box touches the frame's edges, and the jet passes near the camera.
+  const glm::vec3 lo(quantile(xs, 0.02), quantile(ys, 0.02), quantile(zs, 0.02));
+  const glm::vec3 hi(quantile(xs, 0.98), *std::max_element(ys.begin(), ys.end()), quantile(zs, 0.98));
+  const glm::vec3 middle = 0.5f * (lo + hi), half = 0.65f * (hi - lo) + 2.0f * emitter.size_start;
+  return FountainReach{middle - half, middle + half};
+}
+
 Scene build_scene(const Config& config, bool cpu_path, std::string& notes, const MemoryBudget& budget) {
   Scene scene;
   std::string what;
@@ -154,7 +188,24 @@ Scene build_scene(const Config& config, bool cpu_path, std::string& notes, const
                      " primitives; use fewer --triangles/--copies/--particles");
   if (scene.particles > 0 && scene.fixed_particles.empty()) what += " + " + format_count(scene.particles) + " particles";
 
-  // Camera: the test scene's is fixed (its pixels are known); others frame what is there.
+  // The bounds of what is drawn: the mesh, and the fountain's reach.
+  glm::vec3 lo(-1.5f), hi(1.5f);
+  if (scene.mesh.triangles() > 0) {
+    lo = scene.mesh.bounds_min();
+    hi = scene.mesh.bounds_max();
+  }
+  for (const ParticleVertex& p : scene.fixed_particles) {
+    lo = glm::min(lo, glm::vec3(p.x, p.y, p.z) - p.size);
+    hi = glm::max(hi, glm::vec3(p.x, p.y, p.z) + p.size);
+  }
+  if (scene.particles > 0 && scene.fixed_particles.empty()) {
+    const FountainReach reach = fountain_reach(scene.emitter);
+    lo = glm::min(lo, reach.lo);
+    hi = glm::max(hi, reach.hi);
+  }
+  scene.centre = 0.5f * (lo + hi);
+  scene.radius = std::max(0.5f * glm::length(hi - lo), 1e-3f);
+  // Camera: the test scenes' is fixed (their pixels are known); others frame what is there.
   if ((config.scene == SceneKind::Test || config.scene == SceneKind::Mixed) && config.meshes.empty()) {
     scene.camera = Camera{};
     scene.camera.target = glm::vec3(0.0f);
@@ -164,23 +215,13 @@ Scene build_scene(const Config& config, bool cpu_path, std::string& notes, const
     scene.camera.fov_y = 0.9f;
     scene.camera.near_plane = 0.1f;
     scene.camera.far_plane = 100.0f;
+    scene.camera.min_distance = 0.05f;
+    scene.camera.max_distance = 30.0f;
     scene.camera.position = scene.camera.eye();
   } else {
-    glm::vec3 lo(-1.5f), hi(1.5f);
-    if (scene.mesh.triangles() > 0) {
-      lo = scene.mesh.bounds_min();
-      hi = scene.mesh.bounds_max();
-    }
-    if (scene.particles > 0) {
-      // The fountain rises about speed^2 / (2 g) above its origin.
-      const EmitterParams& e = scene.emitter;
-      const float top = e.origin[1] + e.speed * e.speed / (2.0f * e.gravity);
-      lo = glm::min(lo, glm::vec3(-1.2f, e.origin[1] - 1.0f, -1.2f));
-      hi = glm::max(hi, glm::vec3(1.2f, top, 1.2f));
-    }
     scene.camera = Camera::framing(lo, hi);
   }
-  if (config.opacity) scene.opacity = *config.opacity;
+  if (config.given_opacity) scene.opacity = *config.given_opacity;
   scene.description = what + " (" + format_count(scene.mesh.triangles()) + " triangles" +
                       (scene.particles ? ", " + format_count(scene.particles) + " particles" : std::string()) + ")";
   return scene;

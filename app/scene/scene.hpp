@@ -24,6 +24,10 @@ struct Scene {
   std::vector<ParticleVertex> fixed_particles;
   EmitterParams emitter;
   Camera camera;
+  // A sphere around everything drawn (the mesh and where the particles can fly): the camera's
+  // near and far planes are fitted to it every frame (Camera::fit_planes).
+  glm::vec3 centre{0.0f};
+  float radius = 1.0f;
   float opacity = 0.35f;
   bool lighting = true;
   glm::vec3 background{0.06f, 0.065f, 0.08f};
@@ -55,6 +59,13 @@ struct MemoryBudget {
 // Bad OBJ files throw SceneError (scene/input_file.hpp). `notes` receives lines to print (such as
 // the CPU path's scaling down, an unusable material library, a mesh recentred to be framed).
 Scene build_scene(const Config& config, bool cpu_path, std::string& notes, const MemoryBudget& budget = {});
+
+// Where the fountain's particles go (a sample run of the emitter): the whole jet and its top,
+// without the last 2 percent of faded stragglers on each side.
+struct FountainReach {
+  glm::vec3 lo{0.0f}, hi{0.0f};
+};
+FountainReach fountain_reach(const EmitterParams& emitter);
 
 // Recentres and rescales (in double) a mesh whose coordinates float precision cannot frame: a
 // radius below 1e-2 or above 1e4, or a centre more than 1e4 radii from the origin. Returns a

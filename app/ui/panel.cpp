@@ -9,7 +9,8 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include "ui/teaching.hpp"
+#include "keys.hpp"
+#include "ui/views/sort_views.hpp"
 
 namespace depthsort::app {
 
@@ -45,6 +46,10 @@ void ImGuiLayer::begin_frame() {
   ImGui_ImplOpenGL3_NewFrame();
   if (window_) {
     ImGui_ImplGlfw_NewFrame();
+    // A window destroyed from outside in the middle of a frame leaves the backend's size read
+    // unanswered (garbage); the frame loop stops after this frame, which must still be valid.
+    ImGuiIO& io = ImGui::GetIO();
+    if (!(io.DisplaySize.x >= 0.0f) || !(io.DisplaySize.y >= 0.0f)) io.DisplaySize = ImVec2(0.0f, 0.0f);
   } else {
     ImGuiIO& io = ImGui::GetIO();
     io.DisplaySize = ImVec2(static_cast<float>(width_), static_cast<float>(height_));
@@ -71,13 +76,25 @@ void Panel::timing_rows(const Timings& timings, const char* group, double now) {
     std::snprintf(overlay, sizeof overlay, "%-10s %7.3f ms  (%.3f..%.3f)", s.name.c_str(), static_cast<double>(st.mean),
                   static_cast<double>(st.min), static_cast<double>(st.max));
     ImGui::PushID(s.label.c_str());
+    const float width = ImGui::GetContentRegionAvail().x;
+    const float left = ImGui::GetCursorScreenPos().x;
     ImGui::PlotLines("##history", plot_.data(), n, 0, overlay, 0.0f, st.max > 0 ? st.max * 1.3f : 1.0f,
-                     ImVec2(ImGui::GetContentRegionAvail().x, 34));
+                     ImVec2(width, 34));
+    // The quantity, its unit and the sample's age in place of ImGui's bare "index: value".
+    if (n > 0 && ImGui::IsItemHovered()) {
+      const float t = std::clamp((ImGui::GetIO().MousePos.x - left) / std::max(width, 1.0f), 0.0f, 0.9999f);
+      const int i = std::min(static_cast<int>(t * static_cast<float>(n - 1) + 0.5f), n - 1);
+      const int back = n - 1 - i;  // 0: the newest
+      const int slot = (s.head - 1 - back + 2 * TimingSeries::kHistory) % TimingSeries::kHistory;
+      ImGui::SetTooltip("%s: %.3f ms, %.1f s ago (frame %llu of the plot's last %d)", s.label.c_str(),
+                        static_cast<double>(plot_[static_cast<std::size_t>(i)]), now - s.at[static_cast<std::size_t>(slot)],
+                        static_cast<unsigned long long>(s.last_frame - static_cast<std::uint64_t>(back)), n);
+    }
     ImGui::PopID();
   }
 }
 
-void Panel::teaching(UiState& state, const PanelInfo& info, const Timings& timings, double now) {
+void Panel::sort_views(PanelRequests& requests, const PanelInfo& info, const Timings& timings, double now) {
   if (!ImGui::CollapsingHeader("Sort steps and buckets", ImGuiTreeNodeFlags_DefaultOpen)) return;
   // The live bar: the last second's mean of each step of the frame's (first) sort.
   StepBar& bar = live_[0];
@@ -94,29 +111,43 @@ void Panel::teaching(UiState& state, const PanelInfo& info, const Timings& timin
   }
   bar.steps.resize(steps);
   if (steps > 0) draw_step_bars(live_);
-  if (info.gpu_path) {
-    if (ImGui::Button("compare all")) state.compare_all = true;
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("every GPU sorter sorts this frame's keys; their steps side by side");
-    if (!info.compare_bars.empty()) draw_step_bars(info.compare_bars);
-  }
-  if (info.segments > 0 || info.histogram) {
-    if (ImGui::Button("bucket sizes")) state.histogram = true;
-    if (info.histogram) draw_size_histogram(*info.histogram, info.histogram_segments, info.segment_kind);
-  }
+  // On the CPU path the GPU-only views are shown, greyed, with the reason in the line itself.
+  if (!info.gpu_path) ImGui::BeginDisabled();
+  if (ImGui::Button(info.gpu_path ? "compare all" : "compare all: needs a CUDA GPU")) requests.compare_all = true;
+  if (!info.gpu_path) ImGui::EndDisabled();
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+    ImGui::SetTooltip("every GPU sorter sorts this frame's keys; their steps side by side");
+  if (!info.compare_bars.empty()) draw_step_bars(info.compare_bars);
+  const bool buckets = info.segments > 0 || info.histogram;
+  if (!buckets) ImGui::BeginDisabled();
+  if (ImGui::Button(buckets ? "bucket sizes" : info.gpu_path ? "bucket sizes: no buckets" : "bucket sizes: needs a CUDA GPU"))
+    requests.histogram = true;
+  if (!buckets) ImGui::EndDisabled();
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+    ImGui::SetTooltip(buckets ? "the sizes of the last sort's buckets or sublists"
+                              : "this sorter has no buckets or sublists (the GPU sorters of the papers have)");
+  if (info.histogram) draw_size_histogram(*info.histogram, info.histogram_segments, info.segment_kind);
 }
 
-void Panel::draw(UiState& state, const PanelInfo& info, const Timings& timings, double now) {
+void Panel::draw(Settings& state, PanelRequests& requests, const PanelInfo& info, const Timings& timings, double now) {
   ImGui::SetNextWindowPos(ImVec2(10, 10), ImGuiCond_FirstUseEver);
   ImGui::SetNextWindowSize(ImVec2(400, std::max(200.0f, ImGui::GetIO().DisplaySize.y - 20)), ImGuiCond_FirstUseEver);
   ImGui::Begin("depthsort");
+  keep_inside();
+  popup_open_ = false;
   ImGui::TextWrapped("%.*s", static_cast<int>(info.device.size()), info.device.data());
   ImGui::TextWrapped("GL: %.*s", static_cast<int>(info.gl.size()), info.gl.data());
   ImGui::TextWrapped("%.*s", static_cast<int>(info.scene.size()), info.scene.data());
   if (!info.error.empty())
     ImGui::TextColored(ImVec4(1.0f, 0.3f, 0.3f, 1.0f), "%.*s", static_cast<int>(info.error.size()), info.error.data());
-  if (!info.notes.empty())
-    ImGui::TextColored(ImVec4(1.0f, 0.8f, 0.3f, 1.0f), "%.*s", static_cast<int>(info.notes.size()), info.notes.data());
-  ImGui::Text("%.1f fps", static_cast<double>(info.fps));
+  if (!info.notes.empty()) {  // wrapped: a note cut at the panel's edge says nothing
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.8f, 0.3f, 1.0f));
+    ImGui::TextWrapped("%.*s", static_cast<int>(info.notes.size()), info.notes.data());
+    ImGui::PopStyleColor();
+  }
+  if (info.fps > 0)
+    ImGui::Text("%.1f fps (%.1f ms a frame, over the last second)", static_cast<double>(info.fps),
+                1000.0 / static_cast<double>(info.fps));
   if (info.gpu_path)
     ImGui::Text("GPU memory: %s used of %s; sorter workspace %s", mib(info.device_bytes_used).c_str(),
                 mib(info.device_bytes_total).c_str(), mib(info.workspace_bytes).c_str());
@@ -125,14 +156,17 @@ void Panel::draw(UiState& state, const PanelInfo& info, const Timings& timings, 
   if (info.check) {
     const CheckState& c = *info.check;
     ImVec4 colour(0.5f, 0.5f, 0.5f, 1);
-    char text[160] = "order check: sorting off";
+    char text[200] = "order check: off (sorting off: the submission order is drawn)";
+    if (state.sort && state.freeze)
+      std::snprintf(text, sizeof text, "order check: paused (order frozen; the last one checked was at frame %llu)",
+                    static_cast<unsigned long long>(c.frame));
     if (state.sort && !state.freeze) {
       switch (c.light) {
         case CheckLight::None:
-        case CheckLight::Pending: std::snprintf(text, sizeof text, "order check: pending"); break;
+        case CheckLight::Pending: std::snprintf(text, sizeof text, "order check (is the sorted order back to front?): pending"); break;
         case CheckLight::Ok:
           colour = ImVec4(0.2f, 0.9f, 0.3f, 1);
-          std::snprintf(text, sizeof text, "order check: OK (frame %llu, %llu checks, %llu failed)",
+          std::snprintf(text, sizeof text, "order check: OK, frame %llu's sorted order is back to front (%llu checks, %llu failed)",
                         static_cast<unsigned long long>(c.frame), static_cast<unsigned long long>(c.checks),
                         static_cast<unsigned long long>(c.failures));
           break;
@@ -154,23 +188,38 @@ void Panel::draw(UiState& state, const PanelInfo& info, const Timings& timings, 
                                                 ImGui::GetColorU32(colour));
     ImGui::Dummy(ImVec2(2 * r, ImGui::GetTextLineHeight()));
     ImGui::SameLine();
-    ImGui::TextColored(colour, "%s", text);
+    ImGui::PushStyleColor(ImGuiCol_Text, colour);
+    ImGui::TextWrapped("%s", text);
+    ImGui::PopStyleColor();
   }
 
   // A headless screenshot is for the teaching views: they come first, before the long option list
   // that would push them off a 720-pixel image (seen in the first GPU screenshots).
-  if (info.headless) teaching(state, info, timings, now);
+  if (info.headless) sort_views(requests, info, timings, now);
 
   if (ImGui::CollapsingHeader("Sorting", ImGuiTreeNodeFlags_DefaultOpen)) {
     const auto registry = sorter_registry();
-    const SorterInfo& current = registry[static_cast<std::size_t>(state.sorter)];
+    const SorterInfo& current = registry[static_cast<std::size_t>(state.sorter_index)];
     if (ImGui::BeginCombo("sorter", std::string(current.name).c_str())) {
+      popup_open_ = true;
+      if (requests.close_popups) {  // Esc
+        ImGui::CloseCurrentPopup();
+        requests.close_popups = false;
+      }
       for (std::size_t i = 0; i < registry.size(); ++i) {
         std::string why;
-        const bool usable = registry[i].is_available(&why);
+        bool usable = registry[i].is_available(&why);
+        // The CPU path runs only the CPU sorter, even where a GPU exists (--cpu).
+        if (usable && !info.gpu_path && registry[i].backend == Backend::Gpu) {
+          usable = false;
+          why = "this run is on the CPU path: " + std::string(info.cpu_reason);
+        }
         if (!usable) ImGui::BeginDisabled();
-        if (ImGui::Selectable(std::string(registry[i].name).c_str(), static_cast<int>(i) == state.sorter)) {
-          state.sorter = static_cast<int>(i);
+        const std::string item =
+            usable ? std::string(registry[i].name)
+                   : std::string(registry[i].name) + (registry[i].backend == Backend::Gpu ? "  (needs a CUDA GPU)" : "  (cannot run here)");
+        if (ImGui::Selectable(item.c_str(), static_cast<int>(i) == state.sorter_index)) {
+          state.sorter_index = static_cast<int>(i);
           state.options = default_options(registry[i]);
         }
         if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
@@ -181,7 +230,13 @@ void Panel::draw(UiState& state, const PanelInfo& info, const Timings& timings, 
       ImGui::EndCombo();
     }
     ImGui::TextWrapped("%.*s", static_cast<int>(current.origin.size()), current.origin.data());
-    for (const OptionSpec& spec : registry[static_cast<std::size_t>(state.sorter)].options) {
+    if (!info.gpu_path) {
+      ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+      ImGui::TextWrapped("CPU path: the GPU sorters and their options (shuffle, bucket counts), compare all and "
+                         "the bucket sizes need a CUDA GPU");
+      ImGui::PopStyleColor();
+    }
+    for (const OptionSpec& spec : registry[static_cast<std::size_t>(state.sorter_index)].options) {
       const std::string name(spec.name);
       int& value = state.options[name];
       if (spec.is_flag()) {
@@ -195,7 +250,8 @@ void Panel::draw(UiState& state, const PanelInfo& info, const Timings& timings, 
     ImGui::Checkbox("sort", &state.sort);
     ImGui::SameLine();
     ImGui::Checkbox("freeze order", &state.freeze);
-    ImGui::SliderInt("check every N frames", &state.check_every, 1, 600);
+    ImGui::SliderInt("check every", &state.check_every, 1, 600, "%d frames");
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("frames between the checks that the sorted order is back to front");
     ImGui::Checkbox("coherent (start from last frame's order)", &state.coherent);
     if (ImGui::IsItemHovered())
       ImGui::SetTooltip("depths computed in last frame's sorted order: the sorter gets nearly sorted input");
@@ -219,8 +275,12 @@ void Panel::draw(UiState& state, const PanelInfo& info, const Timings& timings, 
     ImGui::RadioButton("by rank", &state.colour_mode, 1);
     ImGui::SameLine();
     ImGui::RadioButton("by segment", &state.colour_mode, 2);
-    if (state.colour_mode == 2 && info.segments == 0)
-      ImGui::TextDisabled("this sorter has no buckets or sublists: one colour");
+    if (state.colour_mode == 2 && info.segments == 0) {
+      ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+      ImGui::TextWrapped(info.gpu_path ? "this sorter has no buckets or sublists: one colour"
+                                       : "the CPU sorter has no buckets or sublists: one colour (by rank shows the order)");
+      ImGui::PopStyleColor();
+    }
     ImGui::Checkbox("wipe: unsorted | sorted", &state.wipe_on);
     if (state.wipe_on) {
       ImGui::SameLine();
@@ -229,7 +289,7 @@ void Panel::draw(UiState& state, const PanelInfo& info, const Timings& timings, 
     if (state.separate_passes) ImGui::EndDisabled();
   }
 
-  if (!info.headless) teaching(state, info, timings, now);
+  if (!info.headless) sort_views(requests, info, timings, now);
 
   if (info.headless) ImGui::SetNextItemOpen(false, ImGuiCond_Once);
   if (ImGui::CollapsingHeader("Scene", ImGuiTreeNodeFlags_DefaultOpen)) {
@@ -237,13 +297,13 @@ void Panel::draw(UiState& state, const PanelInfo& info, const Timings& timings, 
     ImGui::Checkbox("lighting", &state.lighting);
     ImGui::SameLine();
     ImGui::Checkbox("simulate particles", &state.simulate);
-    ImGui::InputInt("particles", &state.particles, 1000, 100000);
-    if (state.particles < 0) state.particles = 0;
+    ImGui::InputInt("particles", &state.scene_particles, 1000, 100000);
+    if (state.scene_particles < 0) state.scene_particles = 0;
     if (state.knot_triangles > 0) {
       ImGui::InputInt("knot triangles", &state.knot_triangles, 10000, 1000000);
       if (state.knot_triangles < 64) state.knot_triangles = 64;
     }
-    if (ImGui::Button("rebuild scene")) state.rebuild = true;
+    if (ImGui::Button("rebuild scene")) requests.rebuild = true;
   }
 
   if (info.headless) ImGui::SetNextItemOpen(false, ImGuiCond_Once);
@@ -253,19 +313,20 @@ void Panel::draw(UiState& state, const PanelInfo& info, const Timings& timings, 
     ImGui::SameLine();
     ImGui::RadioButton("fly (drag, WASD QE)", &mode, 1);
     state.camera_mode = mode == 0 ? CameraMode::Orbit : CameraMode::Fly;
-    if (ImGui::Button("reset")) state.reset_camera = true;
+    if (ImGui::Button("reset")) requests.reset_camera = true;
     for (int i = 0; i < 3; ++i) {
       ImGui::SameLine();
       char label[32];
       std::snprintf(label, sizeof label, "view %d", i + 1);
-      if (ImGui::Button(label)) state.load_view = i;
+      if (ImGui::Button(label)) requests.load_view = i;
       if (ImGui::IsItemHovered()) ImGui::SetTooltip("load (right-click: save the current view)");
-      if (ImGui::IsItemClicked(ImGuiMouseButton_Right)) state.save_view = i;
+      if (ImGui::IsItemClicked(ImGuiMouseButton_Right)) requests.save_view = i;
     }
     ImGui::Checkbox("vsync", &state.vsync);
   }
 
   if (ImGui::CollapsingHeader("Timings (ms: last-second mean, min..max)", ImGuiTreeNodeFlags_DefaultOpen)) {
+    ImGui::PushTextWrapPos(0.0f);
     ImGui::TextDisabled("frame phases%s", info.gpu_path ? " (CUDA events / GL timer queries, read back late)" : " (host clock)");
     timing_rows(timings, "frame", now);
     ImGui::TextDisabled(state.separate_passes ? "sort steps (mesh)" : "sort steps (every primitive, one order)");
@@ -274,6 +335,49 @@ void Panel::draw(UiState& state, const PanelInfo& info, const Timings& timings, 
       ImGui::TextDisabled("sort steps (particles)");
       timing_rows(timings, "particle sort", now);
     }
+    ImGui::PopTextWrapPos();
+  }
+  right_edge_ = ImGui::IsWindowCollapsed() ? 0.0f : ImGui::GetWindowPos().x + ImGui::GetWindowSize().x;
+  ImGui::End();
+}
+
+void Panel::keep_inside() {
+  const ImVec2 display = ImGui::GetIO().DisplaySize;
+  const ImVec2 pos = ImGui::GetWindowPos();
+  ImVec2 size = ImGui::GetWindowSize();
+  if (shrunk_) {  // give back the size it had, as far as the display allows
+    size = ImVec2(std::min(restore_size_.x, display.x), std::min(restore_size_.y, display.y));
+    shrunk_ = size.x < restore_size_.x || size.y < restore_size_.y;
+    ImGui::SetWindowSize(size);
+  } else if (size.x > display.x || size.y > display.y) {
+    restore_size_ = size;
+    shrunk_ = true;
+    size = ImVec2(std::min(size.x, display.x), std::min(size.y, display.y));
+    ImGui::SetWindowSize(size);
+  }
+  // ImGui keeps a minimum size, so the size read back may still exceed a tiny display: the top
+  // left corner (title bar, left edge) is what stays inside then.
+  const ImVec2 inside(std::clamp(pos.x, 0.0f, std::max(0.0f, display.x - size.x)),
+                      std::clamp(pos.y, 0.0f, std::max(0.0f, display.y - size.y)));
+  if (inside.x != pos.x || inside.y != pos.y) ImGui::SetWindowPos(inside);
+}
+
+void Panel::draw_help(bool& open) {
+  if (!open) return;
+  const ImVec2 display = ImGui::GetIO().DisplaySize;
+  ImGui::SetNextWindowPos(ImVec2(display.x * 0.5f, display.y * 0.5f), ImGuiCond_Always, ImVec2(0.5f, 0.5f));
+  ImGui::SetNextWindowBgAlpha(0.92f);
+  ImGui::Begin("controls (F1 or Esc closes)", &open,
+               ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoSavedSettings);
+  if (ImGui::BeginTable("controls", 2)) {
+    for (const ControlHelp& c : kControls) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(c.control);
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(c.action);
+    }
+    ImGui::EndTable();
   }
   ImGui::End();
 }

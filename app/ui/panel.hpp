@@ -1,7 +1,8 @@
 // The Dear ImGui panel (windowed mode): sorter combo from the registry with each sorter's options,
 // sort on/off and freeze, scene and particle controls, opacity, camera, vsync, timings with
 // history plots and last-second statistics, the correctness light, GPU and memory lines.
-// The panel edits a copy of UiState; the app compares it with last frame's to decide what to rebuild.
+// The panel edits the run's Settings (settings.hpp) in place; the app compares them with last
+// frame's copy to decide what to rebuild. Buttons set PanelRequests.
 #pragma once
 
 #include <array>
@@ -9,6 +10,8 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+
+#include <imgui.h>
 
 #include "depthsort/registry.hpp"
 #include "cli.hpp"
@@ -22,23 +25,14 @@ struct GLFWwindow;
 
 namespace depthsort::app {
 
-struct UiState {
-  int sorter = 0;            // index into sorter_registry()
-  OptionValues options;      // of that sorter
-  bool sort = true, freeze = false, simulate = true, lighting = true, vsync = true;
-  float opacity = 0.3f;
-  int particles = 0;         // requested count (applied with "rebuild")
-  int knot_triangles = 0;    // requested knot size (applied with "rebuild"); 0 when not a knot scene
-  int check_every = 30;
-  bool separate_passes = false, coherent = false, triangle_sprites = false;
-  int colour_mode = 0;       // ColourMode
-  bool wipe_on = false;
-  float wipe = 0.5f;         // fraction of the width drawn unsorted
-  CameraMode camera_mode = CameraMode::Orbit;
-  // One-shot requests
+// The panel's one-shot requests (buttons): acted on after the frame, then cleared.
+struct PanelRequests {
   bool rebuild = false, reset_camera = false, compare_all = false, histogram = false;
   int save_view = -1, load_view = -1;
-  bool operator==(const UiState&) const = default;
+  bool close_popups = false;  // Esc with a list open: close it (the next frame, inside it)
+  bool any() const noexcept {
+    return rebuild || reset_camera || compare_all || histogram || save_view >= 0 || load_view >= 0 || close_popups;
+  }
 };
 
 struct PanelInfo {
@@ -61,6 +55,7 @@ struct PanelInfo {
   const CheckState* check = nullptr;
   const Viewpoints* views = nullptr;
   float fps = 0;
+  std::string_view cpu_reason;  // the CPU path: why (no CUDA device, --cpu, ...); empty on the GPU path
 };
 
 // ImGui context + GLFW/OpenGL3 backends, torn down in reverse order.
@@ -85,14 +80,27 @@ class ImGuiLayer {
 // The panel's window. Its scratch (the plot buffer) is a member, not a function-local static.
 class Panel {
  public:
-  void draw(UiState& state, const PanelInfo& info, const Timings& timings, double now);
+  void draw(Settings& state, PanelRequests& requests, const PanelInfo& info, const Timings& timings, double now);
+  // F1: the controls (keys.hpp) in a window of their own in the middle of the display.
+  static void draw_help(bool& open);
+  // After draw(): whether a list (the sorter combo) is open, and the right edge of the panel in
+  // pixels (0 when it was not drawn), for centring the scene in what the panel leaves free.
+  bool popup_open() const noexcept { return popup_open_; }
+  float right_edge() const noexcept { return right_edge_; }
+  void hidden() noexcept { right_edge_ = 0; popup_open_ = false; }
 
  private:
   void timing_rows(const Timings& timings, const char* group, double now);
-  void teaching(UiState& state, const PanelInfo& info, const Timings& timings, double now);
+  void sort_views(PanelRequests& requests, const PanelInfo& info, const Timings& timings, double now);
   // The current sorter's live bar (last-second means of its steps): storage reused every frame.
   std::array<StepBar, 1> live_{};
   std::array<float, TimingSeries::kHistory> plot_{};  // one series' history, in time order
+  // Keeps the panel inside the display whatever the resizes: moved in, and shrunk while the
+  // display is smaller than it (its size before kept, and given back when there is room again).
+  void keep_inside();
+  ImVec2 restore_size_{0, 0};
+  bool shrunk_ = false, popup_open_ = false;
+  float right_edge_ = 0;
 };
 
 }  // namespace depthsort::app

@@ -56,7 +56,7 @@ struct Expansion {
 TEST(Expand, TrianglesKeepTheirCornersAndColoursInTheOrder) {
   Expansion e;
   e.order = {2, 0, 1};
-  FrameControls controls;
+  FramePlan controls;
   e.run(expand_view(turned_camera(), controls));
   for (std::size_t r = 0; r < 3; ++r)
     for (std::size_t k = 0; k < 3; ++k) {
@@ -81,7 +81,7 @@ TEST(Expand, TrianglesKeepTheirCornersAndColoursInTheOrder) {
 TEST(Expand, ParticleIsTheCameraFacingTriangleAroundItsDisc) {
   const Camera camera = turned_camera();
   const glm::mat4 view = camera.view();
-  FrameControls controls;
+  FramePlan controls;
   controls.point_scale = 1000.0f;  // a pixel is tiny: the world size rules
   Expansion e;
   const glm::vec3 centre(0.4f, -0.3f, 0.6f);
@@ -107,7 +107,7 @@ TEST(Expand, ParticleIsTheCameraFacingTriangleAroundItsDisc) {
 // half-size = 0.5 * depth / point_scale.
 TEST(Expand, TinyParticleKeepsHalfAPixel) {
   const Camera camera = turned_camera();
-  FrameControls controls;
+  FramePlan controls;
   controls.point_scale = 100.0f;
   Expansion e;
   e.particles = {ParticleVertex{camera.target.x, camera.target.y, camera.target.z, 1e-6f, 0xFFFFFFFFu}};
@@ -123,7 +123,7 @@ TEST(Expand, ColourModesColourByPosition) {
   Expansion e;
   e.particles = {ParticleVertex{0, 0, 0, 0.1f, 0x40FFFFFFu}};  // id 3
   e.order = {3, 1, 0, 2};
-  FrameControls controls;
+  FramePlan controls;
   controls.colour_mode = 1;
   e.run(expand_view(turned_camera(), controls));
   const auto alpha = [&](std::size_t r) { return static_cast<int>(e.mesh.vertices[e.mesh.indices[3 * e.order[r]]].rgba >> 24); };
@@ -147,7 +147,7 @@ TEST(Expand, ColourModesColourByPosition) {
 TEST(Expand, BrokenIdDrawsAZeroAreaTriangle) {
   Expansion e;
   e.order = {0, 7, 1};
-  FrameControls controls;
+  FramePlan controls;
   e.run(expand_view(turned_camera(), controls));
   for (std::size_t k = 3; k < 6; ++k) {
     EXPECT_EQ(e.out[k].x, e.out[3].x);

@@ -1,4 +1,4 @@
-#include "ui/teaching.hpp"
+#include "ui/views/sort_views.hpp"
 
 #include <imgui.h>
 

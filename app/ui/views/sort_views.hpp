@@ -1,7 +1,7 @@
-// The panel's teaching widgets (issue 12, part 4): per-step timings as one stacked bar per sorter
-// (live for the current sorter, side by side after "compare all"), and a histogram of bucket sizes
-// for the sorters that have buckets. Drawing only: the data comes from compare_all.hpp and
-// teaching.hpp.
+// The panel's views of how a sorter works: per-step timings as one stacked bar per sorter (live
+// for the current sorter, side by side after "compare all"), and a histogram of bucket sizes for
+// the sorters that have buckets. Drawing only: the data comes from compare_all.hpp and the
+// kernels library's depthsort/teaching.hpp.
 #pragma once
 
 #include <span>
