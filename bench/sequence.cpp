@@ -81,7 +81,8 @@ SequenceSamples run_sequence(Sorter& sorter, const BenchConfig& config, Sequence
     float ms = 0;
     DEPTHSORT_CUDA_CHECK(cudaEventElapsedTime(&ms, events.start(), events.stop()));
     const std::span<const StepTime> steps = sorter.timer().wait_last();
-    for (Samples* target : {&samples.all, is_cut(path, static_cast<std::uint64_t>(frame)) ? &samples.cut : &samples.shot}) {
+    const bool cut = is_cut(path, static_cast<std::uint64_t>(frame));
+    for (Samples* target : {&samples.all, cut ? &samples.cut : &samples.shot}) {
       target->total_ms.push_back(ms);
       target->add_steps(steps);
     }
