@@ -99,7 +99,8 @@ SequenceSamples run_sequence(Sorter& sorter, const BenchConfig& config, Sequence
     const std::span<const StepTime> sort_steps = sorter.timer().wait_last();
     std::vector<StepTime> steps{{list_step, list_ms}, {"list + sort", list_ms + ms}};
     steps.insert(steps.end(), sort_steps.begin(), sort_steps.end());
-    for (Samples* target : {&samples.all, is_cut(path, static_cast<std::uint64_t>(frame)) ? &samples.cut : &samples.shot}) {
+    const bool cut = is_cut(path, static_cast<std::uint64_t>(frame));
+    for (Samples* target : {&samples.all, cut ? &samples.cut : &samples.shot}) {
       target->total_ms.push_back(ms);
       target->add_steps(steps);
     }

@@ -124,7 +124,8 @@ TEST_P(CoherentSequence, ExactThroughCutsAndArbitraryInputs) {
   for (std::size_t i = 0; i < n; ++i) order[i] = static_cast<std::uint32_t>(i);
   for (std::uint64_t f = 0; f < 6; ++f)
     if (!run("fly-through frame " + std::to_string(f),
-             coherent_frame(*sorter, frame, scene, camera_plane(CameraPath::FlyThrough, base, f, kSequenceFrames), order)))
+             coherent_frame(*sorter, frame, scene, camera_plane(CameraPath::FlyThrough, base, f, kSequenceFrames),
+                            order)))
       return;
   // Nearly sorted distributions at varying sizes, then size 0 and 1 in between.
   for (Distribution dist : {Distribution::Swaps16, Distribution::SwapsSparse, Distribution::LocalDisplace,
