@@ -70,7 +70,7 @@ void check_writable(const std::string& path, const char* flag) {
   }
 }
 
-// No output may replace an input or another output (item 4 of issue 7).
+// No output may replace an input or another output: a mistyped flag must not destroy data.
 void check_paths(const Config& config, const std::vector<std::string>& material_files) {
   std::vector<NamedPath> inputs, outputs;
   for (const std::string& mesh : config.meshes) inputs.push_back({"--mesh", mesh});

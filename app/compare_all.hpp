@@ -1,4 +1,4 @@
-// "Compare all" (issue 12, part 4): every GPU sorter of the registry, with its default options,
+// "Compare all": every GPU sorter of the registry, with its default options,
 // sorts the current frame's keys; the panel shows their per-step timings side by side. The keys
 // are read, never written, so the frame's own order is untouched.
 #pragma once

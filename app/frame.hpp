@@ -8,10 +8,10 @@
 // particles move and the sprites face the camera as on the pulled draw.
 // By default every transparent primitive of the frame (triangles and particles) is sorted in ONE
 // order of primitive ids (depth.hpp, primitive_key) and the gather writes that id stream for the
-// renderer's single pulled draw (issue 12, part 1). --separate-passes sorts the triangles and the
+// renderer's single pulled draw. --separate-passes sorts the triangles and the
 // particles apart (the same key arrays, two ranges, two sorters) and gathers two element buffers,
 // drawn one after the other: the old, wrong blend where the kinds mix, kept to show the difference.
-// Coherent mode (issue 13) computes this frame's depths in last frame's sorted order, so the
+// Coherent mode computes this frame's depths in last frame's sorted order, so the
 // sorter gets nearly sorted input; the order is still exact and still checked.
 // Each phase is a StepTimer step (CUDA events on the GPU path, host clock on the CPU path) and an
 // NVTX range of the same name. Everything is allocated in the constructor; compute() allocates nothing.

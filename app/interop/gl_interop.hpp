@@ -1,6 +1,6 @@
 // CUDA-GL interop with RAII: a GL buffer registered with CUDA, and one mapping of every
 // registered buffer of a frame in a single cudaGraphicsMapResources call (one map costs ~0.3 ms on
-// the lent GPU when GL has drawn, so a frame maps once, not once per buffer). That cost is most likely the
+// an H100/H200 when GL has drawn, so a frame maps once, not once per buffer). That cost is most likely the
 // GPU moving from GL's context to CUDA's, not the call: sharing the memory without maps (GL external
 // memory, branch experiment/interop-external-memory) kept it and drew 10-60x slower, so this
 // is the only path; docs/interop.md has the record.

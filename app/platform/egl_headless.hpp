@@ -1,6 +1,6 @@
 // Headless OpenGL 4.5 core through EGL's device platform (eglQueryDevicesEXT +
-// eglGetPlatformDisplayEXT(EGL_PLATFORM_DEVICE_EXT)): NVIDIA's driver on the lent GPU, Mesa's
-// llvmpipe where no GPU exists. GLFW's own headless mode does not work on the lent machines.
+// eglGetPlatformDisplayEXT(EGL_PLATFORM_DEVICE_EXT)): NVIDIA's driver on a GPU machine without a display, Mesa's
+// llvmpipe where no GPU exists. GLFW's own headless mode does not work on the H100/H200 machines without a display.
 // The context is surfaceless where EGL_KHR_surfaceless_context exists, else on a 16x16 pbuffer;
 // drawing goes to an offscreen framebuffer (render/renderer.hpp).
 #pragma once

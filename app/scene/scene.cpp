@@ -150,7 +150,7 @@ Scene build_scene(const Config& config, bool cpu_path, std::string& notes, const
     }
     scene.opacity = 0.3f;
   } else if (config.scene == SceneKind::Mixed) {
-    // One order for every primitive (issue 12, part 1): a green particle halfway between a blue
+    // One order for every primitive: a green particle halfway between a blue
     // triangle (near) and a red one (far). Sorted together, red, green, blue blend in that order;
     // the separate passes draw both triangles first and the particle on top.
     const struct { float z, dx; glm::vec4 colour; } tris[2] = {{0.0f, -0.4f, {0, 0, 1, 128 / 255.0f}},

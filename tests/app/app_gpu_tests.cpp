@@ -56,7 +56,7 @@ TEST(GpuPath, EverySorterGivesTheCpuPathsPixels) {
   EXPECT_GT(tested, 0);
 }
 
-// Issue 12, part 1 on the GPU path: the particle between two triangles blends in one order for
+// One order on the GPU path: the particle between two triangles blends in one order for
 // every GPU sorter, from scratch and coherent, and drawn from CUDA's expanded vertices, each
 // pixel as the CPU path's (the expanded run against the CPU path's expanded run, whose host
 // expansion CI checks); --separate-passes gives the other (wrong) picture, which shows the
@@ -151,7 +151,7 @@ TEST(GpuPath, ExpandedDrawEqualsPulledOnTheDefaultScene) {
   }
 }
 
-// The expanded draw at the size of issue 12's goal, timed: the expand step is in --json and the
+// The expanded draw at the goal scene's size (5M triangles + 1M particles), timed: the expand step is in --json and the
 // order checks pass. (Its speed is for the lead to read: frame/expand and frame/draw.)
 TEST(GpuPath, ExpandedDrawMillionsIsChecked) {
   REQUIRE_CUDA_DEVICE();
@@ -167,7 +167,7 @@ TEST(GpuPath, ExpandedDrawMillionsIsChecked) {
   EXPECT_TRUE(doc["median_ms"].contains("frame/expand")) << doc["median_ms"].dump();
 }
 
-// Issue 13: coherent mode with the camera orbiting, every frame's order checked, and the sorter's
+// Coherent mode with the camera orbiting, every frame's order checked, and the sorter's
 // per-step timings in --json.
 TEST(GpuPath, CoherentOrbitIsExactEveryFrame) {
   REQUIRE_CUDA_DEVICE();
@@ -185,7 +185,7 @@ TEST(GpuPath, CoherentOrbitIsExactEveryFrame) {
   EXPECT_TRUE(sort_steps) << doc["median_ms"].dump();
 }
 
-// Issue 12, part 4 on the GPU path: colour by segment shows the hybrid sorter's buckets (many
+// The segment view on the GPU path: colour by segment shows the hybrid sorter's buckets (many
 // colours), and headless --panel draws the panel (with compare-all and the histogram, filled on
 // the last frame) over the GPU path's frame.
 TEST(GpuPath, SegmentColoursAndPanel) {
@@ -239,7 +239,7 @@ TEST(GpuPath, MillionsWithoutDrawing) {
   EXPECT_NE(r.output.find("order checks: 4/4 passed"), std::string::npos) << r.output;
 }
 
-// The soak of issue 7 item 14, short: every frame the next GPU sorter/option variant, every
+// The soak, short: every frame the next GPU sorter/option variant, every
 // frame's order checked, device memory sampled every 1000 frames; after the first sample it must
 // stay flat (every sorter reserved once, nothing allocated in the frame loop). The figure is the
 // whole device's, so ctest runs this test alone (RUN_SERIAL in CMakeLists.txt).

@@ -76,7 +76,7 @@ TEST(HeadlessBlend, OrderFollowsTheCamera) {
   expect_pixel(image, kW / 2, kH / 2, expected_blend({2, 1, 0}), "centre seen from behind, sorted");
 }
 
-// Issue 12, part 1: a particle (green) halfway between a near blue and a far red triangle. One
+// One order: a particle (green) halfway between a near blue and a far red triangle. One
 // order for every primitive blends red, green, blue; the separate passes draw both triangles
 // first and the particle last, which is wrong, and the test must see the difference.
 TEST(HeadlessBlend, OneOrderForTrianglesAndParticles) {
@@ -140,7 +140,7 @@ TEST(HeadlessBlend, ExpandedDrawEqualsPulledTriangleSprites) {
           20);
 }
 
-// The views that teach (issue 12, part 4): left of the wipe the submission order, right of it
+// The views that teach: left of the wipe the submission order, right of it
 // the sorted order, each pixel as in the full-screen render of that order.
 TEST(HeadlessBlend, WipeShowsUnsortedLeftAndSortedRight) {
   const Image wipe = render_test_scene("wipe.png", {"--wipe", "0.5"});

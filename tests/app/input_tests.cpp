@@ -1,4 +1,4 @@
-// The demo's input hardening (issue 7): OBJ/MTL files read once and bounded, their encoding,
+// The demo's input hardening: OBJ/MTL files read once and bounded, their encoding,
 // non-regular and huge files, linear triangulation, file content escaped in messages, and any
 // finite mesh framed. CPU tests: the real binary runs headless on the CPU path (Mesa EGL).
 #include <gtest/gtest.h>

@@ -40,7 +40,7 @@ Image read_png(const std::string& path) {
 }
 
 std::string out_path(const std::string& name) {
-  // Created on demand: on the lent GPU only the bin folder travels, not the build tree.
+  // Created on demand: where only the bin folder was copied to a GPU machine, the build tree is not there.
   std::filesystem::create_directories(DEPTHSORT_TEST_OUT);
   return std::string(DEPTHSORT_TEST_OUT) + "/" + name;
 }

@@ -1,4 +1,4 @@
-// "Compare all"'s bars (issue 12, part 4): per-step medians over repetitions, on the CPU.
+// "Compare all"'s bars: per-step medians over repetitions, on the CPU.
 #include <gtest/gtest.h>
 
 #include <vector>
