@@ -31,15 +31,6 @@ std::string write_file(const fs::path& path, const std::string& bytes) {
   return path.string();
 }
 
-std::string error_of(const std::string& path) {
-  try {
-    load_obj(path);
-  } catch (const SceneError& e) {
-    return e.what();
-  }
-  return "(loaded without error)";
-}
-
 const std::uint32_t kHalfRed = pack_rgba(glm::vec4(1.0f, 0.0f, 0.0f, 0.5f));
 
 TEST(ObjComments, StripCommentsKeepsLineBreaks) {
@@ -84,16 +75,16 @@ TEST(ObjComments, AfterUsemtlAndMtllibAndInTheMaterialLibrary) {
 TEST(ObjComments, MalformedStatementsStillFailWithTheirLine) {
   const fs::path folder = fresh_folder("malformed");
   const std::string bad_face = write_file(folder / "face.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0 # ok\nf 1 2 x # c\n");
-  EXPECT_NE(error_of(bad_face).find("face.obj:4: face reference 'x' is not an index"), std::string::npos)
-      << error_of(bad_face);
+  EXPECT_NE(obj_load_error(bad_face).find("face.obj:4: face reference 'x' is not an index"), std::string::npos)
+      << obj_load_error(bad_face);
   const std::string short_vertex = write_file(folder / "vertex.obj", "# header\nv 0 0 # 1 2\n");
-  EXPECT_NE(error_of(short_vertex).find("vertex.obj:2: vertex with fewer than 3 coordinates"), std::string::npos)
-      << error_of(short_vertex);
+  EXPECT_NE(obj_load_error(short_vertex).find("vertex.obj:2: vertex with fewer than 3 coordinates"), std::string::npos)
+      << obj_load_error(short_vertex);
   const std::string short_face = write_file(folder / "short.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 # 3\n");
-  EXPECT_NE(error_of(short_face).find("short.obj:4: face with fewer than 3 vertices"), std::string::npos)
-      << error_of(short_face);
+  EXPECT_NE(obj_load_error(short_face).find("short.obj:4: face with fewer than 3 vertices"), std::string::npos)
+      << obj_load_error(short_face);
   const std::string only_comments = write_file(folder / "comments.obj", "# v 0 0 0\n#f 1 2 3\n");
-  EXPECT_NE(error_of(only_comments).find("contains no faces"), std::string::npos) << error_of(only_comments);
+  EXPECT_NE(obj_load_error(only_comments).find("contains no faces"), std::string::npos) << obj_load_error(only_comments);
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "support.hpp"
 
+#include "scene/obj_loader.hpp"
+
 #define STB_IMAGE_IMPLEMENTATION
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
@@ -53,6 +55,15 @@ Image read_png(const std::string& path) {
   image.rgba.assign(data, data + static_cast<std::size_t>(image.width) * static_cast<std::size_t>(image.height) * 4);
   stbi_image_free(data);
   return image;
+}
+
+std::string obj_load_error(const std::string& path) {
+  try {
+    load_obj(path);
+  } catch (const SceneError& e) {
+    return e.what();
+  }
+  return "(loaded without error)";
 }
 
 std::string out_path(const std::string& name) {
