@@ -21,6 +21,7 @@ absent; a file that cannot be read or written exits 1 with its name and the syst
 import argparse
 import collections
 import csv
+import errno
 import math
 import os
 import sys
@@ -80,17 +81,34 @@ class OutputFailure(Exception):
     """A PNG or the output folder could not be written; the message names the file and reason."""
 
 
+def follow_links(path):
+    """Where writing path lands, as open() resolves it: path, or through a chain of symbolic links
+    the last one's target, each relative target read against its own link's folder. The target
+    need not exist. A loop raises OSError(ELOOP)."""
+    current = path
+    for _ in range(41):  # Linux follows at most 40 links in one lookup
+        if not os.path.islink(current):
+            return current
+        current = os.path.join(os.path.dirname(current), os.readlink(current))
+    raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), path)
+
+
 def save_atomically(fig, path):
-    """Saves fig as a PNG at path: all of it or nothing (a temporary file, fsync, os.replace)."""
-    folder = os.path.dirname(path) or "."
-    fd, temporary = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=folder)
+    """Saves fig as a PNG at path: all of it or nothing (a temporary file, fsync, os.replace).
+    A symbolic link at path is kept: the file it points to is created or replaced, in its folder."""
+    real = follow_links(path)
+    folder = os.path.dirname(real) or "."
+    if real != path and not os.path.isdir(folder):
+        raise OutputFailure(f"cannot write {path!r}: it is a symbolic link to {real!r}, "
+                            f"whose folder {folder!r} does not exist")
+    fd, temporary = tempfile.mkstemp(prefix="." + os.path.basename(real) + ".", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(fd, "wb") as file:
             fig.savefig(file, format="png", dpi=120)
             file.flush()
             os.fsync(file.fileno())
         os.chmod(temporary, 0o666 & ~current_umask())
-        os.replace(temporary, path)
+        os.replace(temporary, real)
     except BaseException:
         try:
             os.unlink(temporary)

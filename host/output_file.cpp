@@ -44,6 +44,24 @@ int own_descriptor(const fs::path& path) {
   return -1;
 }
 
+// Where writing `path` lands: `path` itself, or, through a chain of symbolic links, the last
+// link's target, each relative target read against the folder of the link that holds it (as the
+// kernel resolves it). The target need not exist. Throws OutputError on a loop (ELOOP's limit).
+fs::path follow_links(const fs::path& path) {
+  constexpr int kMaxLinks = 40;  // Linux's limit on links followed in one lookup
+  fs::path current = path;
+  for (int links = 0; links <= kMaxLinks; ++links) {
+    std::error_code ec;
+    if (!fs::is_symlink(fs::symlink_status(current, ec))) return current;
+    const fs::path next = fs::read_symlink(current, ec);
+    if (ec)
+      throw OutputError("cannot write " + quote_path(path.string()) + ": cannot read the symbolic link " +
+                        quote_path(current.string()) + ": " + ec.message());
+    current = next.is_absolute() ? next : current.parent_path() / next;
+  }
+  throw OutputError("cannot write " + quote_path(path.string()) + ": " + std::strerror(ELOOP));
+}
+
 mode_t new_file_mode() {
   // umask can only be read by setting it; both programs set it nowhere else.
   const mode_t mask = ::umask(0);
@@ -80,10 +98,14 @@ OutputFile::OutputFile(fs::path target) : target_(std::move(target)) {
     return;
   }
 
-  // A symbolic link is followed, so the file it points to is replaced, not the link.
-  fs::path real = fs::is_symlink(fs::symlink_status(target_, ec)) ? fs::canonical(target_, ec) : target_;
-  if (ec || real.empty()) real = target_;
+  // A symbolic link is followed, as open() follows it: the file it points to is created or
+  // replaced, in that file's folder, and the link stays.
+  fs::path real = follow_links(target_);
   const fs::path folder = real.has_parent_path() ? real.parent_path() : fs::path(".");
+  if (real != target_ && !fs::is_directory(folder, ec))
+    throw OutputError("cannot write " + quote_path(target_.string()) + ": it is a symbolic link to " +
+                      quote_path(real.string()) + ", whose folder " + quote_path(folder.string()) +
+                      " does not exist");
   std::string pattern = (folder / ("." + real.filename().string() + ".tmp-XXXXXX")).string();
   const int fd = ::mkstemp(pattern.data());
   if (fd < 0) fail("cannot create a temporary file in " + quote_path(folder.string()) + " for", errno);

@@ -1,9 +1,16 @@
 #!/usr/bin/env bash
 # Sets up, builds (for sm_90: the H100 and H200) and runs every test. GPU tests are reported as
-# skipped, with the reason, where no CUDA device exists.
+# skipped, with the reason, where no CUDA device exists. Then the host code of the CPU tests under
+# AddressSanitizer and UndefinedBehaviorSanitizer (the `asan` preset), and each fuzz target for
+# DEPTHSORT_FUZZ_SECONDS (default 60; 0 skips them). docs/fuzzing.md has the longer runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 cmake --preset default >/dev/null
 cmake --build --preset default
 ctest --preset default
+cmake --preset asan >/dev/null
+cmake --build --preset asan
+ctest --preset asan
+fuzz_seconds="${DEPTHSORT_FUZZ_SECONDS:-60}"
+if [[ "$fuzz_seconds" != 0 ]]; then tests/fuzz/run.sh "$fuzz_seconds"; fi

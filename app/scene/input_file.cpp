@@ -112,4 +112,24 @@ void check_text_encoding(std::string& text, const std::string& path) {
   throw SceneError(shown + ":" + std::to_string(line) + ": a NUL byte (binary data, not a text file)");
 }
 
+void strip_comments(std::string& text) {
+  // In place: an OBJ may be near kMaxObjBytes, and a copy would double its memory.
+  std::size_t kept = 0, line_begin = 0;
+  bool in_comment = false;
+  for (const char c : text) {
+    if (c == '\n') {
+      in_comment = false;
+    } else if (c == '#' && !in_comment) {
+      in_comment = true;
+      // The blanks before the comment go too: tinyobjloader takes the rest of a line as a name
+      // ("usemtl red # c" would name "red ").
+      while (kept > line_begin && (text[kept - 1] == ' ' || text[kept - 1] == '\t' || text[kept - 1] == '\r')) --kept;
+    }
+    if (in_comment) continue;
+    text[kept++] = c;
+    if (c == '\n') line_begin = kept;
+  }
+  text.resize(kept);
+}
+
 }  // namespace depthsort::app

@@ -12,6 +12,7 @@
 #include <limits>
 #include <sstream>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <glm/geometric.hpp>
@@ -172,6 +173,7 @@ class MaterialReader final : public tinyobj::MaterialReader {
     try {
       std::string text = read_input_file(path, kMaxMtlBytes, "MTL file");
       check_text_encoding(text, path);
+      strip_comments(text);
       const auto named = [&] { return names->size() - names->count(""); };  // LoadMtl adds an unnamed default
       const std::size_t before = named();
       std::istringstream in(text);
@@ -247,10 +249,15 @@ struct Builder {
 }  // namespace
 
 ObjText read_obj(const std::string& path) {
+  return obj_from_text(path, read_input_file(path, kMaxObjBytes, "OBJ file"));
+}
+
+ObjText obj_from_text(const std::string& path, std::string text) {
   ObjText obj;
   obj.path = path;
-  obj.text = read_input_file(path, kMaxObjBytes, "OBJ file");
+  obj.text = std::move(text);
   check_text_encoding(obj.text, path);
+  strip_comments(obj.text);
   prevalidate(obj);
   if (obj.faces == 0)
     throw SceneError(shown_path(path) + ": contains no faces (empty or not an OBJ file)");

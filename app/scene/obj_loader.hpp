@@ -23,11 +23,14 @@ constexpr std::size_t kEarClippingMaxCorners = 16;
 // is built (build_scene checks it against the limits and the memory available).
 struct ObjText {
   std::string path;
-  std::string text;  // without a UTF-8 byte-order mark
+  std::string text;  // without a UTF-8 byte-order mark, comments blanked (strip_comments)
   std::size_t vertices = 0, faces = 0, triangles = 0;
 };
 
 ObjText read_obj(const std::string& path);
+// What read_obj does once the file is read: `text` as the content of the file at `path` (whose
+// folder is where material libraries are looked for). Also the entry of the OBJ fuzz target.
+ObjText obj_from_text(const std::string& path, std::string text);
 // Parses and triangulates. Faces get their material's diffuse colour (Kd, and d/Tr as alpha when
 // below 1), else a colour per object/group. Vertices are expanded per face corner. A material
 // library that cannot be used (missing, unreadable, not a regular file, too large, empty) adds one

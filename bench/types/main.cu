@@ -8,7 +8,7 @@
 // Every run: input restored by a device copy outside the timed events, CUDA-event median after
 // warm-up, result checked once (sorted under the comparator, same multiset as std::sort's).
 //
-// Usage: depthsort-mms-types [--sizes 1M,16M] [--reps 9] [--k 8,16] [--csv FILE]
+// Usage: depthsort-mms-types [--sizes 1M,16M] [--reps 9] [--k 8,16] [--csv FILE] (types_args.hpp)
 #include <cub/device/device_merge_sort.cuh>
 
 #include <algorithm>
@@ -18,13 +18,18 @@
 #include <sstream>
 #include <random>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "depthsort/count_text.hpp"
 #include "depthsort/device_buffer.hpp"
 #include "depthsort/errors.hpp"
 #include "depthsort/output_file.hpp"
+#include "depthsort/registry.hpp"
 #include "sort/gpu_mms/gpu_mms_kernels.cuh"
+#include "stats.hpp"
+#include "types_args.hpp"
 
 namespace depthsort::mms_types {
 namespace {
@@ -112,27 +117,9 @@ bool check(std::vector<Obj> in, const std::vector<Obj>& out, Less less) {
   return true;
 }
 
-struct Options {
-  std::vector<std::size_t> sizes{std::size_t{1} << 20, std::size_t{1} << 24};
-  std::vector<int> ks{8, 16};
-  int reps = 9;
-  std::string csv;
-};
-
-template <class F>
-void split_list(const std::string& text, F f) {
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const std::size_t comma = text.find(',', start);
-    f(text.substr(start, comma - start));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-}
-
 class Runner {
  public:
-  Runner(const Options& o, std::ostringstream& csv) : o_(o), csv_(csv) {
+  Runner(const TypesOptions& o, std::ostringstream& csv) : o_(o), csv_(csv) {
     const std::size_t max_n = *std::max_element(o.sizes.begin(), o.sizes.end());
     pristine_ = DeviceBuffer<Obj>(max_n, "types input");
     work_ = DeviceBuffer<Obj>(max_n, "types work");
@@ -185,9 +172,11 @@ class Runner {
     DEPTHSORT_CUDA_CHECK(cudaMemcpyAsync(work_.data(), pristine_.data(), n * sizeof(Obj), cudaMemcpyDeviceToDevice));
     DEPTHSORT_CUDA_CHECK(cudaMemsetAsync(out_.data(), 0xFF, n * sizeof(Obj)));
   }
+  // The median of the timed runs, as depthsort-bench reports it (bench/stats.hpp: the middle
+  // value, the mean of the two middle values for an even count).
   template <class F>
   float time(std::size_t n, F sort) {
-    std::vector<float> ms;
+    std::vector<double> ms;
     for (int r = 0; r < 2 + o_.reps; ++r) {
       restore(n);
       DEPTHSORT_CUDA_CHECK(cudaEventRecord(start_));
@@ -198,8 +187,7 @@ class Runner {
       DEPTHSORT_CUDA_CHECK(cudaEventElapsedTime(&t, start_, stop_));
       if (r >= 2) ms.push_back(t);
     }
-    std::sort(ms.begin(), ms.end());
-    return ms[ms.size() / 2];
+    return static_cast<float>(bench::summarize(std::move(ms)).median);
   }
   template <class Less>
   bool verify(const std::vector<Obj>& host, Less less) {
@@ -219,61 +207,33 @@ class Runner {
   bool failed_ = false;
 
  private:
-  const Options& o_;
+  const TypesOptions& o_;
   std::ostringstream& csv_;  // rows, written to the --csv file once all ran
   DeviceBuffer<Obj> pristine_, work_, out_, a_, b_;
   DeviceBuffer<std::uint32_t> splits_;
   cudaEvent_t start_{}, stop_{};
 };
 
-constexpr const char* kUsage =
-    "usage: depthsort-mms-types [--sizes 1M,16M] [--reps 9] [--k 8,16] [--csv FILE]\n"
-    "  times gpu-mms against cub::DeviceMergeSort with the same comparator on the paper's types\n"
-    "  (pairs by first key, points by l1 norm, rationals) and on a conflict-heavy input (Fig. 6).\n"
-    "  Sizes: 1000000, 2^24 or binary K/M/G (16M = 2^24), up to 1G. Exit status: 0 done, 1 a check\n"
-    "  failed or an error, 2 bad command line.\n";
-
 // A bad command line: the message, the usage, exit status 2.
 int usage_error(const std::string& message) {
-  std::fprintf(stderr, "depthsort-mms-types: %s\n%s", message.c_str(), kUsage);
+  std::fprintf(stderr, "depthsort-mms-types: %s\n%s", message.c_str(), kTypesUsage);
   return 2;
 }
 
 int run(int argc, char** argv) {
-  Options o;
-  std::string error;
-  auto count = [&](const std::string& flag, const std::string& text, std::uint64_t min, std::uint64_t max) {
-    std::string why;
-    const auto value = parse_count(text, min, max, &why);
-    if (!value && error.empty()) error = flag + ": " + quote_for_message(text) + ": " + why;
-    return value.value_or(min);
-  };
-  for (int i = 1; i < argc; ++i) {
-    const std::string flag = argv[i];
-    if (flag == "--help" || flag == "-h") {
-      std::fputs(kUsage, stdout);
-      return 0;
-    }
-    if (flag != "--sizes" && flag != "--k" && flag != "--reps" && flag != "--csv")
-      return usage_error("unknown flag " + quote_for_message(flag));
-    if (i + 1 == argc) return usage_error(flag + " needs a value");
-    const std::string value = argv[++i];
-    if (flag == "--sizes") {
-      o.sizes.clear();
-      split_list(value, [&](const std::string& s) { o.sizes.push_back(count(flag, s, 1, std::uint64_t{1} << 30)); });
-    } else if (flag == "--k") {
-      o.ks.clear();
-      split_list(value, [&](const std::string& s) { o.ks.push_back(static_cast<int>(count(flag, s, 1, 64))); });
-    } else if (flag == "--reps") {
-      o.reps = static_cast<int>(count(flag, value, 1, 1000));
-    } else {
-      if (value.empty()) return usage_error("--csv needs a file name");
-      o.csv = value;
-    }
-    if (!error.empty()) return usage_error(error);
+  const std::vector<std::string_view> args(argv + 1, argv + argc);
+  const TypesArgs parsed = parse_types_args(args);
+  if (!parsed.error.empty()) return usage_error(parsed.error);
+  const TypesOptions& o = parsed.options;
+  if (o.help) {
+    std::fputs(kTypesUsage, stdout);
+    return 0;
   }
-  for (const int k : o.ks)
-    if (k != 8 && k != 16) return usage_error("--k: 8 or 16 (the instantiations this program carries)");
+  // Without a device the first allocation would fail with a misleading "cannot reserve".
+  if (std::string why; !cuda_device_usable(&why)) {
+    std::fprintf(stderr, "depthsort-mms-types: %s; it times GPU sorts and needs a CUDA device\n", why.c_str());
+    return 1;
+  }
   std::ostringstream csv;
   csv << "type,input,n,sorter,k,median_ms,gelems_per_s,check\n";
   Runner r(o, csv);

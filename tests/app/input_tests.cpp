@@ -38,15 +38,6 @@ std::string write_file(const std::string& name, const std::string& bytes) {
 
 const std::string kTriangle = "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n";
 
-std::string error_of(const std::string& path) {
-  try {
-    load_obj(path);
-  } catch (const SceneError& e) {
-    return e.what();
-  }
-  return "(loaded without error)";
-}
-
 bool printable(const std::string& text) {
   for (const char c : text)
     if ((static_cast<unsigned char>(c) < 0x20 && c != '\n') || c == 0x7F) return false;
@@ -76,10 +67,10 @@ TEST(ObjEncoding, Utf16IsRefusedSayingSo) {
     bare += c, bare += '\0';
   }
   for (const auto& [name, bytes] : {std::pair{"utf16le.obj", le}, {"utf16be.obj", be}, {"utf16bare.obj", bare}}) {
-    const std::string error = error_of(write_file(name, bytes));
+    const std::string error = obj_load_error(write_file(name, bytes));
     EXPECT_NE(error.find("UTF-16"), std::string::npos) << name << ": " << error;
   }
-  const std::string error = error_of(write_file("nul.obj", kTriangle + std::string("v 1 2 \0 3\n", 10)));
+  const std::string error = obj_load_error(write_file("nul.obj", kTriangle + std::string("v 1 2 \0 3\n", 10)));
   EXPECT_NE(error.find("nul.obj:5: a NUL byte"), std::string::npos) << error;
 }
 
@@ -117,7 +108,7 @@ TEST(ObjInput, FifoWithoutWriterIsRefusedNotWaitedOnForever) {
   std::remove(fifo.c_str());
   ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
   const auto start = std::chrono::steady_clock::now();
-  const std::string error = error_of(fifo);
+  const std::string error = obj_load_error(fifo);
   EXPECT_NE(error.find("no data from the pipe for 10 s"), std::string::npos) << error;
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(kPipeTimeoutSeconds + 5));
   std::remove(fifo.c_str());
@@ -125,13 +116,13 @@ TEST(ObjInput, FifoWithoutWriterIsRefusedNotWaitedOnForever) {
 
 TEST(ObjInput, DevicesAndHugeFilesAreRefusedBeforeReading) {
   const auto start = std::chrono::steady_clock::now();
-  EXPECT_NE(error_of("/dev/zero").find("/dev/zero: is a character device"), std::string::npos);
+  EXPECT_NE(obj_load_error("/dev/zero").find("/dev/zero: is a character device"), std::string::npos);
   const std::string huge = out_path("huge.obj");
   {
     std::ofstream(huge, std::ios::binary) << "";
   }
   ASSERT_EQ(truncate(huge.c_str(), static_cast<off_t>(kMaxObjBytes) + 1), 0);  // sparse: no disk used
-  EXPECT_NE(error_of(huge).find("above the limit of 1024 MiB"), std::string::npos) << error_of(huge);
+  EXPECT_NE(obj_load_error(huge).find("above the limit of 1024 MiB"), std::string::npos) << obj_load_error(huge);
   std::remove(huge.c_str());
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
   const CommandResult r = run_depthsort({"--headless", "--cpu", "--mesh", "/dev/zero", "--frames", "1"}, "timeout 60");
@@ -206,7 +197,7 @@ TEST(ObjTriangulation, ConcavePolygonsStayInside) {
 TEST(ObjMessages, FileContentIsEscapedAndCut) {
   const std::string hostile = "\x1b]0;owned\x07\x1b[2J" + std::string(10'000'000, 'x');
   const std::string path = write_file("hostile.obj", "v 0 0 " + hostile + "\n");
-  const std::string error = error_of(path);
+  const std::string error = obj_load_error(path);
   EXPECT_TRUE(printable(error)) << error.substr(0, 200);
   EXPECT_LT(error.size(), 300u) << error.substr(0, 300);
   EXPECT_NE(error.find("hostile.obj:1: vertex coordinate '\\x1b]0;owned\\x07\\x1b[2Jxxx"), std::string::npos) << error;
@@ -263,7 +254,7 @@ TEST(Framing, AnyFiniteMeshIsDrawn) {
 TEST(Framing, OnlyNonFiniteCoordinatesAreRefused) {
   // Beyond a float's range (3.4e38) a coordinate is infinite once read: that cannot be framed.
   for (const char* number : {"1e39", "-1e40", "inf", "nan"}) {
-    const std::string error = error_of(write_file("nonfinite.obj", std::string("v 0 0 ") + number + "\n" + kTriangle));
+    const std::string error = obj_load_error(write_file("nonfinite.obj", std::string("v 0 0 ") + number + "\n" + kTriangle));
     EXPECT_NE(error.find(std::string("nonfinite.obj:1: vertex coordinate '") + number + "' is not a finite number"),
               std::string::npos)
         << error;

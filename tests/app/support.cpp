@@ -1,5 +1,6 @@
 #include "support.hpp"
 
+#include "scene/obj_loader.hpp"
 #include "support/run_command.hpp"
 
 #define STB_IMAGE_IMPLEMENTATION
@@ -37,6 +38,15 @@ Image read_png(const std::string& path) {
   image.rgba.assign(data, data + static_cast<std::size_t>(image.width) * static_cast<std::size_t>(image.height) * 4);
   stbi_image_free(data);
   return image;
+}
+
+std::string obj_load_error(const std::string& path) {
+  try {
+    load_obj(path);
+  } catch (const SceneError& e) {
+    return e.what();
+  }
+  return "(loaded without error)";
 }
 
 std::string out_path(const std::string& name) {

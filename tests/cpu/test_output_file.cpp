@@ -30,9 +30,10 @@ class OutputFileTest : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
 
-  std::vector<std::string> entries() const {
+  std::vector<std::string> entries() const { return entries(dir_); }
+  static std::vector<std::string> entries(const fs::path& folder) {
     std::vector<std::string> names;
-    for (const auto& entry : fs::directory_iterator(dir_)) names.push_back(entry.path().filename().string());
+    for (const auto& entry : fs::directory_iterator(folder)) names.push_back(entry.path().filename().string());
     std::sort(names.begin(), names.end());
     return names;
   }
@@ -235,6 +236,79 @@ TEST_F(OutputFileTest, TwoOutputsToOnePathAreRefusedEvenBeforeTheyExist) {
 TEST_F(OutputFileTest, DevNullMayTakeSeveralOutputs) {
   const NamedPath outputs[] = {{"--csv", "/dev/null"}, {"--json", "/dev/null"}};
   EXPECT_EQ(find_path_clash({}, outputs), "");
+}
+
+// Outputs reached through symbolic links, as open() writes through them: a link is kept and the
+// file it points to created or replaced, also when that file does not exist yet, through chains
+// of links and relative targets read against each link's own folder; a link into a missing
+// folder is an error naming both paths.
+std::string error_of_writing(const fs::path& target) {
+  try {
+    write_file_atomically(target, "data");
+  } catch (const OutputError& e) {
+    return e.what();
+  }
+  return "(written without error)";
+}
+
+using Names = std::vector<std::string>;
+
+TEST_F(OutputFileTest, ALinkToAFileNotYetThereCreatesThatFile) {
+  fs::create_directories(dir_ / "elsewhere");
+  fs::create_symlink("elsewhere/new.json", dir_ / "out.json");
+  write_file_atomically(dir_ / "out.json", "{}");
+  EXPECT_TRUE(fs::is_symlink(dir_ / "out.json")) << "the link must stay a link";
+  EXPECT_EQ(read(dir_ / "elsewhere" / "new.json"), "{}");
+  EXPECT_EQ(entries(dir_ / "elsewhere"), Names{"new.json"}) << "no temporary file left behind";
+  EXPECT_EQ(entries(dir_), (Names{"elsewhere", "out.json"}));
+}
+
+TEST_F(OutputFileTest, AnAbsoluteLinkToAFileNotYetThere) {
+  fs::create_directories(dir_ / "target");
+  fs::create_symlink(dir_ / "target" / "a.csv", dir_ / "a.csv");
+  OutputFile file(dir_ / "a.csv");
+  EXPECT_EQ(file.temporary().parent_path(), dir_ / "target") << "the temporary file lies beside the target";
+  file.write("x");
+  file.commit();
+  EXPECT_TRUE(fs::is_symlink(dir_ / "a.csv"));
+  EXPECT_EQ(read(dir_ / "target" / "a.csv"), "x");
+}
+
+TEST_F(OutputFileTest, ChainsOfRelativeLinksResolveAgainstEachLinksFolder) {
+  for (const char* folder : {"a", "b", "c"}) fs::create_directories(dir_ / folder);
+  // Read against the working folder instead of the links' folders, these targets would miss.
+  fs::create_symlink("../b/second", dir_ / "a" / "first");
+  fs::create_symlink("../c/final.png", dir_ / "b" / "second");
+  write_file_atomically(dir_ / "a" / "first", "one");
+  EXPECT_TRUE(fs::is_symlink(dir_ / "a" / "first"));
+  EXPECT_TRUE(fs::is_symlink(dir_ / "b" / "second"));
+  EXPECT_EQ(read(dir_ / "c" / "final.png"), "one");
+  write_file_atomically(dir_ / "a" / "first", "two");  // now the target exists: replaced
+  EXPECT_TRUE(fs::is_symlink(dir_ / "a" / "first"));
+  EXPECT_EQ(read(dir_ / "c" / "final.png"), "two");
+  EXPECT_EQ(entries(dir_ / "c"), Names{"final.png"});
+}
+
+TEST_F(OutputFileTest, ALinkIntoAMissingFolderNamesBothPaths) {
+  fs::create_symlink("nowhere/new.json", dir_ / "out.json");
+  const std::string message = error_of_writing(dir_ / "out.json");
+  EXPECT_NE(message.find("'" + (dir_ / "out.json").string() + "': it is a symbolic link to '" +
+                         (dir_ / "nowhere" / "new.json").string() + "', whose folder '" +
+                         (dir_ / "nowhere").string() + "' does not exist"),
+            std::string::npos)
+      << message;
+  EXPECT_TRUE(fs::is_symlink(dir_ / "out.json"));
+  EXPECT_EQ(entries(dir_), Names{"out.json"});
+}
+
+TEST_F(OutputFileTest, ALoopOfLinksIsAnErrorAndStays) {
+  fs::create_symlink("b", dir_ / "a");
+  fs::create_symlink("a", dir_ / "b");
+  const std::string message = error_of_writing(dir_ / "a");
+  EXPECT_NE(message.find("Too many levels of symbolic links"), std::string::npos) << message;
+  EXPECT_TRUE(fs::is_symlink(dir_ / "a"));
+  EXPECT_TRUE(fs::is_symlink(dir_ / "b"));
+  EXPECT_EQ(entries(dir_), (Names{"a", "b"}));
 }
 
 }  // namespace

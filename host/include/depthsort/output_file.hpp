@@ -29,6 +29,11 @@ class OutputError : public Error {
 // Targets that are not regular files (/dev/null, /dev/stdout, a FIFO) cannot be replaced by a
 // rename: they are written directly, every write still checked (writing to /dev/full throws).
 // A folder as target is refused at construction.
+//
+// A symbolic link as target is followed as open() follows it, through chains of links and
+// relative link targets (each read against its link's folder), whether or not the file it points
+// to exists yet: that file is created or replaced, atomically in its own folder, and the link
+// stays. A link into a folder that does not exist is refused, naming the link and its target.
 class OutputFile {
  public:
   explicit OutputFile(std::filesystem::path target);
@@ -60,7 +65,7 @@ class OutputFile {
   void discard() noexcept;
 
   std::filesystem::path target_;       // as given, for messages
-  std::filesystem::path target_real_;  // what the rename replaces (a symbolic link followed)
+  std::filesystem::path target_real_;  // what the rename replaces (symbolic links followed)
   std::filesystem::path temporary_;
   std::FILE* file_ = nullptr;
   bool direct_ = false;
