@@ -12,5 +12,6 @@ ctest --preset default
 cmake --preset asan >/dev/null
 cmake --build --preset asan
 ctest --preset asan
+ctest --preset asan-app
 fuzz_seconds="${DEPTHSORT_FUZZ_SECONDS:-60}"
 if [[ "$fuzz_seconds" != 0 ]]; then tests/fuzz/run.sh "$fuzz_seconds"; fi
