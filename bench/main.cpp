@@ -198,9 +198,10 @@ struct DeviceSet {
         values_out(n, "depthsort-bench (output values)") {}
 };
 
-// The pair of timing events that brackets one sort.
+// The pair of timing events that brackets one sort, and the one before a frame's listing pass.
 struct Events {
-  CudaEvent start_event, stop_event;
+  CudaEvent list_event, start_event, stop_event;
+  cudaEvent_t list() const { return list_event.get(); }
   cudaEvent_t start() const { return start_event.get(); }
   cudaEvent_t stop() const { return stop_event.get(); }
 };
@@ -372,14 +373,21 @@ SequenceSamples run_sequence(Sorter& sorter, const BenchConfig& config, Sequence
   check_frame(0);
   SequenceSamples samples;
   for (int frame = 1; frame < config.frames; ++frame) {
+    // The listing pass (this frame's depths in scene order, or in the last frame's order) is part
+    // of what an order costs: timed beside the sort, and summed with it, in the row's steps.
+    DEPTHSORT_CUDA_CHECK(cudaEventRecord(events.list(), stream));
     frame_input(frame, config.scratch ? d.identity.data() : d.values_out.data());
     DEPTHSORT_CUDA_CHECK(cudaEventRecord(events.start(), stream));
     sorter.sort(buffers, stream);
     DEPTHSORT_CUDA_CHECK(cudaEventRecord(events.stop(), stream));
     DEPTHSORT_CUDA_CHECK(cudaEventSynchronize(events.stop()));
-    float ms = 0;
+    float ms = 0, list_ms = 0;
     DEPTHSORT_CUDA_CHECK(cudaEventElapsedTime(&ms, events.start(), events.stop()));
-    const std::span<const StepTime> steps = sorter.timer().wait_last();
+    DEPTHSORT_CUDA_CHECK(cudaEventElapsedTime(&list_ms, events.list(), events.start()));
+    const std::span<const StepTime> sort_steps = sorter.timer().wait_last();
+    std::vector<StepTime> steps{{config.scratch ? "list keys (scene order)" : "list keys (last order)", list_ms},
+                                {"list + sort", list_ms + ms}};
+    steps.insert(steps.end(), sort_steps.begin(), sort_steps.end());
     for (Samples* target : {&samples.all, is_cut(path, frame) ? &samples.cut : &samples.shot}) {
       target->total_ms.push_back(ms);
       target->add_steps(steps);

@@ -10,6 +10,7 @@
 #include "sort/bucket_sort/bucket_sort_sorter.hpp"
 #include "sort/hybrid/hybrid_sorter.hpp"
 #include "sort/patch_merge/patch_merge_sorter.hpp"
+#include "sort/range_bucket/range_bucket_sorter.hpp"
 #include "sort/satish_radix/satish_radix_sorter.hpp"
 #include "sort/satish_merge/satish_merge_sorter.hpp"
 
@@ -19,7 +20,7 @@ namespace {
 const std::array kSorters{
     SorterInfo{"cub-radix", "CUB (CCCL), cub::DeviceRadixSort::SortPairs",
                "library LSD radix sort (Onesweep), the baseline every ratio is taken against", Backend::Gpu,
-               false, {}, cuda_device_usable, make_cub_radix_sorter},
+               false, kCubRadixOptions, cuda_device_usable, make_cub_radix_sorter},
     SorterInfo{"cub-merge", "CUB (CCCL), cub::DeviceMergeSort::SortPairsCopy",
                "library merge sort with depthsort's key order as comparator", Backend::Gpu, false, {},
                cuda_device_usable, make_cub_merge_sorter},
@@ -36,6 +37,10 @@ const std::array kSorters{
                "tiles sorted on chip; keys out of place across tiles extracted, sorted, merged back by rank; far from sorted: cub-radix",
                Backend::Gpu, false, patch_merge::kPatchMergeOptions, cuda_device_usable,
                patch_merge::make_patch_merge_sorter},
+    SorterInfo{"range-bucket", "depthsort, range-reduced bucket sort for depth streams (docs/algorithms/range-bucket.md)",
+               "the keys' range cut into buckets of equal width, one scatter, each bucket sorted on chip; most pairs in oversized buckets: CUB on the range's bits",
+               Backend::Gpu, false, range_bucket::kRangeBucketOptions, cuda_device_usable,
+               range_bucket::make_range_bucket_sorter},
     SorterInfo{"hybrid-quick", "Sintorn & Assarsson 2008, partial quicksort + vector-mergesort (Section 5.2)",
                "log2(L) quicksort partition passes into L sublists, then the same vector-mergesort",
                Backend::Gpu, false, hybrid::kHybridQuickOptions, cuda_device_usable,

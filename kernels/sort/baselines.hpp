@@ -7,6 +7,12 @@
 
 namespace depthsort {
 
+inline constexpr OptionSpec kCubRadixOptions[] = {
+    {"range", "sort only the bits the keys' range spans: a reduction finds the smallest and largest key, the keys minus the smallest are sorted by CUB on those bits, then restored", 0, 0, 1},
+};
+
+// cub-radix with its default options (the fallback other sorters take) where options is empty.
+
 std::unique_ptr<Sorter> make_cub_radix_sorter(const OptionValues& options);
 std::unique_ptr<Sorter> make_cub_merge_sorter(const OptionValues& options);
 std::unique_ptr<Sorter> make_thrust_sorter(const OptionValues& options);

@@ -1,0 +1,145 @@
+// The key range and the range-reduced radix sort (key_range.hpp).
+#include "sort/key_range/key_range.hpp"
+
+#include <cub/device/device_radix_sort.cuh>
+
+#include <algorithm>
+#include <limits>
+
+#include "depthsort/errors.hpp"
+#include "depthsort/keys.hpp"
+
+namespace depthsort::key_range {
+namespace {
+
+constexpr int kThreads = 256;
+// Enough blocks to fill an H100/H200 several times over; each block loops over its share.
+constexpr unsigned kMaxBlocks = 1024;
+
+unsigned blocks_for(std::size_t work, unsigned per_block) {
+  return static_cast<unsigned>(std::clamp<std::size_t>((work + per_block - 1) / per_block, 1, kMaxBlocks));
+}
+
+__global__ void key_range_kernel(const float* __restrict__ keys, std::size_t n, KeyRange* range) {
+  std::uint32_t lo_complement = 0, hi = 0;
+  // float4 loads where the pointer allows it: the reduction runs at copy speed.
+  const bool aligned = (reinterpret_cast<std::uintptr_t>(keys) & 15) == 0;
+  const std::size_t vectors = aligned ? n / 4 : 0;
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  for (std::size_t v = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; v < vectors; v += stride) {
+    const float4 k = reinterpret_cast<const float4*>(keys)[v];
+    const float four[4] = {k.x, k.y, k.z, k.w};
+    for (const float key : four) {
+      const std::uint32_t ordered = ordered_key(key);
+      lo_complement = max(lo_complement, ~ordered);
+      hi = max(hi, ordered);
+    }
+  }
+  for (std::size_t i = vectors * 4 + blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += stride) {
+    const std::uint32_t ordered = ordered_key(keys[i]);
+    lo_complement = max(lo_complement, ~ordered);
+    hi = max(hi, ordered);
+  }
+  // One atomic per block and end: atomics of every warp on the same two words serialise in L2.
+  lo_complement = __reduce_max_sync(0xFFFFFFFFu, lo_complement);
+  hi = __reduce_max_sync(0xFFFFFFFFu, hi);
+  __shared__ std::uint32_t warp_lo_complement[32], warp_hi[32];
+  const unsigned warp = threadIdx.x / 32, warps = blockDim.x / 32;
+  if ((threadIdx.x & 31) == 0) {
+    warp_lo_complement[warp] = lo_complement;
+    warp_hi[warp] = hi;
+  }
+  __syncthreads();
+  if (threadIdx.x < 32) {
+    lo_complement = threadIdx.x < warps ? warp_lo_complement[threadIdx.x] : 0u;
+    hi = threadIdx.x < warps ? warp_hi[threadIdx.x] : 0u;
+    lo_complement = __reduce_max_sync(0xFFFFFFFFu, lo_complement);
+    hi = __reduce_max_sync(0xFFFFFFFFu, hi);
+    if (threadIdx.x == 0) {
+      atomicMax(&range->lo_complement, lo_complement);
+      atomicMax(&range->hi, hi);
+    }
+  }
+}
+
+__global__ void reduce_keys_kernel(const float* __restrict__ keys, std::size_t n, const KeyRange* range,
+                                   std::uint32_t* __restrict__ reduced) {
+  const std::uint32_t lo = range->lo();
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n; i += stride)
+    reduced[i] = ordered_key(keys[i]) - lo;
+}
+
+__global__ void expand_keys_kernel(std::uint32_t* keys, std::size_t n, const KeyRange* range) {
+  const std::uint32_t lo = range->lo();
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n; i += stride)
+    keys[i] = float_bits_from_ordered_bits(keys[i] + lo);
+}
+
+// CUB picks its offset type from num_items: int where it fits, as cub-radix does.
+cudaError_t sort_reduced(void* temp, std::size_t& bytes, const std::uint32_t* keys_in, std::uint32_t* keys_out,
+                         const std::uint32_t* values_in, std::uint32_t* values_out, std::size_t n, int end_bit,
+                         cudaStream_t stream) {
+  if (n <= static_cast<std::size_t>(std::numeric_limits<int>::max()))
+    return cub::DeviceRadixSort::SortPairs(temp, bytes, keys_in, keys_out, values_in, values_out, static_cast<int>(n),
+                                           0, end_bit, stream);
+  return cub::DeviceRadixSort::SortPairs(temp, bytes, keys_in, keys_out, values_in, values_out, n, 0, end_bit,
+                                         stream);
+}
+
+}  // namespace
+
+void launch_key_range(const float* keys, std::size_t n, KeyRange* range, cudaStream_t stream) {
+  DEPTHSORT_CUDA_CHECK(cudaMemsetAsync(range, 0, sizeof(KeyRange), stream));
+  key_range_kernel<<<blocks_for(n / 4 + 1, kThreads * 4), kThreads, 0, stream>>>(keys, n, range);
+  DEPTHSORT_CUDA_CHECK_LAUNCH("key_range_kernel");
+}
+
+void launch_reduce_keys(const float* keys, std::size_t n, const KeyRange* range, std::uint32_t* reduced,
+                        cudaStream_t stream) {
+  reduce_keys_kernel<<<blocks_for(n, kThreads * 4), kThreads, 0, stream>>>(keys, n, range, reduced);
+  DEPTHSORT_CUDA_CHECK_LAUNCH("reduce_keys_kernel");
+}
+
+void launch_expand_keys(std::uint32_t* keys_in_place, std::size_t n, const KeyRange* range, cudaStream_t stream) {
+  expand_keys_kernel<<<blocks_for(n, kThreads * 4), kThreads, 0, stream>>>(keys_in_place, n, range);
+  DEPTHSORT_CUDA_CHECK_LAUNCH("expand_keys_kernel");
+}
+
+RangeRadix::RangeRadix(std::size_t max_n, const std::string& owner) {
+  std::size_t bytes = 0;
+  DEPTHSORT_CUDA_CHECK(sort_reduced(nullptr, bytes, nullptr, nullptr, nullptr, nullptr, max_n, 32, nullptr));
+  temp_ = DeviceBuffer<unsigned char>(std::max<std::size_t>(bytes, 1), owner);
+  reduced_ = DeviceBuffer<std::uint32_t>(std::max<std::size_t>(max_n, 1), owner);
+}
+
+void RangeRadix::sort(const SortBuffers& b, const KeyRange* range, const KeyRange& host_range, cudaStream_t stream,
+                      StepTimer& timer, bool as_fallback) {
+  if (b.n == 0) return;
+  const int bits = host_range.span_bits();
+  if (bits == 0) {
+    // Every key has the same bits: the input order is sorted.
+    StepScope step(timer, as_fallback ? "fallback: copy (one key value)" : "copy (one key value)");
+    DEPTHSORT_CUDA_CHECK(cudaMemcpyAsync(b.keys_out, b.keys_in, b.n * sizeof(float), cudaMemcpyDeviceToDevice, stream));
+    DEPTHSORT_CUDA_CHECK(cudaMemcpyAsync(b.values_out, b.values_in, b.n * sizeof(std::uint32_t),
+                                         cudaMemcpyDeviceToDevice, stream));
+    return;
+  }
+  auto* keys_out = reinterpret_cast<std::uint32_t*>(b.keys_out);
+  {
+    StepScope step(timer, as_fallback ? "fallback: reduce keys" : "reduce keys");
+    launch_reduce_keys(b.keys_in, b.n, range, reduced_.data(), stream);
+  }
+  {
+    StepScope step(timer, as_fallback ? "fallback: radix sort (span bits)" : "radix sort (span bits)");
+    std::size_t bytes = temp_.bytes();
+    DEPTHSORT_CUDA_CHECK(
+        sort_reduced(temp_.data(), bytes, reduced_.data(), keys_out, b.values_in, b.values_out, b.n, bits, stream));
+  }
+  StepScope step(timer, as_fallback ? "fallback: expand keys" : "expand keys");
+  launch_expand_keys(keys_out, b.n, range, stream);
+}
+
+}  // namespace depthsort::key_range
