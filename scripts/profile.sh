@@ -202,7 +202,7 @@ cmd_bench() {  # sort|sequence SORTER [--size N] [--dist D | --path P]
     case $1 in
       --size) (($# >= 2)) && size_ok "$2" || usage_error "--size needs a count such as 16M, 2^24 or 1000000"; size=$2; shift 2 ;;
       --dist) [[ $kind == sort && $# -ge 2 ]] || usage_error "--dist belongs to 'sort' and needs a distribution"; dist=$2; shift 2 ;;
-      --path) [[ $kind == sequence && $# -ge 2 ]] || usage_error "--path belongs to 'sequence' and needs orbit, fly or cuts"; path=$2; shift 2 ;;
+      --path) [[ $kind == sequence && $# -ge 2 ]] || usage_error "--path belongs to 'sequence' and needs orbit, fly-through or cuts"; path=$2; shift 2 ;;
       *) usage_error "$kind: unknown argument '$1'" ;;
     esac
   done
