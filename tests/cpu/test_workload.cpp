@@ -27,7 +27,9 @@ TEST(Workload, EveryDistributionIsDeterministicAndSized) {
       const auto a = make_keys(d, n, 3), b = make_keys(d, n, 3);
       ASSERT_EQ(a.size(), n);
       // memcmp, as NaN keys never compare equal; not for n = 0, where data() may be null (UB).
-      if (n > 0) EXPECT_EQ(0, std::memcmp(a.data(), b.data(), n * sizeof(float)));
+      if (n > 0) {
+        EXPECT_EQ(0, std::memcmp(a.data(), b.data(), n * sizeof(float)));
+      }
     }
   }
 }

@@ -2,14 +2,11 @@
 // Onesweep path on sm_90), the library sort every paper algorithm is measured against. With
 // `range=1` it uses what a depth stream gives for free: a reduction finds the keys' range, and CUB
 // sorts only the bits that range spans (key_range.hpp).
-#include <cub/device/device_radix_sort.cuh>
-
-#include <limits>
-
 #include "sort/core/signed_zero_fixup.hpp"
 #include "depthsort/device_buffer.hpp"
 #include "depthsort/errors.hpp"
 #include "sort/baselines.hpp"
+#include "sort/primitives/cub_radix_pairs.cuh"
 #include "sort/primitives/key_range.hpp"
 
 namespace depthsort {
@@ -68,14 +65,9 @@ class CubRadixSorter final : public Sorter {
   }
 
  private:
-  // CUB picks its offset type from the type of num_items: sizes that fit go as int, the type the
-  // reference numbers (shared/ANCHORS.md) were measured with; 64-bit offsets were slower there.
   static cudaError_t sort_pairs(void* temp, std::size_t& bytes, const SortBuffers& b, cudaStream_t stream) {
-    if (b.n <= static_cast<std::size_t>(std::numeric_limits<int>::max()))
-      return cub::DeviceRadixSort::SortPairs(temp, bytes, b.keys_in, b.keys_out, b.values_in, b.values_out,
-                                             static_cast<int>(b.n), 0, 32, stream);
-    return cub::DeviceRadixSort::SortPairs(temp, bytes, b.keys_in, b.keys_out, b.values_in, b.values_out, b.n, 0, 32,
-                                           stream);
+    return primitives::cub_radix_sort_pairs(temp, bytes, b.keys_in, b.keys_out, b.values_in, b.values_out, b.n, 32,
+                                            stream);
   }
 
   bool range_ = false;

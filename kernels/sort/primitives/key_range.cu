@@ -1,12 +1,9 @@
 // The key range and the range-reduced radix sort (key_range.hpp).
 #include "sort/primitives/key_range.hpp"
 
-#include <cub/device/device_radix_sort.cuh>
-
-#include <limits>
-
 #include "depthsort/errors.hpp"
 #include "depthsort/keys.hpp"
+#include "sort/primitives/cub_radix_pairs.cuh"
 #include "sort/primitives/launch.hpp"
 
 namespace depthsort::primitives {
@@ -74,17 +71,6 @@ __global__ void expand_keys_kernel(std::uint32_t* keys, std::size_t n, const Key
     keys[i] = float_bits_from_ordered_bits(keys[i] + lo);
 }
 
-// CUB picks its offset type from num_items: int where it fits, as cub-radix does.
-cudaError_t sort_reduced(void* temp, std::size_t& bytes, const std::uint32_t* keys_in, std::uint32_t* keys_out,
-                         const std::uint32_t* values_in, std::uint32_t* values_out, std::size_t n, int end_bit,
-                         cudaStream_t stream) {
-  if (n <= static_cast<std::size_t>(std::numeric_limits<int>::max()))
-    return cub::DeviceRadixSort::SortPairs(temp, bytes, keys_in, keys_out, values_in, values_out, static_cast<int>(n),
-                                           0, end_bit, stream);
-  return cub::DeviceRadixSort::SortPairs(temp, bytes, keys_in, keys_out, values_in, values_out, n, 0, end_bit,
-                                         stream);
-}
-
 }  // namespace
 
 void launch_key_range(const float* keys, std::size_t n, KeyRange* range, cudaStream_t stream) {
@@ -106,7 +92,8 @@ void launch_expand_keys(std::uint32_t* keys_in_place, std::size_t n, const KeyRa
 
 RangeRadix::RangeRadix(std::size_t max_n, const std::string& owner) {
   std::size_t bytes = 0;
-  DEPTHSORT_CUDA_CHECK(sort_reduced(nullptr, bytes, nullptr, nullptr, nullptr, nullptr, max_n, 32, nullptr));
+  DEPTHSORT_CUDA_CHECK(
+      cub_radix_sort_pairs<std::uint32_t>(nullptr, bytes, nullptr, nullptr, nullptr, nullptr, max_n, 32, nullptr));
   temp_ = DeviceBuffer<unsigned char>(std::max<std::size_t>(bytes, 1), owner);
   reduced_ = DeviceBuffer<std::uint32_t>(std::max<std::size_t>(max_n, 1), owner);
 }
@@ -132,7 +119,7 @@ void RangeRadix::sort(const SortBuffers& b, const KeyRange* range, const KeyRang
     StepScope step(timer, "radix sort (span bits)");
     std::size_t bytes = temp_.bytes();
     DEPTHSORT_CUDA_CHECK(
-        sort_reduced(temp_.data(), bytes, reduced_.data(), keys_out, b.values_in, b.values_out, b.n, bits, stream));
+        cub_radix_sort_pairs(temp_.data(), bytes, reduced_.data(), keys_out, b.values_in, b.values_out, b.n, bits, stream));
   }
   StepScope step(timer, "expand keys");
   launch_expand_keys(keys_out, b.n, range, stream);

@@ -9,6 +9,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -25,12 +26,7 @@ struct KeyRange {
   std::uint32_t hi = 0;
   constexpr std::uint32_t lo() const noexcept { return ~lo_complement; }
   // Bits of (ordered key - lo) for every key of the range: 0 when all keys have the same bits.
-  constexpr int span_bits() const noexcept {
-    const std::uint32_t span = hi - lo();
-    int bits = 0;
-    while (bits < 32 && (span >> bits) != 0) ++bits;
-    return bits;
-  }
+  constexpr int span_bits() const noexcept { return static_cast<int>(std::bit_width(hi - lo())); }
 };
 
 // Zeroes *range and reduces keys[0, n) into it, stream-ordered. n >= 1.
