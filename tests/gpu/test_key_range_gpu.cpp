@@ -4,27 +4,18 @@
 #include <gtest/gtest.h>
 
 #include <memory>
-#include <ostream>
-#include <string>
+#include <utility>
 
 #include "support/sort_suite.hpp"
 
 namespace depthsort::testing {
 namespace {
 
-struct ChainCase {
-  std::string sorter;
-  std::string options;
-};
-void PrintTo(const ChainCase& c, std::ostream* out) { *out << c.sorter << ':' << c.options; }
-
-class RangeChain : public ::testing::TestWithParam<ChainCase> {};
-
-TEST_P(RangeChain, OneInstanceExactOnUnrelatedInputs) {
-  const SorterInfo* info = find_sorter(GetParam().sorter);
+TEST(CubRadixRange, OneInstanceExactOnUnrelatedInputs) {
+  const SorterInfo* info = find_sorter("cub-radix");
   ASSERT_NE(info, nullptr);
   DEPTHSORT_SKIP_WITHOUT_DEVICE(*info);
-  const std::unique_ptr<Sorter> sorter = info->create(parse_options(*info, GetParam().options));
+  const std::unique_ptr<Sorter> sorter = info->create(parse_options(*info, "range=1"));
   const std::size_t max_n = std::size_t{16} << 20;
   sorter->reserve(max_n);
   const std::pair<Distribution, std::size_t> chain[] = {
@@ -40,14 +31,10 @@ TEST_P(RangeChain, OneInstanceExactOnUnrelatedInputs) {
   };
   for (const auto& [dist, n] : chain) {
     const CheckResult result = sort_and_check(*sorter, dist, n);
-    EXPECT_TRUE(result.ok) << sorter->name() << " " << GetParam().options << ", " << distribution_name(dist)
-                           << " n=" << n << ": " << result.message;
+    EXPECT_TRUE(result.ok) << "cub-radix range=1, " << distribution_name(dist) << " n=" << n << ": "
+                           << result.message;
   }
 }
-
-INSTANTIATE_TEST_SUITE_P(Sorters, RangeChain,
-                         ::testing::Values(ChainCase{"cub-radix", "range=1"}),
-                         [](const auto& info) { return test_name(info.param.sorter + "_" + info.param.options); });
 
 }  // namespace
 }  // namespace depthsort::testing
