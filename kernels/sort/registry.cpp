@@ -10,6 +10,7 @@
 #include "sort/bucket_sort/bucket_sort_sorter.hpp"
 #include "sort/hybrid/hybrid_sorter.hpp"
 #include "sort/patch_merge/patch_merge_sorter.hpp"
+#include "sort/run_bucket/run_bucket_sorter.hpp"
 #include "sort/satish_radix/satish_radix_sorter.hpp"
 #include "sort/satish_merge/satish_merge_sorter.hpp"
 
@@ -36,6 +37,10 @@ const std::array kSorters{
                "tiles sorted on chip; keys out of place across tiles extracted, sorted, merged back by rank; far from sorted: cub-radix",
                Backend::Gpu, false, patch_merge::kPatchMergeOptions, cuda_device_usable,
                patch_merge::make_patch_merge_sorter},
+    SorterInfo{"run-bucket", "depthsort, sample sort for keys in nearly their order (docs/algorithms/run-bucket.md)",
+               "splitters from a regular sample; each 4096-pair tile ranked by bucket and written as runs; buckets sorted on chip; input not in nearly key order: cub-radix",
+               Backend::Gpu, false, run_bucket::kRunBucketOptions, cuda_device_usable,
+               run_bucket::make_run_bucket_sorter},
     SorterInfo{"hybrid-quick", "Sintorn & Assarsson 2008, partial quicksort + vector-mergesort (Section 5.2)",
                "log2(L) quicksort partition passes into L sublists, then the same vector-mergesort",
                Backend::Gpu, false, hybrid::kHybridQuickOptions, cuda_device_usable,

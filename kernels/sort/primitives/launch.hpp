@@ -2,10 +2,14 @@
 // the sorting networks and merge passes are counted in.
 #pragma once
 
+#include <cuda_runtime_api.h>
+
 #include <algorithm>
 #include <climits>
 #include <cstddef>
 #include <cstdint>
+
+#include "depthsort/errors.hpp"
 
 namespace depthsort::primitives {
 
@@ -25,5 +29,13 @@ inline int ceil_log2(std::uint64_t x) {
 
 // The least power of two >= x (1 for x <= 1).
 inline std::uint64_t next_pow2(std::uint64_t x) { return std::uint64_t{1} << ceil_log2(x); }
+
+// Multiprocessors of the current device: persistent grids are sized in them.
+inline int multiprocessor_count() {
+  int device = 0, count = 0;
+  DEPTHSORT_CUDA_CHECK(cudaGetDevice(&device));
+  DEPTHSORT_CUDA_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
+  return count;
+}
 
 }  // namespace depthsort::primitives

@@ -1,0 +1,448 @@
+// run-bucket's kernels (docs/algorithms/run-bucket.md; depthsort's own design): a sample sort
+// for depth streams whose input order already follows the key order (a frame's keys listed in the
+// last frame's order, a mesh's triangles in mesh order), so that a tile of consecutive input keys
+// falls into a few consecutive buckets and leaves as a few long runs.
+//
+// Keys are handled as ordered keys (keys.hpp). Bucket b holds the keys k with
+// splitter[b-1] <= k < splitter[b] (splitter[-1] = -inf, splitter[B-1] = +inf), except that a key
+// equal to a splitter that repeats goes to any of the buckets between the equal splitters (which
+// hold nothing but that key), so that a heavy key value fills several buckets instead of one.
+#pragma once
+
+#include <cub/block/block_load.cuh>
+#include <cub/block/block_radix_sort.cuh>
+#include <cub/block/block_reduce.cuh>
+#include <cub/block/block_scan.cuh>
+
+#include <cuda/functional>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "depthsort/keys.hpp"
+#include "sort/run_bucket/sample_position.hpp"
+
+namespace depthsort::run_bucket {
+
+// The scatter's tile: kTileThreads * kTileItems consecutive input pairs per step of a block.
+inline constexpr int kTileThreads = 256;
+inline constexpr int kTileItems = 8;
+inline constexpr std::uint32_t kTile = kTileThreads * kTileItems;
+// The room every bucket has (three times the target size), and the two block shapes of the
+// bucket sort: most buckets fit the small one, which leaves room for more blocks per
+// multiprocessor; the large one holds a full bucket.
+inline constexpr std::uint32_t kBucketTarget = 2048;
+inline constexpr std::uint32_t kBucketCapacity = 3 * kBucketTarget;
+struct SortShape {
+  int threads;
+  int items;
+  int min_blocks;  // per multiprocessor, for the register budget
+  int radix_bits;  // of CUB's block radix sort
+  bool counting;   // buckets of a narrow span sorted by counting
+  constexpr std::uint32_t capacity() const { return static_cast<std::uint32_t>(threads * items); }
+};
+inline constexpr SortShape kSmallSort{256, 12, 3, 5, true};
+inline constexpr SortShape kLargeSort{512, 12, 1, 5, false};
+static_assert(kLargeSort.capacity() == kBucketCapacity && kSmallSort.capacity() < kBucketCapacity);
+// Samples per bucket: with 16, a bucket's size has a spread of about a quarter of its mean, and
+// three times the mean is beyond any of 8192 buckets.
+inline constexpr std::uint32_t kSamplesPerBucket = 16;
+// Splitters live in the scatter block's shared memory: at most this many buckets.
+inline constexpr std::uint32_t kMaxBuckets = 8192;
+// Samples of one tile's worth of input (kTile / (kBucketTarget / kSamplesPerBucket)).
+inline constexpr std::uint32_t kSamplesPerTile = kTile * kSamplesPerBucket / kBucketTarget;
+static_assert(kSamplesPerTile == 16);
+
+// The scatter counts the pairs of a tile whose buckets lie within this many around the bucket of
+// the tile's middle pair in shared memory and writes them in runs.
+inline constexpr std::uint32_t kWindow = 1024;
+
+// What the plan and the scatter leave for the host (zeroed before each sort).
+struct Plan {
+  std::uint32_t outside_samples;    // samples outside their tile's window (coherence_kernel)
+  std::uint32_t max_sample_count;   // the most samples in one bucket (coherence_kernel)
+  std::uint32_t verdict;            // decide_kernel: Verdict
+  std::uint32_t overflow;           // a bucket received more than kBucketCapacity pairs
+  std::uint32_t large_buckets;      // buckets too large for the small sort shape (list_large_kernel)
+};
+
+// The plan's decision, taken on the device so that the bucket path runs without a read-back
+// before its end: every later kernel of the path returns at once unless it is kBucketPath.
+enum Verdict : std::uint32_t {
+  kBucketPath = 0,
+  kIncoherent = 1,  // too many pairs far from their tile's window: the library sort
+  kUnfit = 2,       // the last sort's splitters leave a bucket too full: fresh splitters
+};
+
+__global__ void decide_kernel(Plan* plan, std::uint32_t most_outside, std::uint32_t most_in_a_bucket) {
+  // Incoherence first: it holds with any splitters (too few buckets make the window look wide,
+  // not narrow), and the library sort is the answer to it either way.
+  plan->verdict = plan->outside_samples > most_outside        ? kIncoherent
+                  : plan->max_sample_count > most_in_a_bucket ? kUnfit
+                                                              : kBucketPath;
+}
+
+// The splitters are kept padded to kSplitterSlots entries with 0xFFFFFFFF, so that every search
+// takes the same kSearchSteps steps without a branch (the steps of a thread's keys interleave).
+inline constexpr int kSearchSteps = 13;
+inline constexpr std::uint32_t kSplitterSlots = (1u << kSearchSteps) - 1;
+static_assert(kSplitterSlots >= kMaxBuckets - 1);
+
+// Number of splitters <= key (kInclusive: the upper bound) or < key (the lower bound) among the
+// first `count`.
+template <bool kInclusive>
+__device__ __forceinline__ std::uint32_t splitters_before(const std::uint32_t* s, std::uint32_t count,
+                                                          std::uint32_t key) {
+  std::uint32_t first = 0;
+#pragma unroll
+  for (int step = kSearchSteps - 1; step >= 0; --step) {
+    const std::uint32_t next = first + (1u << step);
+    const std::uint32_t splitter = s[next - 1];
+    first = (kInclusive ? splitter <= key : splitter < key) ? next : first;
+  }
+  return min(first, count);  // the padding counts only for the largest key, 0xFFFFFFFF
+}
+
+__device__ __forceinline__ std::uint32_t splitters_at_most(const std::uint32_t* s, std::uint32_t count,
+                                                           std::uint32_t key) {
+  return splitters_before<true>(s, count, key);
+}
+
+// The bucket of `key` among count + 1 buckets; `spread` picks among the buckets of a repeated
+// splitter value (the tile's index: one tile's copies stay together, tiles take turns).
+__device__ __forceinline__ std::uint32_t bucket_of(const std::uint32_t* s, std::uint32_t count, std::uint32_t key,
+                                                   std::uint32_t spread) {
+  const std::uint32_t above = splitters_at_most(s, count, key);
+  if (above == 0 || s[above - 1] != key) return above;
+  const std::uint32_t below = splitters_before<false>(s, count, key);
+  const std::uint32_t copies = above - below;  // equal splitters: buckets below+1 .. above hold only key
+  return copies < 2 ? above : below + 1 + spread % copies;
+}
+
+// The sample: m ordered keys at sample_position (sample_position.hpp).
+__global__ void gather_sample_kernel(const float* __restrict__ keys, std::uint32_t n, std::uint32_t m,
+                                     std::uint32_t* __restrict__ sample) {
+  const std::uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j < m) sample[j] = ordered_key(keys[sample_position(j, n, m)]);
+}
+
+// splitter[i] = the sorted sample's (i+1)*kSamplesPerBucket-th key, i < buckets - 1; the rest of
+// the kSplitterSlots padded with 0xFFFFFFFF.
+__global__ void pick_splitters_kernel(const std::uint32_t* __restrict__ sorted_sample, std::uint32_t buckets,
+                                      std::uint32_t* __restrict__ splitters) {
+  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < kSplitterSlots) splitters[i] = i + 1 < buckets ? sorted_sample[(i + 1) * kSamplesPerBucket] : 0xFFFFFFFFu;
+}
+
+// How coherent the input order is: the samples whose bucket lies outside kWindow around the bucket
+// of the middle sample of their group of kSamplesPerTile (one tile of input): the pairs the
+// scatter writes one by one instead of in runs. One thread a sample.
+__global__ void __launch_bounds__(256) coherence_kernel(const std::uint32_t* __restrict__ sample, std::uint32_t m,
+                                                        const std::uint32_t* __restrict__ splitters,
+                                                        std::uint32_t buckets, std::uint32_t* __restrict__ sample_counts,
+                                                        Plan* plan) {
+  static_assert(32 % kSamplesPerTile == 0);
+  const std::uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
+  const bool valid = j < m;
+  const std::uint32_t b = valid ? splitters_at_most(splitters, buckets - 1, sample[j]) : 0u;
+  const std::uint32_t middle = __shfl_sync(0xFFFFFFFFu, b, kSamplesPerTile / 2, kSamplesPerTile);
+  const std::uint32_t low = middle > kWindow / 2 ? middle - kWindow / 2 : 0u;
+  const bool outside = valid && b - low >= kWindow;
+  const unsigned outside_in_warp = __popc(__ballot_sync(0xFFFFFFFFu, outside));
+  if ((threadIdx.x & 31) == 0 && outside_in_warp != 0) atomicAdd(&plan->outside_samples, outside_in_warp);
+  // How even the buckets are: splitters from the last frame may no longer fit this one.
+  if (valid) {
+    const std::uint32_t in_bucket = atomicAdd(&sample_counts[b], 1u) + 1;
+    if (in_bucket > kSamplesPerBucket) atomicMax(&plan->max_sample_count, in_bucket);
+  }
+}
+
+// Splitters for the next sort from this one's sorted output: its keys at equal ranks.
+__global__ void splitters_from_output_kernel(const float* __restrict__ keys_out, std::uint32_t n,
+                                             std::uint32_t buckets, std::uint32_t* __restrict__ splitters) {
+  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= kSplitterSlots) return;
+  splitters[i] = i + 1 < buckets
+                     ? ordered_key(keys_out[static_cast<std::uint64_t>(i + 1) * n / buckets])
+                     : 0xFFFFFFFFu;
+}
+
+// The buckets too large for the small sort shape, listed for the large one.
+__global__ void list_large_kernel(const std::uint32_t* __restrict__ counts, std::uint32_t buckets,
+                                  std::uint32_t small_capacity, std::uint32_t* __restrict__ large_list,
+                                  Plan* plan) {
+  const std::uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
+  if (plan->verdict != kBucketPath) return;
+  if (b < buckets && counts[b] > small_capacity) large_list[atomicAdd(&plan->large_buckets, 1u)] = b;
+}
+
+// Bucket regions index below 2^32 (kMaxBuckets * kBucketCapacity).
+static_assert(std::uint64_t{kMaxBuckets} * kBucketCapacity <= 0xFFFFFFFFull);
+
+// Adds the lanes of this warp that share `bucket` to *counter (one atomic per group of equal
+// buckets: on input in nearly key order a warp's keys fall into one or two buckets) and returns
+// this lane's place: the group's old value plus the lanes of its group below it. Every lane of the
+// warp calls it; a lane with valid false adds nothing.
+__device__ __forceinline__ std::uint32_t add_by_group(std::uint32_t* counters, std::uint32_t bucket, bool valid) {
+  const unsigned lane = threadIdx.x & 31;
+  const unsigned peers = __match_any_sync(0xFFFFFFFFu, valid ? bucket : 0xFFFFFFFFu);
+  const int leader = __ffs(peers) - 1;
+  std::uint32_t base = 0;
+  if (valid && static_cast<int>(lane) == leader) base = atomicAdd(&counters[bucket], __popc(peers));
+  base = __shfl_sync(0xFFFFFFFFu, base, leader);
+  return base + __popc(peers & ((1u << lane) - 1u));
+}
+
+// The scatter. Each block loops over tiles of kTile consecutive pairs: every key's bucket by a
+// search of the splitters (through the read-only cache: on input in nearly key order a warp's
+// lanes follow one path). The pairs whose buckets lie within kWindow around the bucket of the
+// tile's middle pair are counted per bucket in shared memory (one atomic per warp and bucket),
+// room is reserved at each bucket's front with one global atomic per bucket and tile, the pairs
+// are staged in shared memory grouped by bucket and written from there: consecutive threads write
+// consecutive places of a bucket's run. The pairs outside the window (a few keys that moved far
+// since the last frame) reserve their places per warp and bucket in global memory and are written
+// directly. The order of equal keys is not kept. Buckets are regions of kBucketCapacity pairs; a
+// pair beyond its bucket's room is not written and sets plan->overflow (the host then sorts with
+// the fallback).
+__global__ void __launch_bounds__(kTileThreads) scatter_kernel(
+    const float* __restrict__ keys, const std::uint32_t* __restrict__ values, std::uint32_t n,
+    const std::uint32_t* __restrict__ splitters, std::uint32_t buckets, std::uint32_t* __restrict__ cursors,
+    std::uint32_t* __restrict__ bucketed_keys, std::uint32_t* __restrict__ bucketed_values, Plan* plan) {
+  if (plan->verdict != kBucketPath) return;
+  constexpr int kWindowItems = kWindow / kTileThreads;
+  using Scan = cub::BlockScan<std::uint32_t, kTileThreads>;
+  __shared__ typename Scan::TempStorage scan_storage;
+  __shared__ std::uint32_t counters[kWindow];  // pairs per bucket, then their place at its front
+  __shared__ std::uint32_t firsts[kWindow];    // a bucket's first place in the staged tile
+  __shared__ std::uint32_t staged_keys[kTile], staged_values[kTile];
+  __shared__ std::uint16_t staged_buckets[kTile];  // relative to the window's first
+  __shared__ std::uint32_t window_low, staged;
+  const std::uint32_t count = buckets - 1;
+  const std::uint32_t tiles = (n + kTile - 1) / kTile;
+  for (std::uint32_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    const std::uint32_t base = tile * kTile;
+    const std::uint32_t size = min(kTile, n - base);
+    for (std::uint32_t i = threadIdx.x; i < kWindow; i += kTileThreads) counters[i] = 0;
+    std::uint32_t key[kTileItems], bucket[kTileItems];
+#pragma unroll
+    for (int j = 0; j < kTileItems; ++j) {
+      const std::uint32_t s = j * kTileThreads + threadIdx.x;
+      if (s < size) {
+        key[j] = ordered_key(keys[base + s]);
+        bucket[j] = bucket_of(splitters, count, key[j], tile);
+        if (s == size / 2) window_low = bucket[j] > kWindow / 2 ? bucket[j] - kWindow / 2 : 0u;
+      }
+    }
+    __syncthreads();
+    const std::uint32_t low = window_low;
+    bool overflow = false;
+    std::uint32_t rank[kTileItems];
+#pragma unroll
+    for (int j = 0; j < kTileItems; ++j) {
+      const std::uint32_t s = j * kTileThreads + threadIdx.x;
+      const bool valid = s < size;
+      const bool inside = valid && bucket[j] - low < kWindow;
+      rank[j] = add_by_group(counters, inside ? bucket[j] - low : 0u, inside);
+      if (!__any_sync(0xFFFFFFFFu, valid && !inside)) continue;
+      const std::uint32_t at = add_by_group(cursors, valid && !inside ? bucket[j] : 0u, valid && !inside);
+      if (valid && !inside) {
+        if (at < kBucketCapacity) {
+          const std::uint32_t to = bucket[j] * kBucketCapacity + at;
+          bucketed_keys[to] = key[j];
+          bucketed_values[to] = values[base + s];
+        } else {
+          overflow = true;
+        }
+      }
+    }
+    __syncthreads();
+    std::uint32_t tally[kWindowItems], first[kWindowItems], inside_total;
+#pragma unroll
+    for (int k = 0; k < kWindowItems; ++k) tally[k] = counters[threadIdx.x * kWindowItems + k];
+    Scan(scan_storage).ExclusiveSum(tally, first, inside_total);
+#pragma unroll
+    for (int k = 0; k < kWindowItems; ++k) {
+      const std::uint32_t b = threadIdx.x * kWindowItems + k;
+      firsts[b] = first[k];
+      if (tally[k] != 0) counters[b] = atomicAdd(&cursors[low + b], tally[k]);
+    }
+    if (threadIdx.x == 0) staged = inside_total;
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < kTileItems; ++j) {
+      const std::uint32_t s = j * kTileThreads + threadIdx.x;
+      if (s < size && bucket[j] - low < kWindow) {
+        const std::uint32_t p = firsts[bucket[j] - low] + rank[j];
+        staged_keys[p] = key[j];
+        staged_values[p] = values[base + s];
+        staged_buckets[p] = static_cast<std::uint16_t>(bucket[j] - low);
+      }
+    }
+    __syncthreads();
+    const std::uint32_t in_window = staged;
+#pragma unroll
+    for (int j = 0; j < kTileItems; ++j) {
+      const std::uint32_t p = j * kTileThreads + threadIdx.x;
+      if (p < in_window) {
+        const std::uint32_t b = staged_buckets[p];
+        const std::uint32_t at = counters[b] + (p - firsts[b]);
+        if (at < kBucketCapacity) {
+          const std::uint32_t to = (low + b) * kBucketCapacity + at;
+          bucketed_keys[to] = staged_keys[p];
+          bucketed_values[to] = staged_values[p];
+        } else {
+          overflow = true;
+        }
+      }
+    }
+    if (__syncthreads_or(overflow) && threadIdx.x == 0) atomicOr(&plan->overflow, 1u);
+  }
+}
+
+// Buckets whose keys span fewer values than this are sorted by counting (one pass).
+inline constexpr std::uint32_t kCountingSlots = 4096;
+
+// One bucket by one block, if it fits this shape (the block's threads all call it, after any use
+// of the shared memory a previous call left). Its pairs loaded (padded with the largest key), its smallest and largest key
+// found; where they span fewer than kCountingSlots values (kCounting shapes), a counting sort in
+// shared memory (one atomic a key, one scan, staged and written in order); otherwise CUB's block
+// radix sort on the bits the bucket's keys span (the padding stays behind every real key: it has
+// all those bits set and the sort is stable). Keys restored to floats at the bucket's start.
+template <int kSortThreads, int kSortItems, int kRadixBits, bool kCounting>
+__device__ __forceinline__ void sort_one_bucket(std::uint32_t bucket, const std::uint32_t* __restrict__ bucketed_keys,
+                                                const std::uint32_t* __restrict__ bucketed_values,
+                                                const std::uint32_t* __restrict__ counts,
+                                                const std::uint32_t* __restrict__ starts, float* __restrict__ keys_out,
+                                                std::uint32_t* __restrict__ values_out) {
+  constexpr std::uint32_t kCapacity = kSortThreads * kSortItems;
+  constexpr int kSlotsPerThread = kCountingSlots / kSortThreads;
+  using Load = cub::BlockLoad<std::uint32_t, kSortThreads, kSortItems, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
+  using Sort = cub::BlockRadixSort<std::uint32_t, kSortThreads, kSortItems, std::uint32_t, kRadixBits>;
+  using Scan = cub::BlockScan<std::uint32_t, kSortThreads>;
+  struct Counting {
+    std::uint32_t slots[kCounting ? kCountingSlots : 1];
+    std::uint32_t keys[kCounting ? kCapacity : 1];
+    std::uint32_t values[kCounting ? kCapacity : 1];
+    typename Scan::TempStorage scan;
+  };
+  __shared__ union {
+    typename Load::TempStorage load;
+    typename Sort::TempStorage sort;
+    Counting counting;
+  } storage;
+  __shared__ std::uint32_t bucket_low, bucket_high;
+  const std::uint32_t pairs = counts[bucket];
+  if (pairs == 0 || pairs > kCapacity) return;
+  __syncthreads();  // a previous bucket of this block is done with the shared memory
+  const int count = static_cast<int>(pairs);
+  const std::size_t from = static_cast<std::size_t>(bucket) * kBucketCapacity;
+  const std::uint32_t to = starts[bucket];
+  if (threadIdx.x == 0) {
+    bucket_low = 0xFFFFFFFFu;
+    bucket_high = 0;
+  }
+  std::uint32_t key[kSortItems], value[kSortItems];
+  Load(storage.load).Load(bucketed_keys + from, key, count, 0xFFFFFFFFu);
+  __syncthreads();
+  Load(storage.load).Load(bucketed_values + from, value, count, 0u);
+  std::uint32_t low = 0xFFFFFFFFu, high = 0u;
+#pragma unroll
+  for (int j = 0; j < kSortItems; ++j) {
+    if (static_cast<int>(threadIdx.x) * kSortItems + j < count) {
+      low = min(low, key[j]);
+      high = max(high, key[j]);
+    }
+  }
+  low = __reduce_min_sync(0xFFFFFFFFu, low);
+  high = __reduce_max_sync(0xFFFFFFFFu, high);
+  if ((threadIdx.x & 31) == 0) {
+    atomicMin(&bucket_low, low);
+    atomicMax(&bucket_high, high);
+  }
+  __syncthreads();
+  low = bucket_low;
+  const std::uint32_t span = bucket_high - low;
+  if (span == 0) {
+    // One key value (a bucket between equal splitters): in order as it is.
+#pragma unroll
+    for (int j = 0; j < kSortItems; ++j) {
+      const int at = static_cast<int>(threadIdx.x) * kSortItems + j;
+      if (at < count) {
+        keys_out[to + at] = key_from_ordered(key[j]);
+        values_out[to + at] = value[j];
+      }
+    }
+    return;
+  }
+  if (kCounting && span < kCountingSlots) {
+#pragma unroll
+    for (int k = 0; k < kSlotsPerThread; ++k) storage.counting.slots[k * kSortThreads + threadIdx.x] = 0;
+    __syncthreads();
+    std::uint32_t rank[kSortItems];
+#pragma unroll
+    for (int j = 0; j < kSortItems; ++j)
+      if (static_cast<int>(threadIdx.x) * kSortItems + j < count)
+        rank[j] = atomicAdd(&storage.counting.slots[key[j] - low], 1u);
+    __syncthreads();
+    std::uint32_t tally[kSlotsPerThread];
+#pragma unroll
+    for (int k = 0; k < kSlotsPerThread; ++k) tally[k] = storage.counting.slots[threadIdx.x * kSlotsPerThread + k];
+    Scan(storage.counting.scan).ExclusiveSum(tally, tally);
+#pragma unroll
+    for (int k = 0; k < kSlotsPerThread; ++k) storage.counting.slots[threadIdx.x * kSlotsPerThread + k] = tally[k];
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < kSortItems; ++j) {
+      if (static_cast<int>(threadIdx.x) * kSortItems + j < count) {
+        const std::uint32_t p = storage.counting.slots[key[j] - low] + rank[j];
+        storage.counting.keys[p] = key[j];
+        storage.counting.values[p] = value[j];
+      }
+    }
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < kSortItems; ++j) {
+      const int at = j * kSortThreads + static_cast<int>(threadIdx.x);
+      if (at < count) {
+        keys_out[to + at] = key_from_ordered(storage.counting.keys[at]);
+        values_out[to + at] = storage.counting.values[at];
+      }
+    }
+    return;
+  }
+  const int bits = span == 0 ? 1 : 32 - __clz(span);
+#pragma unroll
+  for (int j = 0; j < kSortItems; ++j)
+    if (static_cast<int>(threadIdx.x) * kSortItems + j < count) key[j] -= low;
+  __syncthreads();
+  Sort(storage.sort).SortBlockedToStriped(key, value, 0, bits);
+#pragma unroll
+  for (int j = 0; j < kSortItems; ++j) {
+    const int at = j * kSortThreads + static_cast<int>(threadIdx.x);
+    if (at < count) {
+      keys_out[to + at] = key_from_ordered(key[j] + low);
+      values_out[to + at] = value[j];
+    }
+  }
+}
+
+// The bucket sort: every bucket of this shape's size, one block each; with a list (the buckets too
+// large for the small shape) a fixed grid loops over as many as the list holds.
+template <int kSortThreads, int kSortItems, int kMinBlocks, int kRadixBits, bool kCounting>
+__global__ void __launch_bounds__(kSortThreads, kMinBlocks) bucket_sort_kernel(const std::uint32_t* __restrict__ bucketed_keys,
+                                                                     const std::uint32_t* __restrict__ bucketed_values,
+                                                                     const std::uint32_t* __restrict__ counts,
+                                                                     const std::uint32_t* __restrict__ starts,
+                                                                     const std::uint32_t* __restrict__ list,
+                                                                     const Plan* plan,
+                                                                     float* __restrict__ keys_out,
+                                                                     std::uint32_t* __restrict__ values_out) {
+  if (plan->verdict != kBucketPath) return;
+  const std::uint32_t blocks = list ? plan->large_buckets : gridDim.x;
+  for (std::uint32_t block = blockIdx.x; block < blocks; block += gridDim.x)
+    sort_one_bucket<kSortThreads, kSortItems, kRadixBits, kCounting>(list ? list[block] : block, bucketed_keys,
+                                                                      bucketed_values, counts, starts, keys_out,
+                                                                      values_out);
+}
+
+}  // namespace depthsort::run_bucket

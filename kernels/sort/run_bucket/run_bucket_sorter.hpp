@@ -1,0 +1,22 @@
+// run-bucket: depthsort's own sample sort for depth streams whose input order follows the key
+// order (docs/algorithms/run-bucket.md): the registry entry `run-bucket`.
+#pragma once
+
+#include <memory>
+
+#include "depthsort/sorter.hpp"
+
+namespace depthsort::run_bucket {
+
+inline constexpr OptionSpec kRunBucketOptions[] = {
+    {"max_outside",
+     "take the bucket path where the sample shows at most this many pairs per 1000 falling outside the 1024 "
+     "buckets around their tile's middle pair (input in nearly the key order); otherwise cub-radix",
+     100, 0, 1000},
+    {"min_pairs_log2", "below 2^this many pairs cub-radix sorts at once (the sample's fixed cost does not pay)", 21,
+     12, 31},
+};
+
+std::unique_ptr<Sorter> make_run_bucket_sorter(const OptionValues& options);
+
+}  // namespace depthsort::run_bucket

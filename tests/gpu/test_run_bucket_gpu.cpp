@@ -1,0 +1,119 @@
+// run-bucket beyond the generic suite and the coherent sequences: one instance through a chain of
+// unrelated inputs (sizes from 1 to 16M, input in key order and not), each of its paths seen taken
+// (the bucket path on input in nearly key order, cub-radix on input that is not, and the fall back
+// after a bucket overflowed), every result checked against the CPU reference.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "depthsort/device_buffer.hpp"
+#include "depthsort/errors.hpp"
+#include "sort/run_bucket/sample_position.hpp"
+#include "support/sort_suite.hpp"
+
+namespace depthsort::testing {
+namespace {
+
+std::unique_ptr<Sorter> make_run_bucket(const char* options = "") {
+  const SorterInfo* info = find_sorter("run-bucket");
+  return info->create(parse_options(*info, options));
+}
+
+// The names of the last sort's steps, joined by commas.
+std::string last_steps(Sorter& sorter) {
+  std::string names;
+  for (const StepTime& step : sorter.timer().wait_last()) names += std::string(names.empty() ? "" : ",") + step.name;
+  return names;
+}
+
+TEST(RunBucket, OneInstanceExactOnUnrelatedInputs) {
+  const SorterInfo* info = find_sorter("run-bucket");
+  ASSERT_NE(info, nullptr);
+  DEPTHSORT_SKIP_WITHOUT_DEVICE(*info);
+  const std::unique_ptr<Sorter> sorter = make_run_bucket();
+  const std::size_t max_n = std::size_t{16} << 20;
+  sorter->reserve(max_n);
+  const std::pair<Distribution, std::size_t> chain[] = {
+      {Distribution::Sorted, max_n},           {Distribution::Uniform, 1},
+      {Distribution::CameraStep, max_n - 1},   {Distribution::Outliers, (1 << 20) + 3},
+      {Distribution::NanPayloads, 4099},       {Distribution::Reverse, max_n},
+      {Distribution::AllEqual, (1 << 20) + 1}, {Distribution::TwoClusters, 5 << 20},
+      {Distribution::Specials, 12345},         {Distribution::Mesh, 2 << 20},
+      {Distribution::HalfEqual, 300001},       {Distribution::GroundPlane, 3 << 20},
+      {Distribution::Zipf, 1 << 20},           {Distribution::NearlySorted, (4 << 20) + 1},
+      {Distribution::FewUnique, 1000003},      {Distribution::Gaussian, 7},
+      {Distribution::Uniform, 0},              {Distribution::LocalDisplace, 9 << 20},
+      {Distribution::Uniform, max_n},          {Distribution::Sorted, (1 << 18) + 5},
+  };
+  for (const auto& [dist, n] : chain) {
+    const CheckResult result = sort_and_check(*sorter, dist, n);
+    EXPECT_TRUE(result.ok) << "run-bucket, " << distribution_name(dist) << " n=" << n << ": " << result.message;
+  }
+}
+
+TEST(RunBucket, TakesTheBucketPathOnlyWhereTheInputFollowsTheKeyOrder) {
+  const SorterInfo* info = find_sorter("run-bucket");
+  DEPTHSORT_SKIP_WITHOUT_DEVICE(*info);
+  const std::unique_ptr<Sorter> sorter = make_run_bucket();
+  const std::size_t n = std::size_t{4} << 20;
+  sorter->reserve(n);
+  ASSERT_TRUE(sort_and_check(*sorter, Distribution::Sorted, n).ok);
+  constexpr std::string_view kPath = "plan,scatter,bucket starts,bucket sort,check";
+  EXPECT_EQ(last_steps(*sorter), "sample," + std::string(kPath)) << "first sort: fresh splitters";
+  ASSERT_TRUE(sort_and_check(*sorter, Distribution::Reverse, n).ok);
+  EXPECT_EQ(last_steps(*sorter), "sample (last splitters)," + std::string(kPath))
+      << "the same keys again: the last sort's splitters fit";
+  for (Distribution dist : {Distribution::AllEqual, Distribution::Sorted}) {
+    ASSERT_TRUE(sort_and_check(*sorter, dist, n).ok) << distribution_name(dist);
+    EXPECT_EQ(last_steps(*sorter), "sample (last splitters)," + std::string(kPath) + ",sample," + std::string(kPath))
+        << distribution_name(dist) << ": the last splitters do not fit, fresh ones do";
+    EXPECT_GT(sorter->segments().count, 1u) << distribution_name(dist);
+  }
+  for (Distribution dist : {Distribution::Uniform, Distribution::Gaussian}) {
+    ASSERT_TRUE(sort_and_check(*sorter, dist, n).ok) << distribution_name(dist);
+    const std::string steps = last_steps(*sorter);
+    EXPECT_TRUE(steps.ends_with(",fallback-cub")) << distribution_name(dist) << ": " << steps;
+    EXPECT_EQ(sorter->segments().count, 0u) << distribution_name(dist);
+  }
+  ASSERT_TRUE(sort_and_check(*sorter, Distribution::Sorted, 1000).ok);
+  EXPECT_EQ(last_steps(*sorter), "fallback-cub") << "below min_pairs";
+}
+
+// Keys in order at the sample's positions and one value between two splitters everywhere else:
+// every pair but the sampled ones falls into one bucket, far beyond its room (and the input still
+// looks coherent to the sample). The sort must notice and still be exact.
+TEST(RunBucket, ExactAfterABucketOverflows) {
+  const SorterInfo* info = find_sorter("run-bucket");
+  DEPTHSORT_SKIP_WITHOUT_DEVICE(*info);
+  const std::unique_ptr<Sorter> sorter = make_run_bucket();
+  const std::size_t n = std::size_t{2} << 20;
+  sorter->reserve(n);
+  std::vector<float> keys(n, 0.5f);
+  const std::uint32_t samples = n / 2048 * 16;  // buckets of 2048 pairs, 16 samples each
+  for (std::uint32_t j = 0; j < samples; ++j)
+    keys[run_bucket::sample_position(j, n, samples)] = static_cast<float>(j);
+  const std::vector<std::uint32_t> values = make_values(n);
+  DeviceBuffer<float> keys_in(n, "test"), keys_out(n, "test");
+  DeviceBuffer<std::uint32_t> values_in(n, "test"), values_out(n, "test");
+  DEPTHSORT_CUDA_CHECK(cudaMemcpy(keys_in.data(), keys.data(), n * 4, cudaMemcpyHostToDevice));
+  DEPTHSORT_CUDA_CHECK(cudaMemcpy(values_in.data(), values.data(), n * 4, cudaMemcpyHostToDevice));
+  DEPTHSORT_CUDA_CHECK(cudaMemset(keys_out.data(), 0xFF, n * 4));
+  DEPTHSORT_CUDA_CHECK(cudaMemset(values_out.data(), 0xFF, n * 4));
+  sorter->sort({keys_in.data(), values_in.data(), keys_out.data(), values_out.data(), n}, nullptr);
+  DEPTHSORT_CUDA_CHECK(cudaDeviceSynchronize());
+  EXPECT_EQ(last_steps(*sorter), "sample,plan,scatter,bucket starts,bucket sort,check,fallback-cub");
+  std::vector<float> sorted_keys(n);
+  std::vector<std::uint32_t> sorted_values(n);
+  DEPTHSORT_CUDA_CHECK(cudaMemcpy(sorted_keys.data(), keys_out.data(), n * 4, cudaMemcpyDeviceToHost));
+  DEPTHSORT_CUDA_CHECK(cudaMemcpy(sorted_values.data(), values_out.data(), n * 4, cudaMemcpyDeviceToHost));
+  const CheckResult result = check_sorted_pairs(keys, reference_order(keys), sorted_keys, sorted_values);
+  EXPECT_TRUE(result.ok) << result.message;
+}
+
+}  // namespace
+}  // namespace depthsort::testing
