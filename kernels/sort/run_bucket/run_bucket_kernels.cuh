@@ -150,9 +150,11 @@ __global__ void __launch_bounds__(256) coherence_kernel(const std::uint32_t* __r
   const bool outside = valid && b - low >= kWindow;
   const unsigned outside_in_warp = __popc(__ballot_sync(0xFFFFFFFFu, outside));
   if ((threadIdx.x & 31) == 0 && outside_in_warp != 0) atomicAdd(&plan->outside_samples, outside_in_warp);
-  // How even the buckets are: splitters from the last frame may no longer fit this one.
-  if (valid) {
-    const std::uint32_t in_bucket = atomicAdd(&sample_counts[b], 1u) + 1;
+  // How even the buckets are: splitters from the last frame may no longer fit this one. One
+  // atomic per warp and bucket (a heavy key value sends every sample to one bucket).
+  const unsigned peers = __match_any_sync(0xFFFFFFFFu, valid ? b : 0xFFFFFFFFu);
+  if (valid && static_cast<int>(threadIdx.x & 31) == __ffs(peers) - 1) {
+    const std::uint32_t in_bucket = atomicAdd(&sample_counts[b], __popc(peers)) + __popc(peers);
     if (in_bucket > kSamplesPerBucket) atomicMax(&plan->max_sample_count, in_bucket);
   }
 }
