@@ -144,7 +144,8 @@ __global__ void __launch_bounds__(256) coherence_kernel(const std::uint32_t* __r
   static_assert(32 % kSamplesPerTile == 0);
   const std::uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
   const bool valid = j < m;
-  const std::uint32_t b = valid ? splitters_at_most(splitters, buckets - 1, sample[j]) : 0u;
+  // The scatter's bucket (with its spread of a repeated splitter value by tile) for the balance.
+  const std::uint32_t b = valid ? bucket_of(splitters, buckets - 1, sample[j], j / kSamplesPerTile) : 0u;
   const std::uint32_t middle = __shfl_sync(0xFFFFFFFFu, b, kSamplesPerTile / 2, kSamplesPerTile);
   const std::uint32_t low = middle > kWindow / 2 ? middle - kWindow / 2 : 0u;
   const bool outside = valid && b - low >= kWindow;
@@ -365,14 +366,11 @@ __device__ __forceinline__ void sort_one_bucket(std::uint32_t bucket, const std:
   low = bucket_low;
   const std::uint32_t span = bucket_high - low;
   if (span == 0) {
-    // One key value (a bucket between equal splitters): in order as it is.
-#pragma unroll
-    for (int j = 0; j < kSortItems; ++j) {
-      const int at = static_cast<int>(threadIdx.x) * kSortItems + j;
-      if (at < count) {
-        keys_out[to + at] = key_from_ordered(key[j]);
-        values_out[to + at] = value[j];
-      }
+    // One key value (a bucket between equal splitters): copied in order as it is.
+    const float only = key_from_ordered(low);
+    for (int at = static_cast<int>(threadIdx.x); at < count; at += kSortThreads) {
+      keys_out[to + at] = only;
+      values_out[to + at] = bucketed_values[from + at];
     }
     return;
   }
