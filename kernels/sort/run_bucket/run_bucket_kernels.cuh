@@ -38,10 +38,11 @@ struct SortShape {
   int items;
   int min_blocks;  // per multiprocessor, for the register budget
   int radix_bits;  // of CUB's block radix sort
+  bool counting;   // buckets of a narrow span sorted by counting
   constexpr std::uint32_t capacity() const { return static_cast<std::uint32_t>(threads * items); }
 };
-inline constexpr SortShape kSmallSort{256, 12, 3, 5};
-inline constexpr SortShape kLargeSort{512, 12, 1, 5};
+inline constexpr SortShape kSmallSort{256, 12, 3, 5, true};
+inline constexpr SortShape kLargeSort{512, 12, 1, 5, false};
 static_assert(kLargeSort.capacity() == kBucketCapacity && kSmallSort.capacity() < kBucketCapacity);
 // Samples per bucket: with 16, a bucket's size has a spread of about a quarter of its mean, and
 // three times the mean is beyond any of 8192 buckets.
@@ -58,9 +59,28 @@ inline constexpr std::uint32_t kWindow = 1024;
 
 // What the plan and the scatter leave for the host (zeroed before each sort).
 struct Plan {
-  std::uint32_t outside_samples;  // samples outside their tile's window (coherence_kernel)
-  std::uint32_t overflow;         // a bucket received more than kBucketCapacity pairs
+  std::uint32_t outside_samples;    // samples outside their tile's window (coherence_kernel)
+  std::uint32_t max_sample_count;   // the most samples in one bucket (coherence_kernel)
+  std::uint32_t verdict;            // decide_kernel: Verdict
+  std::uint32_t overflow;           // a bucket received more than kBucketCapacity pairs
+  std::uint32_t large_buckets;      // buckets too large for the small sort shape (list_large_kernel)
 };
+
+// The plan's decision, taken on the device so that the bucket path runs without a read-back
+// before its end: every later kernel of the path returns at once unless it is kBucketPath.
+enum Verdict : std::uint32_t {
+  kBucketPath = 0,
+  kIncoherent = 1,  // too many pairs far from their tile's window: the library sort
+  kUnfit = 2,       // the last sort's splitters leave a bucket too full: fresh splitters
+};
+
+__global__ void decide_kernel(Plan* plan, std::uint32_t most_outside, std::uint32_t most_in_a_bucket) {
+  // Incoherence first: it holds with any splitters (too few buckets make the window look wide,
+  // not narrow), and the library sort is the answer to it either way.
+  plan->verdict = plan->outside_samples > most_outside        ? kIncoherent
+                  : plan->max_sample_count > most_in_a_bucket ? kUnfit
+                                                              : kBucketPath;
+}
 
 // The splitters are kept padded to kSplitterSlots entries with 0xFFFFFFFF, so that every search
 // takes the same kSearchSteps steps without a branch (the steps of a thread's keys interleave).
@@ -123,7 +143,8 @@ __global__ void pick_splitters_kernel(const std::uint32_t* __restrict__ sorted_s
 // scatter writes one by one instead of in runs. One thread a sample.
 __global__ void __launch_bounds__(256) coherence_kernel(const std::uint32_t* __restrict__ sample, std::uint32_t m,
                                                         const std::uint32_t* __restrict__ splitters,
-                                                        std::uint32_t buckets, Plan* plan) {
+                                                        std::uint32_t buckets, std::uint32_t* __restrict__ sample_counts,
+                                                        Plan* plan) {
   static_assert(32 % kSamplesPerTile == 0);
   const std::uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
   const bool valid = j < m;
@@ -133,6 +154,30 @@ __global__ void __launch_bounds__(256) coherence_kernel(const std::uint32_t* __r
   const bool outside = valid && b - low >= kWindow;
   const unsigned outside_in_warp = __popc(__ballot_sync(0xFFFFFFFFu, outside));
   if ((threadIdx.x & 31) == 0 && outside_in_warp != 0) atomicAdd(&plan->outside_samples, outside_in_warp);
+  // How even the buckets are: splitters from the last frame may no longer fit this one.
+  if (valid) {
+    const std::uint32_t in_bucket = atomicAdd(&sample_counts[b], 1u) + 1;
+    if (in_bucket > kSamplesPerBucket) atomicMax(&plan->max_sample_count, in_bucket);
+  }
+}
+
+// Splitters for the next sort from this one's sorted output: its keys at equal ranks.
+__global__ void splitters_from_output_kernel(const float* __restrict__ keys_out, std::uint32_t n,
+                                             std::uint32_t buckets, std::uint32_t* __restrict__ splitters) {
+  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= kSplitterSlots) return;
+  splitters[i] = i + 1 < buckets
+                     ? ordered_key(keys_out[static_cast<std::uint64_t>(i + 1) * n / buckets])
+                     : 0xFFFFFFFFu;
+}
+
+// The buckets too large for the small sort shape, listed for the large one.
+__global__ void list_large_kernel(const std::uint32_t* __restrict__ counts, std::uint32_t buckets,
+                                  std::uint32_t small_capacity, std::uint32_t* __restrict__ large_list,
+                                  Plan* plan) {
+  const std::uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
+  if (plan->verdict != kBucketPath) return;
+  if (b < buckets && counts[b] > small_capacity) large_list[atomicAdd(&plan->large_buckets, 1u)] = b;
 }
 
 // Bucket regions index below 2^32 (kMaxBuckets * kBucketCapacity).
@@ -167,6 +212,7 @@ __global__ void __launch_bounds__(kTileThreads) scatter_kernel(
     const float* __restrict__ keys, const std::uint32_t* __restrict__ values, std::uint32_t n,
     const std::uint32_t* __restrict__ splitters, std::uint32_t buckets, std::uint32_t* __restrict__ cursors,
     std::uint32_t* __restrict__ bucketed_keys, std::uint32_t* __restrict__ bucketed_values, Plan* plan) {
+  if (plan->verdict != kBucketPath) return;
   constexpr int kWindowItems = kWindow / kTileThreads;
   using Scan = cub::BlockScan<std::uint32_t, kTileThreads>;
   __shared__ typename Scan::TempStorage scan_storage;
@@ -201,6 +247,7 @@ __global__ void __launch_bounds__(kTileThreads) scatter_kernel(
       const bool valid = s < size;
       const bool inside = valid && bucket[j] - low < kWindow;
       rank[j] = add_by_group(counters, inside ? bucket[j] - low : 0u, inside);
+      if (!__any_sync(0xFFFFFFFFu, valid && !inside)) continue;
       const std::uint32_t at = add_by_group(cursors, valid && !inside ? bucket[j] : 0u, valid && !inside);
       if (valid && !inside) {
         if (at < kBucketCapacity) {
@@ -256,34 +303,48 @@ __global__ void __launch_bounds__(kTileThreads) scatter_kernel(
   }
 }
 
-// One block per bucket of this shape's size (buckets of [min_count, kSortThreads * kSortItems] pairs; the
-// other blocks return at once): its pairs loaded (padded with the largest key, which the stable
-// sort keeps behind every real key), sorted by CUB's block radix sort on the bits the bucket's own
-// keys span, and written at the bucket's start with the keys restored to floats.
-template <int kSortThreads, int kSortItems, int kMinBlocks, int kRadixBits>
-__global__ void __launch_bounds__(kSortThreads, kMinBlocks) bucket_sort_kernel(const std::uint32_t* __restrict__ bucketed_keys,
-                                                                     const std::uint32_t* __restrict__ bucketed_values,
-                                                                     const std::uint32_t* __restrict__ counts,
-                                                                     const std::uint32_t* __restrict__ starts,
-                                                                     std::uint32_t min_count,
-                                                                     float* __restrict__ keys_out,
-                                                                     std::uint32_t* __restrict__ values_out) {
+// Buckets whose keys span fewer values than this are sorted by counting (one pass).
+inline constexpr std::uint32_t kCountingSlots = 4096;
+
+// One bucket by one block, if it fits this shape (the block's threads all call it, after any use
+// of the shared memory a previous call left). Its pairs loaded (padded with the largest key), its smallest and largest key
+// found; where they span fewer than kCountingSlots values (kCounting shapes), a counting sort in
+// shared memory (one atomic a key, one scan, staged and written in order); otherwise CUB's block
+// radix sort on the bits the bucket's keys span (the padding stays behind every real key: it has
+// all those bits set and the sort is stable). Keys restored to floats at the bucket's start.
+template <int kSortThreads, int kSortItems, int kRadixBits, bool kCounting>
+__device__ __forceinline__ void sort_one_bucket(std::uint32_t bucket, const std::uint32_t* __restrict__ bucketed_keys,
+                                                const std::uint32_t* __restrict__ bucketed_values,
+                                                const std::uint32_t* __restrict__ counts,
+                                                const std::uint32_t* __restrict__ starts, float* __restrict__ keys_out,
+                                                std::uint32_t* __restrict__ values_out) {
   constexpr std::uint32_t kCapacity = kSortThreads * kSortItems;
+  constexpr int kSlotsPerThread = kCountingSlots / kSortThreads;
   using Load = cub::BlockLoad<std::uint32_t, kSortThreads, kSortItems, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
-  using Reduce = cub::BlockReduce<std::uint32_t, kSortThreads>;
   using Sort = cub::BlockRadixSort<std::uint32_t, kSortThreads, kSortItems, std::uint32_t, kRadixBits>;
+  using Scan = cub::BlockScan<std::uint32_t, kSortThreads>;
+  struct Counting {
+    std::uint32_t slots[kCounting ? kCountingSlots : 1];
+    std::uint32_t keys[kCounting ? kCapacity : 1];
+    std::uint32_t values[kCounting ? kCapacity : 1];
+    typename Scan::TempStorage scan;
+  };
   __shared__ union {
     typename Load::TempStorage load;
-    typename Reduce::TempStorage reduce;
     typename Sort::TempStorage sort;
+    Counting counting;
   } storage;
   __shared__ std::uint32_t bucket_low, bucket_high;
-  const std::uint32_t bucket = blockIdx.x;
   const std::uint32_t pairs = counts[bucket];
-  if (pairs == 0 || pairs < min_count || pairs > kCapacity) return;
+  if (pairs == 0 || pairs > kCapacity) return;
+  __syncthreads();  // a previous bucket of this block is done with the shared memory
   const int count = static_cast<int>(pairs);
   const std::size_t from = static_cast<std::size_t>(bucket) * kBucketCapacity;
   const std::uint32_t to = starts[bucket];
+  if (threadIdx.x == 0) {
+    bucket_low = 0xFFFFFFFFu;
+    bucket_high = 0;
+  }
   std::uint32_t key[kSortItems], value[kSortItems];
   Load(storage.load).Load(bucketed_keys + from, key, count, 0xFFFFFFFFu);
   __syncthreads();
@@ -296,19 +357,68 @@ __global__ void __launch_bounds__(kSortThreads, kMinBlocks) bucket_sort_kernel(c
       high = max(high, key[j]);
     }
   }
-  __syncthreads();
-  low = Reduce(storage.reduce).Reduce(low, cuda::minimum<>{});
-  if (threadIdx.x == 0) bucket_low = low;
-  __syncthreads();
-  high = Reduce(storage.reduce).Reduce(high, cuda::maximum<>{});
-  if (threadIdx.x == 0) bucket_high = high;
+  low = __reduce_min_sync(0xFFFFFFFFu, low);
+  high = __reduce_max_sync(0xFFFFFFFFu, high);
+  if ((threadIdx.x & 31) == 0) {
+    atomicMin(&bucket_low, low);
+    atomicMax(&bucket_high, high);
+  }
   __syncthreads();
   low = bucket_low;
   const std::uint32_t span = bucket_high - low;
+  if (span == 0) {
+    // One key value (a bucket between equal splitters): in order as it is.
+#pragma unroll
+    for (int j = 0; j < kSortItems; ++j) {
+      const int at = static_cast<int>(threadIdx.x) * kSortItems + j;
+      if (at < count) {
+        keys_out[to + at] = key_from_ordered(key[j]);
+        values_out[to + at] = value[j];
+      }
+    }
+    return;
+  }
+  if (kCounting && span < kCountingSlots) {
+#pragma unroll
+    for (int k = 0; k < kSlotsPerThread; ++k) storage.counting.slots[k * kSortThreads + threadIdx.x] = 0;
+    __syncthreads();
+    std::uint32_t rank[kSortItems];
+#pragma unroll
+    for (int j = 0; j < kSortItems; ++j)
+      if (static_cast<int>(threadIdx.x) * kSortItems + j < count)
+        rank[j] = atomicAdd(&storage.counting.slots[key[j] - low], 1u);
+    __syncthreads();
+    std::uint32_t tally[kSlotsPerThread];
+#pragma unroll
+    for (int k = 0; k < kSlotsPerThread; ++k) tally[k] = storage.counting.slots[threadIdx.x * kSlotsPerThread + k];
+    Scan(storage.counting.scan).ExclusiveSum(tally, tally);
+#pragma unroll
+    for (int k = 0; k < kSlotsPerThread; ++k) storage.counting.slots[threadIdx.x * kSlotsPerThread + k] = tally[k];
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < kSortItems; ++j) {
+      if (static_cast<int>(threadIdx.x) * kSortItems + j < count) {
+        const std::uint32_t p = storage.counting.slots[key[j] - low] + rank[j];
+        storage.counting.keys[p] = key[j];
+        storage.counting.values[p] = value[j];
+      }
+    }
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < kSortItems; ++j) {
+      const int at = j * kSortThreads + static_cast<int>(threadIdx.x);
+      if (at < count) {
+        keys_out[to + at] = key_from_ordered(storage.counting.keys[at]);
+        values_out[to + at] = storage.counting.values[at];
+      }
+    }
+    return;
+  }
   const int bits = span == 0 ? 1 : 32 - __clz(span);
 #pragma unroll
   for (int j = 0; j < kSortItems; ++j)
     if (static_cast<int>(threadIdx.x) * kSortItems + j < count) key[j] -= low;
+  __syncthreads();
   Sort(storage.sort).SortBlockedToStriped(key, value, 0, bits);
 #pragma unroll
   for (int j = 0; j < kSortItems; ++j) {
@@ -318,6 +428,25 @@ __global__ void __launch_bounds__(kSortThreads, kMinBlocks) bucket_sort_kernel(c
       values_out[to + at] = value[j];
     }
   }
+}
+
+// The bucket sort: every bucket of this shape's size, one block each; with a list (the buckets too
+// large for the small shape) a fixed grid loops over as many as the list holds.
+template <int kSortThreads, int kSortItems, int kMinBlocks, int kRadixBits, bool kCounting>
+__global__ void __launch_bounds__(kSortThreads, kMinBlocks) bucket_sort_kernel(const std::uint32_t* __restrict__ bucketed_keys,
+                                                                     const std::uint32_t* __restrict__ bucketed_values,
+                                                                     const std::uint32_t* __restrict__ counts,
+                                                                     const std::uint32_t* __restrict__ starts,
+                                                                     const std::uint32_t* __restrict__ list,
+                                                                     const Plan* plan,
+                                                                     float* __restrict__ keys_out,
+                                                                     std::uint32_t* __restrict__ values_out) {
+  if (plan->verdict != kBucketPath) return;
+  const std::uint32_t blocks = list ? plan->large_buckets : gridDim.x;
+  for (std::uint32_t block = blockIdx.x; block < blocks; block += gridDim.x)
+    sort_one_bucket<kSortThreads, kSortItems, kRadixBits, kCounting>(list ? list[block] : block, bucketed_keys,
+                                                                      bucketed_values, counts, starts, keys_out,
+                                                                      values_out);
 }
 
 }  // namespace depthsort::run_bucket

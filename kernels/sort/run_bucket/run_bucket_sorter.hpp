@@ -13,7 +13,7 @@ inline constexpr OptionSpec kRunBucketOptions[] = {
      "take the bucket path where the sample shows at most this many pairs per 1000 falling outside the 1024 "
      "buckets around their tile's middle pair (input in nearly the key order); otherwise cub-radix",
      100, 0, 1000},
-    {"min_pairs_log2", "below 2^this many pairs cub-radix sorts at once (the sample's fixed cost does not pay)", 18,
+    {"min_pairs_log2", "below 2^this many pairs cub-radix sorts at once (the sample's fixed cost does not pay)", 21,
      12, 31},
 };
 
