@@ -30,7 +30,7 @@ inline constexpr int kTileItems = 8;
 inline constexpr std::uint32_t kTile = kTileThreads * kTileItems;
 // The room every bucket has (three times the target size), and the two block shapes of the
 // bucket sort: most buckets fit the small one, which leaves room for more blocks per
-// multiprocessor; the large one holds a full bucket.
+// multiprocessor; the large one holds a full bucket and sorts the few listed for it.
 inline constexpr std::uint32_t kBucketTarget = 2048;
 inline constexpr std::uint32_t kBucketCapacity = 3 * kBucketTarget;
 struct SortShape {
@@ -47,7 +47,7 @@ static_assert(kLargeSort.capacity() == kBucketCapacity && kSmallSort.capacity() 
 // Samples per bucket: with 16, a bucket's size has a spread of about a quarter of its mean, and
 // three times the mean is beyond any of 8192 buckets.
 inline constexpr std::uint32_t kSamplesPerBucket = 16;
-// Splitters live in the scatter block's shared memory: at most this many buckets.
+// At most this many buckets: the splitter search takes 13 steps (kSearchSteps).
 inline constexpr std::uint32_t kMaxBuckets = 8192;
 // Samples of one tile's worth of input (kTile / (kBucketTarget / kSamplesPerBucket)).
 inline constexpr std::uint32_t kSamplesPerTile = kTile * kSamplesPerBucket / kBucketTarget;

@@ -1,8 +1,8 @@
 // run-bucket (docs/algorithms/run-bucket.md): the host dispatcher. It owns the workspace
-// (reserved once) and runs the steps on the caller's stream: sample, plan (one read-back: is the
-// input order coherent enough), scatter, bucket starts (one read-back: did every bucket fit), bucket
-// sort; or fallback-cub (cub-radix's sort) where the input is small, large, incoherent or a bucket
-// overflowed.
+// (reserved once) and the last sort's splitters, and runs the steps on the caller's stream:
+// sample, plan (the verdict, taken on the device), scatter, bucket starts, bucket sort, check (the
+// one read-back: the verdict and whether every bucket fit); or fallback-cub (cub-radix's sort)
+// where the input is small, large or incoherent, or a bucket overflowed.
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 
