@@ -4,7 +4,6 @@
 // after a bucket overflowed), every result checked against the CPU reference.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -19,9 +18,9 @@
 namespace depthsort::testing {
 namespace {
 
-std::unique_ptr<Sorter> make_run_bucket(const char* options = "") {
+std::unique_ptr<Sorter> make_run_bucket() {
   const SorterInfo* info = find_sorter("run-bucket");
-  return info->create(parse_options(*info, options));
+  return info->create(default_options(*info));
 }
 
 // The names of the last sort's steps, joined by commas.
