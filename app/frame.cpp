@@ -6,7 +6,6 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <cstring>
 #include <limits>
 #include <optional>
 #include <stdexcept>
@@ -26,24 +25,6 @@
 namespace depthsort::app {
 
 namespace {
-
-// ------------------------------------------------------------------ pinned host memory
-
-template <class T>
-class PinnedBuffer {
- public:
-  explicit PinnedBuffer(std::size_t count) {
-    DEPTHSORT_CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&data_), count * sizeof(T), cudaHostAllocDefault));
-    std::memset(static_cast<void*>(data_), 0, count * sizeof(T));
-  }
-  ~PinnedBuffer() { cudaFreeHost(data_); }
-  PinnedBuffer(const PinnedBuffer&) = delete;
-  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
-  T* data() noexcept { return data_; }
-
- private:
-  T* data_ = nullptr;
-};
 
 std::unique_ptr<Sorter> make_sorter(const SorterChoice& choice, std::size_t n) {
   if (n == 0) return nullptr;

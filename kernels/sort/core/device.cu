@@ -1,6 +1,7 @@
-// Device memory and the check that this build's kernels run on the present GPU.
+// Device and page-locked host memory, and the check that this build's kernels run on the present GPU.
 #include <cuda_runtime.h>
 
+#include <cstring>
 #include <string>
 
 #include "depthsort/device_buffer.hpp"
@@ -24,6 +25,17 @@ void* device_allocate(std::size_t bytes, const std::string& owner) {
 
 void device_free(void* pointer) noexcept {
   if (pointer) cudaFree(pointer);
+}
+
+void* pinned_allocate(std::size_t bytes) {
+  void* pointer = nullptr;
+  DEPTHSORT_CUDA_CHECK(cudaHostAlloc(&pointer, bytes, cudaHostAllocDefault));
+  std::memset(pointer, 0, bytes);
+  return pointer;
+}
+
+void pinned_free(void* pointer) noexcept {
+  if (pointer) cudaFreeHost(pointer);
 }
 
 bool cuda_device_usable(std::string* why_not) {

@@ -15,28 +15,6 @@
 namespace depthsort::multi_gpu {
 namespace {
 
-// Page-locked host memory, so the small device-to-host reads between steps are asynchronous.
-template <class T>
-class PinnedBuffer {
- public:
-  PinnedBuffer() = default;
-  explicit PinnedBuffer(std::size_t count) {
-    void* p = nullptr;
-    DEPTHSORT_CUDA_CHECK(cudaMallocHost(&p, count * sizeof(T)));
-    data_ = static_cast<T*>(p);
-  }
-  ~PinnedBuffer() {
-    if (data_) cudaFreeHost(data_);
-  }
-  PinnedBuffer(const PinnedBuffer&) = delete;
-  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
-  T* data() noexcept { return data_; }
-  T& operator[](std::size_t i) noexcept { return data_[i]; }
-
- private:
-  T* data_ = nullptr;
-};
-
 std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
 
 // Counters zeroed before each partition: counts per range, tie counters, scatter cursors.

@@ -1,5 +1,6 @@
-// Owning, move-only buffers of device memory. A failed allocation throws CapacityError naming
-// the owner, the bytes asked for and the bytes free, never a crash later.
+// Owning, move-only buffers of device memory (a failed allocation throws CapacityError naming
+// the owner, the bytes asked for and the bytes free, never a crash later) and of page-locked host
+// memory, which small device-to-host reads need to be asynchronous.
 #pragma once
 
 #include <cstddef>
@@ -12,6 +13,9 @@ namespace depthsort {
 void* device_allocate(std::size_t bytes, const std::string& owner);
 // cudaFree that never throws (used by destructors).
 void device_free(void* pointer) noexcept;
+// cudaHostAlloc of zeroed page-locked memory (a failure throws CudaError); its cudaFreeHost.
+void* pinned_allocate(std::size_t bytes);
+void pinned_free(void* pointer) noexcept;
 
 template <class T>
 class DeviceBuffer {
@@ -42,6 +46,30 @@ class DeviceBuffer {
  private:
   T* data_ = nullptr;
   std::size_t size_ = 0;
+};
+
+template <class T>
+class PinnedBuffer {
+ public:
+  PinnedBuffer() = default;
+  explicit PinnedBuffer(std::size_t count) : data_(count ? static_cast<T*>(pinned_allocate(count * sizeof(T))) : nullptr) {}
+  PinnedBuffer(PinnedBuffer&& other) noexcept : data_(std::exchange(other.data_, nullptr)) {}
+  PinnedBuffer& operator=(PinnedBuffer&& other) noexcept {
+    if (this != &other) {
+      pinned_free(data_);
+      data_ = std::exchange(other.data_, nullptr);
+    }
+    return *this;
+  }
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+  ~PinnedBuffer() { pinned_free(data_); }
+
+  T* data() noexcept { return data_; }
+  T& operator[](std::size_t i) noexcept { return data_[i]; }
+
+ private:
+  T* data_ = nullptr;
 };
 
 }  // namespace depthsort
