@@ -7,6 +7,7 @@
 
 #include "depthsort/errors.hpp"
 #include "depthsort/keys.hpp"
+#include "sort/primitives/launch.hpp"
 
 namespace depthsort {
 namespace {
@@ -72,12 +73,10 @@ __global__ void fix_zero_run(float* keys, std::uint32_t* values, std::uint32_t n
 
 SignedZeroFixup::SignedZeroFixup(std::size_t max_n, const std::string& owner)
     : counters_(2, owner), values_(max_n, owner) {
-  int device = 0, sms = 0, blocks_per_sm = 0;
-  DEPTHSORT_CUDA_CHECK(cudaGetDevice(&device));
-  DEPTHSORT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  int blocks_per_sm = 0;
   DEPTHSORT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, fix_zero_run, kSearchThreads, 0));
   // Every block of a cooperative launch must be resident at once.
-  blocks_ = sms * std::max(1, std::min(blocks_per_sm, 2));
+  blocks_ = primitives::multiprocessor_count() * std::max(1, std::min(blocks_per_sm, 2));
 }
 
 void SignedZeroFixup::run(float* keys, std::uint32_t* values, std::size_t n, cudaStream_t stream) {

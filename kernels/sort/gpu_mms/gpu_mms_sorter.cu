@@ -12,6 +12,7 @@
 #include "depthsort/keys.hpp"
 #include "sort/gpu_mms/gpu_mms_kernels.cuh"
 #include "sort/gpu_mms/gpu_mms_sorter.hpp"
+#include "sort/primitives/launch.hpp"
 
 namespace depthsort::gpu_mms {
 namespace {
@@ -70,10 +71,7 @@ class GpuMmsSorter final : public Sorter {
     a_ = DeviceBuffer<std::uint64_t>(count, name());
     b_ = DeviceBuffer<std::uint64_t>(count, name());
     splits_ = DeviceBuffer<std::uint32_t>(split_words(count), name());
-    int device = 0, sms = 0;
-    DEPTHSORT_CUDA_CHECK(cudaGetDevice(&device));
-    DEPTHSORT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    config_.min_warps = static_cast<std::uint32_t>(16 * sms);
+    config_.min_warps = static_cast<std::uint32_t>(16 * primitives::multiprocessor_count());
   }
 
   void do_sort(const SortBuffers& b, cudaStream_t stream, StepTimer& timer) override {

@@ -182,9 +182,9 @@ class HybridSorter final : public Sorter {
         pvalues_[i] = u32(padded);
       }
     }
+    sm_count_ = primitives::multiprocessor_count();
     int device = 0;
     DEPTHSORT_CUDA_CHECK(cudaGetDevice(&device));
-    DEPTHSORT_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device));
     // Hopper gives a block up to 227 KB; desktop GPUs about 99 KB. Where the count's pivots,
     // table and counters do not fit, it takes the count kernel that keeps them in global memory.
     int smem_optin = 0;
