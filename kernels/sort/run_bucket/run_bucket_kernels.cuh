@@ -53,17 +53,22 @@ inline constexpr std::uint32_t kMaxBuckets = 8192;
 inline constexpr std::uint32_t kSamplesPerTile = kTile * kSamplesPerBucket / kBucketTarget;
 static_assert(kSamplesPerTile == 16);
 
+// Four scatter blocks fit a multiprocessor's shared memory; the register budget is set to match
+// (at three, the latency of the key loads and searches was not hidden).
+inline constexpr int kScatterBlocksPerMultiprocessor = 4;
+
 // The scatter counts the pairs of a tile whose buckets lie within this many around the bucket of
 // the tile's middle pair in shared memory and writes them in runs.
 inline constexpr std::uint32_t kWindow = 1024;
 
 // What the plan and the scatter leave for the host (zeroed before each sort).
 struct Plan {
-  std::uint32_t outside_samples;    // samples outside their tile's window (coherence_kernel)
-  std::uint32_t max_sample_count;   // the most samples in one bucket (coherence_kernel)
-  std::uint32_t verdict;            // decide_kernel: Verdict
+  std::uint32_t outside_samples;    // samples outside their tile's window (plan_kernel)
+  std::uint32_t max_sample_count;   // the most samples in one bucket (plan_kernel)
+  std::uint32_t plan_blocks_done;   // plan_kernel's blocks that have counted
+  std::uint32_t verdict;            // plan_kernel's last block: Verdict
   std::uint32_t overflow;           // a bucket received more than kBucketCapacity pairs
-  std::uint32_t large_buckets;      // buckets too large for the small sort shape (list_large_kernel)
+  std::uint32_t large_buckets;      // buckets too large for the small sort shape (bucket_starts_kernel)
 };
 
 // The plan's decision, taken on the device so that the bucket path runs without a read-back
@@ -74,13 +79,6 @@ enum Verdict : std::uint32_t {
   kUnfit = 2,       // the last sort's splitters leave a bucket too full: fresh splitters
 };
 
-__global__ void decide_kernel(Plan* plan, std::uint32_t most_outside, std::uint32_t most_in_a_bucket) {
-  // Incoherence first: it holds with any splitters (too few buckets make the window look wide,
-  // not narrow), and the library sort is the answer to it either way.
-  plan->verdict = plan->outside_samples > most_outside        ? kIncoherent
-                  : plan->max_sample_count > most_in_a_bucket ? kUnfit
-                                                              : kBucketPath;
-}
 
 // The splitters are kept padded to kSplitterSlots entries with 0xFFFFFFFF, so that every search
 // takes the same kSearchSteps steps without a branch (the steps of a thread's keys interleave).
@@ -134,29 +132,84 @@ __global__ void pick_splitters_kernel(const std::uint32_t* __restrict__ sorted_s
   if (i < kSplitterSlots) splitters[i] = i + 1 < buckets ? sorted_sample[(i + 1) * kSamplesPerBucket] : 0xFFFFFFFFu;
 }
 
-// How coherent the input order is: the samples whose bucket lies outside kWindow around the bucket
-// of the middle sample of their group of kSamplesPerTile (one tile of input): the pairs the
-// scatter writes one by one instead of in runs. One thread a sample.
-__global__ void __launch_bounds__(256) coherence_kernel(const std::uint32_t* __restrict__ sample, std::uint32_t m,
-                                                        const std::uint32_t* __restrict__ splitters,
-                                                        std::uint32_t buckets, std::uint32_t* __restrict__ sample_counts,
-                                                        Plan* plan) {
+// Adds to *outside the samples of this warp whose bucket lies outside kWindow around the bucket of
+// their group's middle sample (groups of kSamplesPerTile lanes, one tile of input each). Every
+// lane of the warp calls it.
+__device__ __forceinline__ void count_outside_window(std::uint32_t bucket, bool valid, std::uint32_t* outside) {
   static_assert(32 % kSamplesPerTile == 0);
+  const std::uint32_t middle = __shfl_sync(0xFFFFFFFFu, bucket, kSamplesPerTile / 2, kSamplesPerTile);
+  const std::uint32_t low = middle > kWindow / 2 ? middle - kWindow / 2 : 0u;
+  const unsigned outside_in_warp = __popc(__ballot_sync(0xFFFFFFFFu, valid && bucket - low >= kWindow));
+  if ((threadIdx.x & 31) == 0 && outside_in_warp != 0) atomicAdd(outside, outside_in_warp);
+}
+
+// The plan, one thread a sample (the keys at sample_position, m of them): how coherent the input
+// order is (the samples whose bucket lies outside kWindow around the bucket of the middle sample
+// of their group of kSamplesPerTile, one tile of input: the pairs the scatter writes one by one
+// instead of in runs) and how even the buckets are (splitters from the last frame may no longer
+// fit this one). The last block to finish takes the verdict. Incoherence comes first: it holds
+// with any splitters (too few buckets make the window look wide, not narrow), and the library
+// sort is the answer to it either way.
+__global__ void __launch_bounds__(256) plan_kernel(const float* __restrict__ keys, std::uint32_t n, std::uint32_t m,
+                                                   const std::uint32_t* __restrict__ splitters, std::uint32_t buckets,
+                                                   std::uint32_t* __restrict__ sample_counts, Plan* plan,
+                                                   std::uint32_t most_outside, std::uint32_t most_in_a_bucket) {
   const std::uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
   const bool valid = j < m;
   // The scatter's bucket (with its spread of a repeated splitter value by tile) for the balance.
-  const std::uint32_t b = valid ? bucket_of(splitters, buckets - 1, sample[j], j / kSamplesPerTile) : 0u;
-  const std::uint32_t middle = __shfl_sync(0xFFFFFFFFu, b, kSamplesPerTile / 2, kSamplesPerTile);
-  const std::uint32_t low = middle > kWindow / 2 ? middle - kWindow / 2 : 0u;
-  const bool outside = valid && b - low >= kWindow;
-  const unsigned outside_in_warp = __popc(__ballot_sync(0xFFFFFFFFu, outside));
-  if ((threadIdx.x & 31) == 0 && outside_in_warp != 0) atomicAdd(&plan->outside_samples, outside_in_warp);
-  // How even the buckets are: splitters from the last frame may no longer fit this one. One
-  // atomic per warp and bucket (a heavy key value sends every sample to one bucket).
+  const std::uint32_t b =
+      valid ? bucket_of(splitters, buckets - 1, ordered_key(keys[sample_position(j, n, m)]), j / kSamplesPerTile) : 0u;
+  count_outside_window(b, valid, &plan->outside_samples);
+  // One atomic per warp and bucket (a heavy key value sends every sample to one bucket).
   const unsigned peers = __match_any_sync(0xFFFFFFFFu, valid ? b : 0xFFFFFFFFu);
   if (valid && static_cast<int>(threadIdx.x & 31) == __ffs(peers) - 1) {
     const std::uint32_t in_bucket = atomicAdd(&sample_counts[b], __popc(peers)) + __popc(peers);
     if (in_bucket > kSamplesPerBucket) atomicMax(&plan->max_sample_count, in_bucket);
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    __threadfence();
+    if (atomicAdd(&plan->plan_blocks_done, 1u) == gridDim.x - 1) {
+      __threadfence();
+      const std::uint32_t outside_samples = atomicAdd(&plan->outside_samples, 0u);
+      const std::uint32_t max_sample_count = atomicAdd(&plan->max_sample_count, 0u);
+      plan->verdict = outside_samples > most_outside        ? kIncoherent
+                      : max_sample_count > most_in_a_bucket ? kUnfit
+                                                            : kBucketPath;
+    }
+  }
+}
+
+// While the sorter falls back: whether the input would have taken the bucket path, judged as
+// plan_kernel judges it but on kProbeTiles tiles spread over the input (kSamplesPerTile
+// samples each, at the places the full sample takes), in one launch of a few microseconds and
+// with no read-back in the sort. The last block to finish writes the count of samples outside
+// their tile's window to *outside_count (page-locked host memory, read once an event after the
+// launch has completed) and zeroes counters ([0] samples outside, [1] blocks done) for the next.
+inline constexpr std::uint32_t kProbeTiles = 512;
+__global__ void __launch_bounds__(256) probe_kernel(const float* __restrict__ keys, std::uint32_t n,
+                                                    const std::uint32_t* __restrict__ splitters,
+                                                    std::uint32_t buckets, std::uint32_t* counters,
+                                                    std::uint32_t* outside_count) {
+  const std::uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
+  const std::uint32_t tiles = (n + kTile - 1) / kTile;
+  const std::uint32_t probed = min(tiles, kProbeTiles);
+  const std::uint32_t group = j / kSamplesPerTile;
+  const bool valid = group < probed;
+  const std::uint32_t tile = valid ? static_cast<std::uint32_t>(std::uint64_t{group} * tiles / probed) : 0u;
+  const std::uint32_t sample = tile * kSamplesPerTile + j % kSamplesPerTile;
+  const std::uint32_t b =
+      valid ? bucket_of(splitters, buckets - 1, ordered_key(keys[sample_position(sample, n, tiles * kSamplesPerTile)]),
+                        tile)
+            : 0u;
+  count_outside_window(b, valid, &counters[0]);
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    __threadfence();
+    if (atomicAdd(&counters[1], 1u) == gridDim.x - 1) {
+      *outside_count = atomicExch(&counters[0], 0u);
+      counters[1] = 0;
+    }
   }
 }
 
@@ -170,13 +223,33 @@ __global__ void splitters_from_output_kernel(const float* __restrict__ keys_out,
                      : 0xFFFFFFFFu;
 }
 
-// The buckets too large for the small sort shape, listed for the large one.
-__global__ void list_large_kernel(const std::uint32_t* __restrict__ counts, std::uint32_t buckets,
-                                  std::uint32_t small_capacity, std::uint32_t* __restrict__ large_list,
-                                  Plan* plan) {
-  const std::uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
+// The buckets' places in the output, an exclusive sum of their counts (count + 1 entries, the
+// last the total), in one block; and the buckets too large for the small sort shape, listed for
+// the large one.
+inline constexpr int kStartsThreads = 1024;
+inline constexpr int kStartsItems = (kMaxBuckets + 1 + kStartsThreads - 1) / kStartsThreads;
+__global__ void __launch_bounds__(kStartsThreads) bucket_starts_kernel(const std::uint32_t* __restrict__ counts,
+                                                                       std::uint32_t buckets,
+                                                                       std::uint32_t small_capacity,
+                                                                       std::uint32_t* __restrict__ starts,
+                                                                       std::uint32_t* __restrict__ large_list,
+                                                                       Plan* plan) {
   if (plan->verdict != kBucketPath) return;
-  if (b < buckets && counts[b] > small_capacity) large_list[atomicAdd(&plan->large_buckets, 1u)] = b;
+  using Scan = cub::BlockScan<std::uint32_t, kStartsThreads>;
+  __shared__ typename Scan::TempStorage scan;
+  std::uint32_t count[kStartsItems], start[kStartsItems];
+#pragma unroll
+  for (int k = 0; k < kStartsItems; ++k) {
+    const std::uint32_t b = threadIdx.x * kStartsItems + k;
+    count[k] = b <= buckets ? counts[b] : 0u;
+  }
+  Scan(scan).ExclusiveSum(count, start);
+#pragma unroll
+  for (int k = 0; k < kStartsItems; ++k) {
+    const std::uint32_t b = threadIdx.x * kStartsItems + k;
+    if (b <= buckets) starts[b] = start[k];
+    if (b < buckets && count[k] > small_capacity) large_list[atomicAdd(&plan->large_buckets, 1u)] = b;
+  }
 }
 
 // Bucket regions index below 2^32 (kMaxBuckets * kBucketCapacity).
@@ -188,6 +261,13 @@ static_assert(std::uint64_t{kMaxBuckets} * kBucketCapacity <= 0xFFFFFFFFull);
 // warp calls it; a lane with valid false adds nothing.
 __device__ __forceinline__ std::uint32_t add_by_group(std::uint32_t* counters, std::uint32_t bucket, bool valid) {
   const unsigned lane = threadIdx.x & 31;
+  // Most warps of input in nearly key order have one bucket: one atomic and no match.
+  const std::uint32_t first_lane_bucket = __shfl_sync(0xFFFFFFFFu, bucket, 0);  // every lane, before any branch
+  if (__all_sync(0xFFFFFFFFu, valid && bucket == first_lane_bucket)) {
+    std::uint32_t base = 0;
+    if (lane == 0) base = atomicAdd(&counters[bucket], 32u);
+    return __shfl_sync(0xFFFFFFFFu, base, 0) + lane;
+  }
   const unsigned peers = __match_any_sync(0xFFFFFFFFu, valid ? bucket : 0xFFFFFFFFu);
   const int leader = __ffs(peers) - 1;
   std::uint32_t base = 0;
@@ -207,7 +287,7 @@ __device__ __forceinline__ std::uint32_t add_by_group(std::uint32_t* counters, s
 // directly. The order of equal keys is not kept. Buckets are regions of kBucketCapacity pairs; a
 // pair beyond its bucket's room is not written and sets plan->overflow (the host then sorts with
 // the fallback).
-__global__ void __launch_bounds__(kTileThreads) scatter_kernel(
+__global__ void __launch_bounds__(kTileThreads, kScatterBlocksPerMultiprocessor) scatter_kernel(
     const float* __restrict__ keys, const std::uint32_t* __restrict__ values, std::uint32_t n,
     const std::uint32_t* __restrict__ splitters, std::uint32_t buckets, std::uint32_t* __restrict__ cursors,
     std::uint32_t* __restrict__ bucketed_keys, std::uint32_t* __restrict__ bucketed_values, Plan* plan) {

@@ -1,19 +1,24 @@
 // run-bucket (docs/algorithms/run-bucket.md): the host dispatcher. It owns the workspace
 // (reserved once) and the last sort's splitters, and runs the steps on the caller's stream:
-// sample, plan (the verdict, taken on the device), scatter, bucket starts, bucket sort, check (the
-// one read-back: the verdict and whether every bucket fit); or fallback-cub (cub-radix's sort)
-// where the input is small, large or incoherent, or a bucket overflowed.
+// sample (only where fresh splitters are needed: the last sort's fit most frames), plan (the
+// verdict, taken on the device), scatter, bucket starts, bucket sort, check (the one read-back:
+// the verdict and whether every bucket fit); or fallback-cub (cub-radix's sort) where the input is
+// small, large or incoherent, or a bucket overflowed. After a fallback the next sort falls back
+// at once, with a probe of its input on a stream beside it (read without a wait by the sort
+// after), until a probe finds the input coherent.
 #include <cub/device/device_radix_sort.cuh>
-#include <cub/device/device_scan.cuh>
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 
+#include "depthsort/cuda_handles.hpp"
 #include "depthsort/device_buffer.hpp"
 #include "depthsort/errors.hpp"
-#include "sort/baselines.hpp"
+#include "sort/core/signed_zero_fixup.hpp"
+#include "sort/primitives/cub_radix_pairs.cuh"
 #include "sort/primitives/launch.hpp"
 #include "sort/run_bucket/run_bucket_kernels.cuh"
 #include "sort/run_bucket/run_bucket_sorter.hpp"
@@ -33,10 +38,9 @@ class RunBucketSorter final : public Sorter {
   explicit RunBucketSorter(const OptionValues& options)
       : Sorter("run-bucket", Backend::Gpu),
         max_outside_permille_(static_cast<std::uint32_t>(option_value(options, "max_outside"))),
-        min_pairs_(std::size_t{1} << option_value(options, "min_pairs_log2")),
-        fallback_(make_cub_radix_sorter({})) {}
+        min_pairs_(std::size_t{1} << option_value(options, "min_pairs_log2")) {}
 
-  std::size_t workspace_bytes() const override { return workspace_bytes_ + fallback_->workspace_bytes(); }
+  std::size_t workspace_bytes() const override { return workspace_bytes_ + zero_fixup_.bytes(); }
 
   Segments segments() const override { return {starts_.data(), segment_count_, "bucket"}; }
 
@@ -44,17 +48,14 @@ class RunBucketSorter final : public Sorter {
   void do_reserve(std::size_t max_n) override {
     // A larger reservation must not need the old and the new workspace at once.
     for (auto* buffer : {&bucketed_keys_, &bucketed_values_, &sample_, &sorted_sample_, &splitters_, &cursors_,
-                         &starts_, &sample_counts_, &large_list_})
+                         &starts_, &sample_counts_, &large_list_, &probe_counters_})
       *buffer = {};
     reuse_splitters_ = false;
     expect_fallback_ = false;
+    probe_pending_ = false;
     temp_ = {};
+    zero_fixup_ = {};
     segment_count_ = 0;
-    try {
-      fallback_->reserve(max_n);
-    } catch (const CapacityError& e) {
-      throw CapacityError(name() + " (its cub-radix fallback): " + e.what());
-    }
     const std::string& owner = name();
     const std::size_t bucket_n = std::min(max_n, kMaxBucketPairs);
     const std::uint32_t buckets = buckets_for(bucket_n);
@@ -64,25 +65,35 @@ class RunBucketSorter final : public Sorter {
     sample_ = DeviceBuffer<std::uint32_t>(samples, owner);
     sorted_sample_ = DeviceBuffer<std::uint32_t>(samples, owner);
     splitters_ = DeviceBuffer<std::uint32_t>(kSplitterSlots, owner);
+    probe_counters_ = DeviceBuffer<std::uint32_t>(2, owner);
+    DEPTHSORT_CUDA_CHECK(cudaMemset(probe_counters_.data(), 0, probe_counters_.bytes()));
+    if (!probe_stream_) {
+      probe_stream_.emplace();
+      probe_start_.emplace(cudaEventDisableTiming);
+      probe_done_.emplace(cudaEventDisableTiming);
+      probe_outside_ = PinnedBuffer<std::uint32_t>(1);
+    }
     cursors_ = DeviceBuffer<std::uint32_t>(buckets + 1, owner);
     starts_ = DeviceBuffer<std::uint32_t>(buckets + 1, owner);
     sample_counts_ = DeviceBuffer<std::uint32_t>(buckets, owner);
     large_list_ = DeviceBuffer<std::uint32_t>(buckets, owner);
     plan_ = DeviceBuffer<Plan>(1, owner);
-    std::size_t sort_bytes = 0, scan_bytes = 0;
+    std::size_t sort_bytes = 0, fallback_bytes = 0;
     DEPTHSORT_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, sort_bytes, sample_.data(), sorted_sample_.data(),
                                                         static_cast<int>(samples)));
-    DEPTHSORT_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, cursors_.data(), starts_.data(),
-                                                       static_cast<int>(buckets + 1)));
-    temp_ = DeviceBuffer<unsigned char>(std::max({sort_bytes, scan_bytes, std::size_t{1}}), owner);
+    DEPTHSORT_CUDA_CHECK(primitives::cub_radix_sort_pairs<float>(nullptr, fallback_bytes, nullptr, nullptr, nullptr,
+                                                                 nullptr, max_n, 32, nullptr));
+    temp_ = DeviceBuffer<unsigned char>(std::max({sort_bytes, fallback_bytes, std::size_t{1}}), owner);
+    zero_fixup_ = SignedZeroFixup(max_n, owner);
     int per_multiprocessor = 0;
     DEPTHSORT_CUDA_CHECK(
         cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, scatter_kernel, kTileThreads, 0));
-    scatter_blocks_ = static_cast<unsigned>(std::max(1, per_multiprocessor) * primitives::multiprocessor_count());
-    large_blocks_ = static_cast<unsigned>(primitives::multiprocessor_count());
+    const int multiprocessors = primitives::multiprocessor_count();
+    scatter_blocks_ = static_cast<unsigned>(std::max(1, per_multiprocessor) * multiprocessors);
+    large_blocks_ = static_cast<unsigned>(multiprocessors);
     workspace_bytes_ = bucketed_keys_.bytes() + bucketed_values_.bytes() + sample_.bytes() + sorted_sample_.bytes() +
                        splitters_.bytes() + cursors_.bytes() + starts_.bytes() + sample_counts_.bytes() +
-                       large_list_.bytes() + plan_.bytes() + temp_.bytes();
+                       large_list_.bytes() + probe_counters_.bytes() + plan_.bytes() + temp_.bytes();
   }
 
   void do_sort(const SortBuffers& b, cudaStream_t stream, StepTimer& timer) override {
@@ -91,7 +102,15 @@ class RunBucketSorter final : public Sorter {
     if (b.n < min_pairs_ || b.n > kMaxBucketPairs) return fall_back(b, stream, timer);
     const std::uint32_t buckets = buckets_for(b.n);
     // The last sort's output at equal ranks, where it had as many buckets: no sample sort.
-    Plan plan = attempt(b, buckets, !(reuse_splitters_ && splitter_buckets_ == buckets), stream, timer);
+    const bool last_splitters = reuse_splitters_ && splitter_buckets_ == buckets;
+    if (last_splitters && expect_fallback_ && !probe_found_coherence(b.n)) {
+      const bool probed = probe(b, buckets, stream);
+      fall_back(b, stream, timer);
+      if (probed) DEPTHSORT_CUDA_CHECK(cudaStreamWaitEvent(stream, probe_done_->get(), 0));
+      keep_splitters(b, buckets, stream);
+      return;
+    }
+    Plan plan = attempt(b, buckets, !last_splitters, stream, timer);
     if (plan.verdict == kUnfit) plan = attempt(b, buckets, true, stream, timer);
     expect_fallback_ = plan.verdict != kBucketPath || plan.overflow != 0;
     if (expect_fallback_)
@@ -116,37 +135,60 @@ class RunBucketSorter final : public Sorter {
     DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket pick_splitters_kernel");
   }
 
+  // The last probe's verdict on its input, once it has finished (never waited for: a probe still
+  // running counts as incoherent); each probe is read once.
+  bool probe_found_coherence(std::size_t n) {
+    if (!probe_pending_) return false;
+    const cudaError_t done = cudaEventQuery(probe_done_->get());
+    if (done == cudaErrorNotReady) return false;
+    DEPTHSORT_CUDA_CHECK(done);
+    probe_pending_ = false;
+    const std::uint64_t probed = std::min<std::uint64_t>((n + kTile - 1) / kTile, kProbeTiles) * kSamplesPerTile;
+    return probe_outside_[0] <= std::uint64_t{max_outside_permille_} * probed / 1000;
+  }
+
+  // Probes this input with the last sort's splitters on a stream of its own, beside the library
+  // sort (it takes a few microseconds of latency-bound loads), unless the last probe is still on
+  // its way. Returns whether it launched one: the caller's stream must then wait for it before the
+  // splitters change.
+  bool probe(const SortBuffers& b, std::uint32_t buckets, cudaStream_t stream) {
+    if (probe_pending_) return false;
+    std::uint32_t* outside_count = nullptr;
+    DEPTHSORT_CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&outside_count), probe_outside_.data(), 0));
+    DEPTHSORT_CUDA_CHECK(cudaEventRecord(probe_start_->get(), stream));
+    DEPTHSORT_CUDA_CHECK(cudaStreamWaitEvent(probe_stream_->get(), probe_start_->get(), 0));
+    probe_kernel<<<primitives::grid_for(kProbeTiles * kSamplesPerTile, 256), 256, 0, probe_stream_->get()>>>(
+        b.keys_in, static_cast<std::uint32_t>(b.n), splitters_.data(), buckets, probe_counters_.data(),
+        outside_count);
+    DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket probe_kernel");
+    DEPTHSORT_CUDA_CHECK(cudaEventRecord(probe_done_->get(), probe_stream_->get()));
+    probe_pending_ = true;
+    return true;
+  }
+
   // The bucket path, with fresh splitters or the last sort's, and its one read-back at the end:
   // the plan's verdict (taken on the device: every kernel after it returns at once unless it is
   // kBucketPath) and whether a bucket overflowed.
   Plan attempt(const SortBuffers& b, std::uint32_t buckets, bool fresh, cudaStream_t stream, StepTimer& timer) {
     const std::uint32_t n = static_cast<std::uint32_t>(b.n);
     const std::uint32_t samples = buckets * kSamplesPerBucket;
-    {
-      StepScope step(timer, fresh ? "sample" : "sample (last splitters)");
-      DEPTHSORT_CUDA_CHECK(cudaMemsetAsync(plan_.data(), 0, sizeof(Plan), stream));
+    if (fresh) {
+      StepScope step(timer, "sample");
       gather_sample_kernel<<<primitives::grid_for(samples, 256), 256, 0, stream>>>(b.keys_in, n, samples,
                                                                                      sample_.data());
       DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket gather_sample_kernel");
-      if (fresh) pick_fresh_splitters(buckets, stream);
+      pick_fresh_splitters(buckets, stream);
     }
     {
       StepScope step(timer, "plan");
+      DEPTHSORT_CUDA_CHECK(cudaMemsetAsync(plan_.data(), 0, sizeof(Plan), stream));
       DEPTHSORT_CUDA_CHECK(cudaMemsetAsync(sample_counts_.data(), 0, sizeof(std::uint32_t) * buckets, stream));
-      coherence_kernel<<<primitives::grid_for(samples, 256), 256, 0, stream>>>(
-          sample_.data(), samples, splitters_.data(), buckets, sample_counts_.data(), plan_.data());
-      DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket coherence_kernel");
       const auto most_outside =
           static_cast<std::uint32_t>(std::uint64_t{max_outside_permille_} * samples / 1000);
-      decide_kernel<<<1, 1, 0, stream>>>(plan_.data(), most_outside, fresh ? 0xFFFFFFFFu : kMostSamplesInABucket);
-      DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket decide_kernel");
-      if (expect_fallback_) {
-        // The last sort fell back: a read-back here spares this one the no-op launches if it does too.
-        Plan plan{};
-        DEPTHSORT_CUDA_CHECK(cudaMemcpyAsync(&plan, plan_.data(), sizeof plan, cudaMemcpyDeviceToHost, stream));
-        DEPTHSORT_CUDA_CHECK(cudaStreamSynchronize(stream));
-        if (plan.verdict != kBucketPath) return plan;
-      }
+      plan_kernel<<<primitives::grid_for(samples, 256), 256, 0, stream>>>(
+          b.keys_in, n, samples, splitters_.data(), buckets, sample_counts_.data(), plan_.data(), most_outside,
+          fresh ? 0xFFFFFFFFu : kMostSamplesInABucket);
+      DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket plan_kernel");
     }
     {
       StepScope step(timer, "scatter");
@@ -158,12 +200,9 @@ class RunBucketSorter final : public Sorter {
     }
     {
       StepScope step(timer, "bucket starts");
-      std::size_t bytes = temp_.bytes();
-      DEPTHSORT_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp_.data(), bytes, cursors_.data(), starts_.data(),
-                                                         static_cast<int>(buckets + 1), stream));
-      list_large_kernel<<<primitives::grid_for(buckets, 256), 256, 0, stream>>>(
-          cursors_.data(), buckets, kSmallSort.capacity(), large_list_.data(), plan_.data());
-      DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket list_large_kernel");
+      bucket_starts_kernel<<<1, kStartsThreads, 0, stream>>>(cursors_.data(), buckets, kSmallSort.capacity(),
+                                                             starts_.data(), large_list_.data(), plan_.data());
+      DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket bucket_starts_kernel");
     }
     {
       StepScope step(timer, "bucket sort");
@@ -195,24 +234,35 @@ class RunBucketSorter final : public Sorter {
   }
 
   // The input is too small or too large for the bucket path, its order does not follow the key
-  // order, or a bucket overflowed: the library sort, under its own step name.
+  // order, or a bucket overflowed: cub-radix's sort (CUB's radix sort, then the signed-zero fixup
+  // for the exact key order), in one step of this sorter's own.
   void fall_back(const SortBuffers& b, cudaStream_t stream, StepTimer& timer) {
     StepScope step(timer, "fallback-cub");
-    fallback_->sort(b, stream);
+    std::size_t bytes = temp_.bytes();
+    DEPTHSORT_CUDA_CHECK(primitives::cub_radix_sort_pairs(temp_.data(), bytes, b.keys_in, b.keys_out, b.values_in,
+                                                          b.values_out, b.n, 32, stream));
+    zero_fixup_.run(b.keys_out, b.values_out, b.n, stream);
   }
 
   std::uint32_t max_outside_permille_ = 0;
   bool reuse_splitters_ = false;      // splitters_ hold the last sort's output at equal ranks
   bool expect_fallback_ = false;      // the last sort fell back
+  bool probe_pending_ = false;        // a probe's count is on its way to probe_host_
   std::uint32_t splitter_buckets_ = 0;
   std::size_t min_pairs_ = 0;
-  std::unique_ptr<Sorter> fallback_;  // cub-radix, with its signed-zero fixup: the exact key order
+  SignedZeroFixup zero_fixup_;
   unsigned scatter_blocks_ = 1;
   unsigned large_blocks_ = 1;
   std::size_t workspace_bytes_ = 0;
   std::uint32_t segment_count_ = 0;
   DeviceBuffer<std::uint32_t> bucketed_keys_, bucketed_values_, sample_, sorted_sample_, splitters_, cursors_,
-      starts_, sample_counts_, large_list_;
+      starts_, sample_counts_, large_list_, probe_counters_;
+  // Made at the first reservation (the registry builds sorters where there is no device): the
+  // probe's stream, the events that fork it from the caller's and mark its end, and the last
+  // probe's count, written there by the device.
+  std::optional<CudaStream> probe_stream_;
+  std::optional<CudaEvent> probe_start_, probe_done_;
+  PinnedBuffer<std::uint32_t> probe_outside_;
   DeviceBuffer<Plan> plan_;
   DeviceBuffer<unsigned char> temp_;
 };
