@@ -76,7 +76,7 @@ struct Plan {
 enum Verdict : std::uint32_t {
   kBucketPath = 0,
   kIncoherent = 1,  // too many pairs far from their tile's window: the library sort
-  kUnfit = 2,       // the last sort's splitters leave a bucket too full: fresh splitters
+  kUnfit = 2,       // the last sort's splitters leave a bucket too full: the library sort
 };
 
 

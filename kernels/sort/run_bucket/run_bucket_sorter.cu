@@ -1,11 +1,12 @@
 // run-bucket (docs/algorithms/run-bucket.md): the host dispatcher. It owns the workspace
 // (reserved once) and the last sort's splitters, and runs the steps on the caller's stream:
-// sample (only where fresh splitters are needed: the last sort's fit most frames), plan (the
-// verdict, taken on the device), scatter, bucket starts, bucket sort, check (the one read-back:
-// the verdict and whether every bucket fit); or fallback-cub (cub-radix's sort) where the input is
-// small, large or incoherent, or a bucket overflowed. After a fallback the next sort falls back
-// at once, with a probe of its input on a stream beside it (read without a wait by the sort
-// after), until a probe finds the input coherent.
+// sample (only where no sort of this size came before: later ones take the last sort's output at
+// equal ranks as their splitters), plan (the verdict, taken on the device), scatter, bucket
+// starts, bucket sort, check (the one read-back: the verdict and whether every bucket fit); or
+// fallback-cub (cub-radix's sort) where the input is small, large or incoherent, the splitters
+// do not fit it, or a bucket overflowed. After a fallback the next sort falls back at once, with
+// a probe of its input on a stream beside it (read without a wait by the sort after), until a
+// probe finds the input coherent.
 #include <cub/device/device_radix_sort.cuh>
 
 #include <algorithm>
@@ -110,8 +111,10 @@ class RunBucketSorter final : public Sorter {
       keep_splitters(b, buckets, stream);
       return;
     }
-    Plan plan = attempt(b, buckets, !last_splitters, stream, timer);
-    if (plan.verdict == kUnfit) plan = attempt(b, buckets, true, stream, timer);
+    // Where the last splitters leave a bucket too full (the keys' distribution moved: a camera
+    // flying forward, a cut), fresh ones cost a sample sort that the bucket path does not win
+    // back at these sizes: this sort falls back, and its output gives the next one's splitters.
+    const Plan plan = attempt(b, buckets, !last_splitters, stream, timer);
     expect_fallback_ = plan.verdict != kBucketPath || plan.overflow != 0;
     if (expect_fallback_)
       fall_back(b, stream, timer);
