@@ -38,7 +38,7 @@ const std::array kSorters{
                Backend::Gpu, false, patch_merge::kPatchMergeOptions, cuda_device_usable,
                patch_merge::make_patch_merge_sorter},
     SorterInfo{"run-bucket", "depthsort, sample sort for keys in nearly their order (docs/algorithms/run-bucket.md)",
-               "the last sort's splitters, each 2048-pair tile written as runs per bucket, buckets sorted on chip; input in no order: cub-radix. In the demo from scratch is its faster mode (coherent listing costs more than it saves)",
+               "the last sort's splitters, each 2048-pair tile written as runs per bucket, buckets sorted on chip; input in no order: cub-radix, with a probe beside it. In the demo from scratch is its faster mode (coherent listing costs more than it saves)",
                Backend::Gpu, false, run_bucket::kRunBucketOptions, cuda_device_usable,
                run_bucket::make_run_bucket_sorter},
     SorterInfo{"hybrid-quick", "Sintorn & Assarsson 2008, partial quicksort + vector-mergesort (Section 5.2)",
