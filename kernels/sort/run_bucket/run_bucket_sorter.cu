@@ -237,8 +237,9 @@ class RunBucketSorter final : public Sorter {
   }
 
   // The input is too small or too large for the bucket path, its order does not follow the key
-  // order, or a bucket overflowed: cub-radix's sort (CUB's radix sort, then the signed-zero fixup
-  // for the exact key order), in one step of this sorter's own.
+  // order, the last splitters do not fit it, a bucket overflowed, or the last sort fell back and
+  // no probe has found coherence since: cub-radix's sort (CUB's radix sort, then the signed-zero
+  // fixup for the exact key order), in one step of this sorter's own.
   void fall_back(const SortBuffers& b, cudaStream_t stream, StepTimer& timer) {
     StepScope step(timer, "fallback-cub");
     std::size_t bytes = temp_.bytes();
@@ -250,7 +251,7 @@ class RunBucketSorter final : public Sorter {
   std::uint32_t max_outside_permille_ = 0;
   bool reuse_splitters_ = false;      // splitters_ hold the last sort's output at equal ranks
   bool expect_fallback_ = false;      // the last sort fell back
-  bool probe_pending_ = false;        // a probe's count is on its way to probe_host_
+  bool probe_pending_ = false;        // a probe's count is on its way to probe_outside_
   std::uint32_t splitter_buckets_ = 0;
   std::size_t min_pairs_ = 0;
   SignedZeroFixup zero_fixup_;
