@@ -53,8 +53,9 @@ inline constexpr std::uint32_t kMaxBuckets = 8192;
 inline constexpr std::uint32_t kSamplesPerTile = kTile * kSamplesPerBucket / kBucketTarget;
 static_assert(kSamplesPerTile == 16);
 
-// Four scatter blocks fit a multiprocessor's shared memory; the register budget is set to match
-// (at three, the latency of the key loads and searches was not hidden).
+// Four scatter blocks fit a multiprocessor's shared memory, and the register budget matches (62,
+// no spills). Three took as long: the scatter is bound by instruction issue and its barriers
+// (docs/results/run-bucket.md).
 inline constexpr int kScatterBlocksPerMultiprocessor = 4;
 
 // The scatter counts the pairs of a tile whose buckets lie within this many around the bucket of
@@ -78,7 +79,6 @@ enum Verdict : std::uint32_t {
   kIncoherent = 1,  // too many pairs far from their tile's window: the library sort
   kUnfit = 2,       // the last sort's splitters leave a bucket too full: the library sort
 };
-
 
 // The splitters are kept padded to kSplitterSlots entries with 0xFFFFFFFF, so that every search
 // takes the same kSearchSteps steps without a branch (the steps of a thread's keys interleave).
