@@ -10,18 +10,30 @@
 #include <utility>
 #include <vector>
 
-#include "depthsort/device_buffer.hpp"
-#include "depthsort/errors.hpp"
 #include "sort/run_bucket/sample_position.hpp"
 #include "support/sort_suite.hpp"
 
 namespace depthsort::testing {
 namespace {
 
-std::unique_ptr<Sorter> make_run_bucket() {
-  const SorterInfo* info = find_sorter("run-bucket");
-  return info->create(default_options(*info));
-}
+// Each test skips, with the registry's reason, where there is no CUDA device.
+class RunBucket : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    info_ = find_sorter("run-bucket");
+    ASSERT_NE(info_, nullptr);
+    DEPTHSORT_SKIP_WITHOUT_DEVICE(*info_);
+  }
+  // run-bucket with its default options, reserved for n pairs.
+  std::unique_ptr<Sorter> make_reserved(std::size_t n) const {
+    std::unique_ptr<Sorter> sorter = info_->create(default_options(*info_));
+    sorter->reserve(n);
+    return sorter;
+  }
+
+ private:
+  const SorterInfo* info_ = nullptr;
+};
 
 // The names of the last sort's steps, joined by commas.
 std::string last_steps(Sorter& sorter) {
@@ -30,13 +42,9 @@ std::string last_steps(Sorter& sorter) {
   return names;
 }
 
-TEST(RunBucket, OneInstanceExactOnUnrelatedInputs) {
-  const SorterInfo* info = find_sorter("run-bucket");
-  ASSERT_NE(info, nullptr);
-  DEPTHSORT_SKIP_WITHOUT_DEVICE(*info);
-  const std::unique_ptr<Sorter> sorter = make_run_bucket();
+TEST_F(RunBucket, OneInstanceExactOnUnrelatedInputs) {
   const std::size_t max_n = std::size_t{16} << 20;
-  sorter->reserve(max_n);
+  const std::unique_ptr<Sorter> sorter = make_reserved(max_n);
   const std::pair<Distribution, std::size_t> chain[] = {
       {Distribution::Sorted, max_n},           {Distribution::Uniform, 1},
       {Distribution::CameraStep, max_n - 1},   {Distribution::Outliers, (1 << 20) + 3},
@@ -55,12 +63,9 @@ TEST(RunBucket, OneInstanceExactOnUnrelatedInputs) {
   }
 }
 
-TEST(RunBucket, TakesTheBucketPathOnlyWhereTheInputFollowsTheKeyOrder) {
-  const SorterInfo* info = find_sorter("run-bucket");
-  DEPTHSORT_SKIP_WITHOUT_DEVICE(*info);
-  const std::unique_ptr<Sorter> sorter = make_run_bucket();
+TEST_F(RunBucket, TakesTheBucketPathOnlyWhereTheInputFollowsTheKeyOrder) {
   const std::size_t n = std::size_t{4} << 20;
-  sorter->reserve(n);
+  const std::unique_ptr<Sorter> sorter = make_reserved(n);
   ASSERT_TRUE(sort_and_check(*sorter, Distribution::Sorted, n).ok);
   constexpr std::string_view kPath = "plan,scatter,bucket starts,bucket sort,check";
   EXPECT_EQ(last_steps(*sorter), "sample," + std::string(kPath)) << "first sort: fresh splitters";
@@ -98,31 +103,15 @@ TEST(RunBucket, TakesTheBucketPathOnlyWhereTheInputFollowsTheKeyOrder) {
 // Keys in order at the sample's positions and one value between two splitters everywhere else:
 // every pair but the sampled ones falls into one bucket, far beyond its room (and the input still
 // looks coherent to the sample). The sort must notice and still be exact.
-TEST(RunBucket, ExactAfterABucketOverflows) {
-  const SorterInfo* info = find_sorter("run-bucket");
-  DEPTHSORT_SKIP_WITHOUT_DEVICE(*info);
-  const std::unique_ptr<Sorter> sorter = make_run_bucket();
+TEST_F(RunBucket, ExactAfterABucketOverflows) {
   const std::size_t n = std::size_t{2} << 20;
-  sorter->reserve(n);
+  const std::unique_ptr<Sorter> sorter = make_reserved(n);
   std::vector<float> keys(n, 0.5f);
   const std::uint32_t samples = n / 2048 * 16;  // buckets of 2048 pairs, 16 samples each
   for (std::uint32_t j = 0; j < samples; ++j)
     keys[run_bucket::sample_position(j, n, samples)] = static_cast<float>(j);
-  const std::vector<std::uint32_t> values = make_values(n);
-  DeviceBuffer<float> keys_in(n, "test"), keys_out(n, "test");
-  DeviceBuffer<std::uint32_t> values_in(n, "test"), values_out(n, "test");
-  DEPTHSORT_CUDA_CHECK(cudaMemcpy(keys_in.data(), keys.data(), n * 4, cudaMemcpyHostToDevice));
-  DEPTHSORT_CUDA_CHECK(cudaMemcpy(values_in.data(), values.data(), n * 4, cudaMemcpyHostToDevice));
-  DEPTHSORT_CUDA_CHECK(cudaMemset(keys_out.data(), 0xFF, n * 4));
-  DEPTHSORT_CUDA_CHECK(cudaMemset(values_out.data(), 0xFF, n * 4));
-  sorter->sort({keys_in.data(), values_in.data(), keys_out.data(), values_out.data(), n}, nullptr);
-  DEPTHSORT_CUDA_CHECK(cudaDeviceSynchronize());
+  const CheckResult result = sort_and_check(*sorter, keys);
   EXPECT_EQ(last_steps(*sorter), "sample,plan,scatter,bucket starts,bucket sort,check,fallback-cub");
-  std::vector<float> sorted_keys(n);
-  std::vector<std::uint32_t> sorted_values(n);
-  DEPTHSORT_CUDA_CHECK(cudaMemcpy(sorted_keys.data(), keys_out.data(), n * 4, cudaMemcpyDeviceToHost));
-  DEPTHSORT_CUDA_CHECK(cudaMemcpy(sorted_values.data(), values_out.data(), n * 4, cudaMemcpyDeviceToHost));
-  const CheckResult result = check_sorted_pairs(keys, reference_order(keys), sorted_keys, sorted_values);
   EXPECT_TRUE(result.ok) << result.message;
 }
 

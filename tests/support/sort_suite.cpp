@@ -105,9 +105,9 @@ std::vector<SorterCase> sorter_cases(Backend backend) {
   return cases;
 }
 
-CheckResult sort_and_check(Sorter& sorter, Distribution dist, std::size_t n) {
+CheckResult sort_and_check(Sorter& sorter, const std::vector<float>& keys) {
+  const std::size_t n = keys.size();
   PairStorage storage(sorter.backend(), n);
-  const std::vector<float> keys = make_keys(dist, n, /*seed=*/n + 17);
   const std::vector<std::uint32_t> values = make_values(n);
   std::vector<float> keys_out(n), keys_in_after(n);
   std::vector<std::uint32_t> values_out(n), values_in_after(n);
@@ -122,6 +122,10 @@ CheckResult sort_and_check(Sorter& sorter, Distribution dist, std::size_t n) {
   if (result.ok && n > 0 && std::memcmp(values.data(), values_in_after.data(), n * sizeof(std::uint32_t)) != 0)
     result = CheckResult{false, "the sorter changed its input values"};
   return result;
+}
+
+CheckResult sort_and_check(Sorter& sorter, Distribution dist, std::size_t n) {
+  return sort_and_check(sorter, make_keys(dist, n, /*seed=*/n + 17));
 }
 
 void check_sorter(Sorter& sorter, Distribution dist, std::span<const std::size_t> sizes) {

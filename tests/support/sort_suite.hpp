@@ -34,8 +34,11 @@ std::vector<SorterCase> sorter_cases(Backend backend);
 // A name made only of letters, digits and underscores.
 std::string test_name(std::string_view text);
 
-// Sorts one input of `dist` and size n with `sorter` (already reserved for n) and checks the
-// result against the CPU reference and the input against its copy. Asserts nothing.
+// Sorts `keys` (with make_values' values) with `sorter` (already reserved for their count), outputs
+// poisoned first, and checks the result against the CPU reference and the input against its copy.
+// Asserts nothing.
+CheckResult sort_and_check(Sorter& sorter, const std::vector<float>& keys);
+// The same for one input of `dist` and size n.
 CheckResult sort_and_check(Sorter& sorter, Distribution dist, std::size_t n);
 
 // Sorts `dist` at every size in `sizes` with `sorter` (reserved for the largest), and checks each
