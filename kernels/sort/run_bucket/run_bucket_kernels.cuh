@@ -187,13 +187,18 @@ __global__ void __launch_bounds__(256) plan_kernel(const float* __restrict__ key
 // their tile's window to *outside_count (page-locked host memory, read once an event after the
 // launch has completed) and zeroes counters ([0] samples outside, [1] blocks done) for the next.
 inline constexpr std::uint32_t kProbeTiles = 512;
+// The tiles the probe looks at for n pairs (fewer than kProbeTiles where the input has fewer).
+DEPTHSORT_HD std::uint32_t probed_tiles(std::uint32_t n) {
+  const std::uint32_t tiles = (n + kTile - 1) / kTile;
+  return tiles < kProbeTiles ? tiles : kProbeTiles;
+}
 __global__ void __launch_bounds__(256) probe_kernel(const float* __restrict__ keys, std::uint32_t n,
                                                     const std::uint32_t* __restrict__ splitters,
                                                     std::uint32_t buckets, std::uint32_t* counters,
                                                     std::uint32_t* outside_count) {
   const std::uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
   const std::uint32_t tiles = (n + kTile - 1) / kTile;
-  const std::uint32_t probed = min(tiles, kProbeTiles);
+  const std::uint32_t probed = probed_tiles(n);
   const std::uint32_t group = j / kSamplesPerTile;
   const bool valid = group < probed;
   const std::uint32_t tile = valid ? static_cast<std::uint32_t>(std::uint64_t{group} * tiles / probed) : 0u;

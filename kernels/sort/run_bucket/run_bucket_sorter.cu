@@ -73,6 +73,8 @@ class RunBucketSorter final : public Sorter {
       probe_start_.emplace(cudaEventDisableTiming);
       probe_done_.emplace(cudaEventDisableTiming);
       probe_outside_ = PinnedBuffer<std::uint32_t>(1);
+      DEPTHSORT_CUDA_CHECK(
+          cudaHostGetDevicePointer(reinterpret_cast<void**>(&probe_outside_device_), probe_outside_.data(), 0));
     }
     cursors_ = DeviceBuffer<std::uint32_t>(buckets + 1, owner);
     starts_ = DeviceBuffer<std::uint32_t>(buckets + 1, owner);
@@ -146,7 +148,7 @@ class RunBucketSorter final : public Sorter {
     if (done == cudaErrorNotReady) return false;
     DEPTHSORT_CUDA_CHECK(done);
     probe_pending_ = false;
-    const std::uint64_t probed = std::min<std::uint64_t>((n + kTile - 1) / kTile, kProbeTiles) * kSamplesPerTile;
+    const std::uint64_t probed = std::uint64_t{probed_tiles(static_cast<std::uint32_t>(n))} * kSamplesPerTile;
     return probe_outside_[0] <= std::uint64_t{max_outside_permille_} * probed / 1000;
   }
 
@@ -156,13 +158,11 @@ class RunBucketSorter final : public Sorter {
   // splitters change.
   bool probe(const SortBuffers& b, std::uint32_t buckets, cudaStream_t stream) {
     if (probe_pending_) return false;
-    std::uint32_t* outside_count = nullptr;
-    DEPTHSORT_CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&outside_count), probe_outside_.data(), 0));
     DEPTHSORT_CUDA_CHECK(cudaEventRecord(probe_start_->get(), stream));
     DEPTHSORT_CUDA_CHECK(cudaStreamWaitEvent(probe_stream_->get(), probe_start_->get(), 0));
     probe_kernel<<<primitives::grid_for(kProbeTiles * kSamplesPerTile, 256), 256, 0, probe_stream_->get()>>>(
         b.keys_in, static_cast<std::uint32_t>(b.n), splitters_.data(), buckets, probe_counters_.data(),
-        outside_count);
+        probe_outside_device_);
     DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket probe_kernel");
     DEPTHSORT_CUDA_CHECK(cudaEventRecord(probe_done_->get(), probe_stream_->get()));
     probe_pending_ = true;
@@ -267,6 +267,7 @@ class RunBucketSorter final : public Sorter {
   std::optional<CudaStream> probe_stream_;
   std::optional<CudaEvent> probe_start_, probe_done_;
   PinnedBuffer<std::uint32_t> probe_outside_;
+  std::uint32_t* probe_outside_device_ = nullptr;  // the same memory, as the device addresses it
   DeviceBuffer<Plan> plan_;
   DeviceBuffer<unsigned char> temp_;
 };
