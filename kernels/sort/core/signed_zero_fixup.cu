@@ -46,11 +46,17 @@ __device__ std::uint32_t lower_bound_block(const float* keys, std::uint32_t n, s
 // frame without zeros costs one small kernel; with zeros, -0.0 values fill the scratch from the
 // front and +0.0 values from the back, then the run is written back in the key order.
 __global__ void fix_zero_run(float* keys, std::uint32_t* values, std::uint32_t n, std::uint32_t* counters,
-                             std::uint32_t* scratch) {
+                             std::uint32_t* scratch, std::uint32_t* ends) {
   __shared__ std::uint32_t bound;
   const std::uint32_t begin = lower_bound_block(keys, n, kOrderedMinusZero, &bound);
   const std::uint32_t end = lower_bound_block(keys, n, kOrderedPlusZero + 1, &bound);
-  if (end - begin < 2) return;  // the same answer in every block: all leave together
+  if (end - begin < 2) {  // the same answer in every block: all leave together
+    if (ends != nullptr && blockIdx.x == 0 && threadIdx.x == 0) {
+      ends[0] = ordered_key(keys[0]);
+      ends[1] = ordered_key(keys[n - 1]);
+    }
+    return;
+  }
   const auto grid = cooperative_groups::this_grid();
   if (grid.thread_rank() == 0) counters[0] = counters[1] = 0;
   grid.sync();
@@ -67,6 +73,11 @@ __global__ void fix_zero_run(float* keys, std::uint32_t* values, std::uint32_t n
     keys[i] = i - begin < minus_zeros ? -0.0f : 0.0f;
     values[i] = scratch[i - begin];
   }
+  // An end inside the run is the zero the run puts there; one outside it is untouched.
+  if (ends != nullptr && grid.thread_rank() == 0) {
+    ends[0] = begin > 0 ? ordered_key(keys[0]) : minus_zeros > 0 ? kOrderedMinusZero : kOrderedPlusZero;
+    ends[1] = end < n ? ordered_key(keys[n - 1]) : minus_zeros == end - begin ? kOrderedMinusZero : kOrderedPlusZero;
+  }
 }
 
 }  // namespace
@@ -79,7 +90,8 @@ SignedZeroFixup::SignedZeroFixup(std::size_t max_n, const std::string& owner)
   blocks_ = primitives::multiprocessor_count() * std::max(1, std::min(blocks_per_sm, 2));
 }
 
-void SignedZeroFixup::run(float* keys, std::uint32_t* values, std::size_t n, cudaStream_t stream) {
+void SignedZeroFixup::run(float* keys, std::uint32_t* values, std::size_t n, cudaStream_t stream,
+                          std::uint32_t* ends) {
   if (n < 2) return;
   if (n > values_.size())
     throw CapacityError("signed-zero fixup: " + std::to_string(n) + " pairs but scratch for " +
@@ -87,7 +99,7 @@ void SignedZeroFixup::run(float* keys, std::uint32_t* values, std::size_t n, cud
   auto count = static_cast<std::uint32_t>(n);
   std::uint32_t* counters = counters_.data();
   std::uint32_t* scratch = values_.data();
-  void* arguments[] = {&keys, &values, &count, &counters, &scratch};
+  void* arguments[] = {&keys, &values, &count, &counters, &scratch, &ends};
   DEPTHSORT_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(fix_zero_run), dim3(blocks_),
                                                    dim3(kSearchThreads), arguments, 0, stream));
 }

@@ -20,8 +20,10 @@ class SignedZeroFixup {
   // Scratch for up to max_n pairs, and the launch shape, found once here rather than every frame.
   SignedZeroFixup(std::size_t max_n, const std::string& owner);
 
-  // keys/values: n sorted pairs in device memory, n at most the reserved max_n.
-  void run(float* keys, std::uint32_t* values, std::size_t n, cudaStream_t stream);
+  // keys/values: n sorted pairs in device memory, n at most the reserved max_n. Where `ends` is
+  // given (two words the device can write, page-locked ones included) and n >= 2, the fixed
+  // output's first and last ordered keys (keys.hpp), its key range, are written there too.
+  void run(float* keys, std::uint32_t* values, std::size_t n, cudaStream_t stream, std::uint32_t* ends = nullptr);
   std::size_t bytes() const noexcept { return counters_.bytes() + values_.bytes(); }
 
  private:

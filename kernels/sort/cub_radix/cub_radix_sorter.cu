@@ -12,15 +12,12 @@
 namespace depthsort {
 namespace {
 
-// Onesweep's digits on sm_90 are 8 bits wide: 32-bit keys take 4 passes, spans up to 24 bits 3.
-constexpr int kMostBitsThatSaveAPass = 24;
-
 class CubRadixSorter final : public Sorter {
  public:
   explicit CubRadixSorter(bool range) : Sorter("cub-radix", Backend::Gpu), range_(range) {}
 
   std::size_t workspace_bytes() const override {
-    return temp_.bytes() + zero_fixup_.bytes() + range_radix_.bytes() + device_range_.bytes();
+    return temp_.bytes() + zero_fixup_.bytes() + range_radix_.bytes() + range_reader_.bytes();
   }
 
  protected:
@@ -28,7 +25,7 @@ class CubRadixSorter final : public Sorter {
     if (range_) {
       range_radix_ = {};
       range_radix_ = primitives::RangeRadix(max_n, name());
-      device_range_ = DeviceBuffer<primitives::KeyRange>(1, name());
+      if (range_reader_.bytes() == 0) range_reader_ = primitives::KeyRangeReader(name());
     }
     std::size_t bytes = 0;
     DEPTHSORT_CUDA_CHECK(sort_pairs(nullptr, bytes, SortBuffers{.n = max_n}, nullptr));
@@ -43,15 +40,12 @@ class CubRadixSorter final : public Sorter {
       {
         // CUB takes the bit count from the host: the one read-back of this path.
         StepScope step(timer, "key range");
-        primitives::launch_key_range(b.keys_in, b.n, device_range_.data(), stream);
-        DEPTHSORT_CUDA_CHECK(cudaMemcpyAsync(&host_range, device_range_.data(), sizeof host_range,
-                                             cudaMemcpyDeviceToHost, stream));
-        DEPTHSORT_CUDA_CHECK(cudaStreamSynchronize(stream));
+        host_range = range_reader_.read(b.keys_in, b.n, stream);
       }
       // CUB sorts 8-bit digits: a span of more than 24 bits saves no pass, and the two passes over
       // the keys (reduce, expand) would only add to the full sort below.
-      if (host_range.span_bits() <= kMostBitsThatSaveAPass) {
-        range_radix_.sort(b, device_range_.data(), host_range, stream, timer);
+      if (host_range.span_bits() <= primitives::kMostBitsThatSaveAPass) {
+        range_radix_.sort(b, range_reader_.device_range(), host_range, stream, timer);
         return;
       }
     }
@@ -74,7 +68,7 @@ class CubRadixSorter final : public Sorter {
   DeviceBuffer<unsigned char> temp_;
   SignedZeroFixup zero_fixup_;
   primitives::RangeRadix range_radix_;
-  DeviceBuffer<primitives::KeyRange> device_range_;
+  primitives::KeyRangeReader range_reader_;
 };
 
 }  // namespace

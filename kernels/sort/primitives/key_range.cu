@@ -1,6 +1,9 @@
 // The key range and the range-reduced radix sort (key_range.hpp).
 #include "sort/primitives/key_range.hpp"
 
+#include <atomic>
+#include <stdexcept>
+
 #include "depthsort/errors.hpp"
 #include "depthsort/keys.hpp"
 #include "sort/primitives/cub_radix_pairs.cuh"
@@ -13,7 +16,8 @@ constexpr int kThreads = 256;
 // Enough blocks to fill an H100/H200 several times over; each block loops over its share.
 constexpr unsigned kMaxBlocks = 1024;
 
-__global__ void key_range_kernel(const float* __restrict__ keys, std::size_t n, KeyRange* range) {
+__global__ void key_range_kernel(const float* __restrict__ keys, std::size_t n, KeyRangeState* state,
+                                 KeyRange* device_range, PublishedKeyRange* published, std::uint32_t sequence) {
   std::uint32_t lo_complement = 0, hi = 0;
   // float4 loads where the pointer allows it: the reduction runs at copy speed.
   const bool aligned = (reinterpret_cast<std::uintptr_t>(keys) & 15) == 0;
@@ -44,16 +48,24 @@ __global__ void key_range_kernel(const float* __restrict__ keys, std::size_t n, 
     warp_hi[warp] = hi;
   }
   __syncthreads();
-  if (threadIdx.x < 32) {
-    lo_complement = threadIdx.x < warps ? warp_lo_complement[threadIdx.x] : 0u;
-    hi = threadIdx.x < warps ? warp_hi[threadIdx.x] : 0u;
-    lo_complement = __reduce_max_sync(0xFFFFFFFFu, lo_complement);
-    hi = __reduce_max_sync(0xFFFFFFFFu, hi);
-    if (threadIdx.x == 0) {
-      atomicMax(&range->lo_complement, lo_complement);
-      atomicMax(&range->hi, hi);
-    }
-  }
+  if (threadIdx.x >= 32) return;
+  lo_complement = threadIdx.x < warps ? warp_lo_complement[threadIdx.x] : 0u;
+  hi = threadIdx.x < warps ? warp_hi[threadIdx.x] : 0u;
+  lo_complement = __reduce_max_sync(0xFFFFFFFFu, lo_complement);
+  hi = __reduce_max_sync(0xFFFFFFFFu, hi);
+  if (threadIdx.x != 0) return;
+  atomicMax(&state->lo_complement, lo_complement);
+  atomicMax(&state->hi, hi);
+  __threadfence();
+  if (atomicAdd(&state->blocks_done, 1u) != gridDim.x - 1) return;
+  // The last block: every other block's atomics are in. It takes the range, zeroes the state for
+  // the next reduction, and publishes the range, its sequence number last.
+  const KeyRange range{atomicExch(&state->lo_complement, 0u), atomicExch(&state->hi, 0u)};
+  state->blocks_done = 0;
+  *device_range = range;
+  published->range = range;
+  __threadfence_system();
+  *static_cast<volatile std::uint32_t*>(&published->sequence) = sequence;
 }
 
 __global__ void reduce_keys_kernel(const float* __restrict__ keys, std::size_t n, const KeyRange* range,
@@ -73,10 +85,30 @@ __global__ void expand_keys_kernel(std::uint32_t* keys, std::size_t n, const Key
 
 }  // namespace
 
-void launch_key_range(const float* keys, std::size_t n, KeyRange* range, cudaStream_t stream) {
-  DEPTHSORT_CUDA_CHECK(cudaMemsetAsync(range, 0, sizeof(KeyRange), stream));
-  key_range_kernel<<<grid_for(n / 4 + 1, kThreads * 4, kMaxBlocks), kThreads, 0, stream>>>(keys, n, range);
+KeyRangeReader::KeyRangeReader(const std::string& owner)
+    : state_(1, owner), device_range_(1, owner), published_(1), reduced_(std::make_unique<CudaEvent>(cudaEventDisableTiming)) {
+  DEPTHSORT_CUDA_CHECK(cudaMemset(state_.data(), 0, sizeof(KeyRangeState)));
+  published_[0] = PublishedKeyRange{};
+  DEPTHSORT_CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&published_device_), published_.data(), 0));
+}
+
+KeyRange KeyRangeReader::read(const float* keys, std::size_t n, cudaStream_t stream) {
+  const std::uint32_t sequence = ++sequence_;
+  key_range_kernel<<<grid_for(n / 4 + 1, kThreads * 4, kMaxBlocks), kThreads, 0, stream>>>(
+      keys, n, state_.data(), device_range_.data(), published_device_, sequence);
   DEPTHSORT_CUDA_CHECK_LAUNCH("key_range_kernel");
+  DEPTHSORT_CUDA_CHECK(cudaEventRecord(reduced_->get(), stream));
+  const std::atomic_ref<std::uint32_t> published_sequence(published_[0].sequence);
+  for (unsigned spin = 1;; ++spin) {
+    if (published_sequence.load(std::memory_order_acquire) == sequence) return published_[0].range;
+    // Now and then ask whether the kernel ended, so that a failed one is reported, not waited on.
+    if (spin % 1024 != 0) continue;
+    const cudaError_t done = cudaEventQuery(reduced_->get());
+    if (done == cudaErrorNotReady) continue;
+    DEPTHSORT_CUDA_CHECK(done);
+    if (published_sequence.load(std::memory_order_acquire) == sequence) return published_[0].range;
+    throw std::logic_error("key range: the reduction ended without publishing its range");
+  }
 }
 
 void launch_reduce_keys(const float* keys, std::size_t n, const KeyRange* range, std::uint32_t* reduced,
@@ -88,6 +120,12 @@ void launch_reduce_keys(const float* keys, std::size_t n, const KeyRange* range,
 void launch_expand_keys(std::uint32_t* keys_in_place, std::size_t n, const KeyRange* range, cudaStream_t stream) {
   expand_keys_kernel<<<grid_for(n, kThreads * 4, kMaxBlocks), kThreads, 0, stream>>>(keys_in_place, n, range);
   DEPTHSORT_CUDA_CHECK_LAUNCH("expand_keys_kernel");
+}
+
+void copy_pairs_in_order(const SortBuffers& b, cudaStream_t stream) {
+  DEPTHSORT_CUDA_CHECK(cudaMemcpyAsync(b.keys_out, b.keys_in, b.n * sizeof(float), cudaMemcpyDeviceToDevice, stream));
+  DEPTHSORT_CUDA_CHECK(
+      cudaMemcpyAsync(b.values_out, b.values_in, b.n * sizeof(std::uint32_t), cudaMemcpyDeviceToDevice, stream));
 }
 
 RangeRadix::RangeRadix(std::size_t max_n, const std::string& owner) {
@@ -103,11 +141,8 @@ void RangeRadix::sort(const SortBuffers& b, const KeyRange* range, const KeyRang
   if (b.n == 0) return;
   const int bits = host_range.span_bits();
   if (bits == 0) {
-    // Every key has the same bits: the input order is sorted.
     StepScope step(timer, "copy (one key value)");
-    DEPTHSORT_CUDA_CHECK(cudaMemcpyAsync(b.keys_out, b.keys_in, b.n * sizeof(float), cudaMemcpyDeviceToDevice, stream));
-    DEPTHSORT_CUDA_CHECK(cudaMemcpyAsync(b.values_out, b.values_in, b.n * sizeof(std::uint32_t),
-                                         cudaMemcpyDeviceToDevice, stream));
+    copy_pairs_in_order(b, stream);
     return;
   }
   auto* keys_out = reinterpret_cast<std::uint32_t*>(b.keys_out);

@@ -4,7 +4,8 @@
 // smallest one keep the key order exactly and need only as many bits as the range spans: a radix
 // sort of those bits alone skips the digit passes whose digits are equal in every key. Used by
 // cub-radix's `range` option: the library sort told the range (docs/results/baselines.md has what
-// it gains and what the reduction and the two key passes around it cost).
+// it gains and what the reduction and the two key passes around it cost), and by run-bucket's
+// fallback, which needs no key passes: CUB sorts the low bits its keys differ in.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -12,8 +13,10 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 
+#include "depthsort/cuda_handles.hpp"
 #include "depthsort/device_buffer.hpp"
 #include "depthsort/sorter.hpp"
 
@@ -27,15 +30,64 @@ struct KeyRange {
   constexpr std::uint32_t lo() const noexcept { return ~lo_complement; }
   // Bits of (ordered key - lo) for every key of the range: 0 when all keys have the same bits.
   constexpr int span_bits() const noexcept { return static_cast<int>(std::bit_width(hi - lo())); }
+  // How many low bits of CUB's radix key differ between keys of the range. Every key shares the
+  // bits above them, so CUB's sort of bits [0, this) alone, stable, leaves the order its full sort
+  // leaves. CUB's key is the ordered key with -0.0 read as +0.0: a range of negative keys topped by
+  // -0.0 differs in the sign bit there. Below 32 no range holds both -0.0 and +0.0.
+  constexpr int cub_differing_bits() const noexcept {
+    constexpr std::uint32_t kOrderedMinusZero = 0x7FFFFFFFu;
+    if (hi == kOrderedMinusZero && lo() != hi) return 32;
+    return static_cast<int>(std::bit_width(lo() ^ hi));
+  }
 };
 
-// Zeroes *range and reduces keys[0, n) into it, stream-ordered. n >= 1.
-void launch_key_range(const float* keys, std::size_t n, KeyRange* range, cudaStream_t stream);
+// Onesweep's digits on sm_90 are 8 bits wide: 32-bit keys take 4 passes, up to 24 bits 3.
+inline constexpr int kMostBitsThatSaveAPass = 24;
+
+// The reduction's running state on the device; its last block leaves it zeroed for the next.
+struct KeyRangeState {
+  std::uint32_t lo_complement = 0;
+  std::uint32_t hi = 0;
+  std::uint32_t blocks_done = 0;
+};
+
+// The range as the device hands it to the host: `sequence` is written last.
+struct PublishedKeyRange {
+  KeyRange range;
+  std::uint32_t sequence = 0;
+};
+
+// Finds the key range of an input and hands it to the host. The reduction's last block writes the
+// range to page-locked memory, which the host watches: no copy and no stream synchronisation
+// after the kernel, whose few microseconds of an idle device each sort would pay. Sorts on one
+// instance run from one host thread.
+class KeyRangeReader {
+ public:
+  KeyRangeReader() = default;
+  explicit KeyRangeReader(const std::string& owner);
+  std::size_t bytes() const noexcept { return state_.bytes() + device_range_.bytes(); }
+
+  // Reduces keys[0, n) (n >= 1) on `stream` and waits for the range. Kernels queued after it on
+  // the stream find the same range at device_range().
+  KeyRange read(const float* keys, std::size_t n, cudaStream_t stream);
+  const KeyRange* device_range() const noexcept { return device_range_.data(); }
+
+ private:
+  DeviceBuffer<KeyRangeState> state_;
+  DeviceBuffer<KeyRange> device_range_;
+  PinnedBuffer<PublishedKeyRange> published_;
+  PublishedKeyRange* published_device_ = nullptr;  // the same memory, as the device addresses it
+  std::unique_ptr<CudaEvent> reduced_;             // after the kernel: how a failed launch is seen
+  std::uint32_t sequence_ = 0;
+};
 
 // keys[i] -> ordered_key(keys[i]) - range.lo (reduced keys), and back.
 void launch_reduce_keys(const float* keys, std::size_t n, const KeyRange* range, std::uint32_t* reduced,
                         cudaStream_t stream);
 void launch_expand_keys(std::uint32_t* keys_in_place, std::size_t n, const KeyRange* range, cudaStream_t stream);
+
+// Where every key has the same bits, the input order is the sorted order: b's pairs copied out.
+void copy_pairs_in_order(const SortBuffers& b, cudaStream_t stream);
 
 // CUB's radix sort of the reduced keys on bits [0, span_bits): exact in depthsort's key order
 // (reduced keys are unsigned integers, so -0.0 and +0.0 stay apart without a fixup). Workspace is
