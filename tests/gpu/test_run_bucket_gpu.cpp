@@ -1,7 +1,8 @@
 // run-bucket beyond the generic suite and the coherent sequences: one instance through a chain of
 // unrelated inputs (sizes from 1 to 16M, input in key order and not), each of its paths seen taken
 // (the bucket path on input in nearly key order, cub-radix on input that is not, and the fall back
-// after a bucket overflowed), every result checked against the CPU reference.
+// after a bucket overflowed; CUB on the bits narrow keys differ in, one key value copied), every
+// result checked against the CPU reference.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -24,9 +25,9 @@ class RunBucket : public ::testing::Test {
     ASSERT_NE(info_, nullptr);
     DEPTHSORT_SKIP_WITHOUT_DEVICE(*info_);
   }
-  // run-bucket with its default options, reserved for n pairs.
-  std::unique_ptr<Sorter> make_reserved(std::size_t n) const {
-    std::unique_ptr<Sorter> sorter = info_->create(default_options(*info_));
+  // run-bucket with its default options but those given ("name=value,..."), reserved for n pairs.
+  std::unique_ptr<Sorter> make_reserved(std::size_t n, std::string_view options = "") const {
+    std::unique_ptr<Sorter> sorter = info_->create(parse_options(*info_, options));
     sorter->reserve(n);
     return sorter;
   }
@@ -63,9 +64,11 @@ TEST_F(RunBucket, OneInstanceExactOnUnrelatedInputs) {
   }
 }
 
+// The bucket path and the library sort as the input's order decides, without the key span (which
+// takes one key value, and narrow keys, from the bucket path).
 TEST_F(RunBucket, TakesTheBucketPathOnlyWhereTheInputFollowsTheKeyOrder) {
   const std::size_t n = std::size_t{4} << 20;
-  const std::unique_ptr<Sorter> sorter = make_reserved(n);
+  const std::unique_ptr<Sorter> sorter = make_reserved(n, "span=0");
   ASSERT_TRUE(sort_and_check(*sorter, Distribution::Sorted, n).ok);
   constexpr std::string_view kPath = "plan,scatter,bucket starts,bucket sort,check";
   EXPECT_EQ(last_steps(*sorter), "sample," + std::string(kPath)) << "first sort: fresh splitters";
@@ -100,12 +103,52 @@ TEST_F(RunBucket, TakesTheBucketPathOnlyWhereTheInputFollowsTheKeyOrder) {
   EXPECT_EQ(last_steps(*sorter), "fallback-cub") << "below min_pairs";
 }
 
+// Where the last keys differed in few low bits, the fallback finds this input's range and CUB
+// sorts only the bits its keys differ in, in the bucket path's place (from 4M pairs here, 8M by
+// default); one key value is copied;
+// the bucket path is back once the keys are wide again. Negative keys topped by -0.0 are narrow in depthsort's key but not in
+// CUB's (which reads -0.0 as +0.0): sorted on too few bits, the -0.0 keys would come first.
+TEST_F(RunBucket, SortsOnlyTheBitsNarrowKeysDifferIn) {
+  const std::size_t n = std::size_t{4} << 20;
+  const std::unique_ptr<Sorter> sorter = make_reserved(n, "span_first_log2=22");
+  constexpr std::string_view kNarrow = "key span,fallback-cub (span bits)";
+  ASSERT_TRUE(sort_and_check(*sorter, Distribution::CameraStep, n).ok);
+  EXPECT_EQ(last_steps(*sorter), kNarrow) << "no range known yet: found (camera-step keys differ in 24 bits)";
+  EXPECT_EQ(sorter->segments().count, 0u);
+  ASSERT_TRUE(sort_and_check(*sorter, Distribution::CameraStep, (1 << 20) + 3).ok);
+  EXPECT_EQ(last_steps(*sorter), "fallback-cub") << "below min_pairs: the read-back costs what the pass saves";
+  std::vector<float> negatives(n);
+  for (std::size_t i = 0; i < n; ++i) negatives[i] = i % 1000 == 7 ? -0.0f : -1.0f - static_cast<float>(i % 977) / 977;
+  const CheckResult topped = sort_and_check(*sorter, negatives);
+  EXPECT_TRUE(topped.ok) << topped.message;
+  EXPECT_EQ(last_steps(*sorter), "key span,fallback-cub") << "CUB's keys differ in the sign bit";
+  ASSERT_TRUE(sort_and_check(*sorter, Distribution::AllEqual, n).ok);
+  EXPECT_TRUE(last_steps(*sorter).ends_with(",fallback-cub")) << "the last keys were wide: " << last_steps(*sorter);
+  ASSERT_TRUE(sort_and_check(*sorter, Distribution::AllEqual, n).ok);
+  EXPECT_EQ(last_steps(*sorter), "key span,copy (one key value)");
+  ASSERT_TRUE(sort_and_check(*sorter, Distribution::Specials, n).ok);
+  EXPECT_EQ(last_steps(*sorter), "key span,fallback-cub") << "+-0, +-inf and NaN: every bit";
+  // Wide keys (uniform in [0, 1) differ in 28 bits): no key span; sorted ones take the bucket path
+  // again once a probe finds them coherent.
+  std::string steps;
+  for (int sort = 0; sort < 3 && steps != "plan,scatter,bucket starts,bucket sort,check"; ++sort) {
+    ASSERT_TRUE(sort_and_check(*sorter, Distribution::Sorted, n).ok);
+    steps = last_steps(*sorter);
+    EXPECT_EQ(steps.find("key span"), std::string::npos) << steps;
+  }
+  EXPECT_EQ(steps, "plan,scatter,bucket starts,bucket sort,check");
+  ASSERT_TRUE(sort_and_check(*sorter, Distribution::CameraStep, n).ok);
+  EXPECT_TRUE(last_steps(*sorter).starts_with("plan,")) << "the range is learnt from this output";
+  ASSERT_TRUE(sort_and_check(*sorter, Distribution::CameraStep, n).ok);
+  EXPECT_EQ(last_steps(*sorter), kNarrow);
+}
+
 // Keys in order at the sample's positions and one value between two splitters everywhere else:
 // every pair but the sampled ones falls into one bucket, far beyond its room (and the input still
 // looks coherent to the sample). The sort must notice and still be exact.
 TEST_F(RunBucket, ExactAfterABucketOverflows) {
   const std::size_t n = std::size_t{2} << 20;
-  const std::unique_ptr<Sorter> sorter = make_reserved(n);
+  const std::unique_ptr<Sorter> sorter = make_reserved(n, "span=0");
   std::vector<float> keys(n, 0.5f);
   const std::uint32_t samples = n / 2048 * 16;  // buckets of 2048 pairs, 16 samples each
   for (std::uint32_t j = 0; j < samples; ++j)

@@ -218,14 +218,18 @@ __global__ void __launch_bounds__(256) probe_kernel(const float* __restrict__ ke
   }
 }
 
-// Splitters for the next sort from this one's sorted output: its keys at equal ranks.
-__global__ void splitters_from_output_kernel(const float* __restrict__ keys_out, std::uint32_t n,
-                                             std::uint32_t buckets, std::uint32_t* __restrict__ splitters) {
+// What the next sort takes from this one's sorted output: its keys at equal ranks as splitters,
+// and its first and last ordered keys, the keys' range, written where the host reads them without
+// a wait (page-locked memory).
+__global__ void keep_from_output_kernel(const float* __restrict__ keys_out, std::uint64_t n, std::uint32_t buckets,
+                                        std::uint32_t* __restrict__ splitters, std::uint32_t* ends) {
   const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i == 0) {
+    ends[0] = ordered_key(keys_out[0]);
+    ends[1] = ordered_key(keys_out[n - 1]);
+  }
   if (i >= kSplitterSlots) return;
-  splitters[i] = i + 1 < buckets
-                     ? ordered_key(keys_out[static_cast<std::uint64_t>(i + 1) * n / buckets])
-                     : 0xFFFFFFFFu;
+  splitters[i] = i + 1 < buckets ? ordered_key(keys_out[(i + 1) * n / buckets]) : 0xFFFFFFFFu;
 }
 
 // The buckets' places in the output, an exclusive sum of their counts (count + 1 entries, the

@@ -3,10 +3,12 @@
 // sample (only where no sort of this size came before: later ones take the last sort's output at
 // equal ranks as their splitters), plan (the verdict, taken on the device), scatter, bucket
 // starts, bucket sort, check (the one read-back: the verdict and whether every bucket fit); or
-// fallback-cub (cub-radix's sort) where the input is small, large or incoherent, the splitters
-// do not fit it, or a bucket overflowed. After a fallback the next sort falls back at once, with
-// a probe of its input on a stream beside it (read without a wait by the sort after), until a
-// probe finds the input coherent.
+// the fallback, CUB's radix sort, where the input is small, large or incoherent, the splitters do
+// not fit it, or a bucket overflowed. After a fallback the next sort falls back at once, with a
+// probe of its input on a stream beside it (read without a wait by the sort after), until a probe
+// finds the input coherent. Where the last sort's keys differed in at most 24 low bits (a depth
+// range within a few octaves), the fallback first finds this input's range (key span, one
+// read-back) and CUB sorts only the bits its keys differ in: three digit passes instead of four.
 #include <cub/device/device_radix_sort.cuh>
 
 #include <algorithm>
@@ -20,6 +22,7 @@
 #include "depthsort/errors.hpp"
 #include "sort/core/signed_zero_fixup.hpp"
 #include "sort/primitives/cub_radix_pairs.cuh"
+#include "sort/primitives/key_range.hpp"
 #include "sort/primitives/launch.hpp"
 #include "sort/run_bucket/run_bucket_kernels.cuh"
 #include "sort/run_bucket/run_bucket_sorter.hpp"
@@ -39,7 +42,9 @@ class RunBucketSorter final : public Sorter {
   explicit RunBucketSorter(const OptionValues& options)
       : Sorter("run-bucket", Backend::Gpu),
         max_outside_permille_(static_cast<std::uint32_t>(option_value(options, "max_outside"))),
-        min_pairs_(std::size_t{1} << option_value(options, "min_pairs_log2")) {}
+        min_pairs_(std::size_t{1} << option_value(options, "min_pairs_log2")),
+        span_bits_(option_value(options, "span") != 0),
+        span_first_pairs_(std::size_t{1} << option_value(options, "span_first_log2")) {}
 
   std::size_t workspace_bytes() const override { return workspace_bytes_ + zero_fixup_.bytes(); }
 
@@ -54,6 +59,8 @@ class RunBucketSorter final : public Sorter {
     reuse_splitters_ = false;
     expect_fallback_ = false;
     probe_pending_ = false;
+    ends_pending_ = false;
+    last_differing_bits_ = 0;
     temp_ = {};
     zero_fixup_ = {};
     segment_count_ = 0;
@@ -75,6 +82,11 @@ class RunBucketSorter final : public Sorter {
       probe_outside_ = PinnedBuffer<std::uint32_t>(1);
       DEPTHSORT_CUDA_CHECK(
           cudaHostGetDevicePointer(reinterpret_cast<void**>(&probe_outside_device_), probe_outside_.data(), 0));
+      ends_written_.emplace(cudaEventDisableTiming);
+      output_ends_ = PinnedBuffer<std::uint32_t>(2);
+      DEPTHSORT_CUDA_CHECK(
+          cudaHostGetDevicePointer(reinterpret_cast<void**>(&output_ends_device_), output_ends_.data(), 0));
+      range_reader_ = primitives::KeyRangeReader(owner);
     }
     cursors_ = DeviceBuffer<std::uint32_t>(buckets + 1, owner);
     starts_ = DeviceBuffer<std::uint32_t>(buckets + 1, owner);
@@ -96,22 +108,31 @@ class RunBucketSorter final : public Sorter {
     large_blocks_ = static_cast<unsigned>(multiprocessors);
     workspace_bytes_ = bucketed_keys_.bytes() + bucketed_values_.bytes() + sample_.bytes() + sorted_sample_.bytes() +
                        splitters_.bytes() + cursors_.bytes() + starts_.bytes() + sample_counts_.bytes() +
-                       large_list_.bytes() + probe_counters_.bytes() + plan_.bytes() + temp_.bytes();
+                       large_list_.bytes() + probe_counters_.bytes() + plan_.bytes() + temp_.bytes() +
+                       range_reader_.bytes();
   }
 
   void do_sort(const SortBuffers& b, cudaStream_t stream, StepTimer& timer) override {
     segment_count_ = 0;
     if (b.n == 0) return;
-    if (b.n < min_pairs_ || b.n > kMaxBucketPairs) return fall_back(b, stream, timer);
+    read_last_output_ends();
+    if (b.n < min_pairs_ || b.n > kMaxBucketPairs) {
+      // No splitters to keep; the library sort leaves the keys' range where the host reads it.
+      if (fall_back(b, stream, timer)) note_output_ends(stream);
+      return;
+    }
     const std::uint32_t buckets = buckets_for(b.n);
+    if (b.n >= span_first_pairs_ && span_sort_pays(b.n)) {
+      fall_back(b, stream, timer);
+      return keep_from_output(b, buckets, stream);
+    }
     // The last sort's output at equal ranks, where it had as many buckets: no sample sort.
     const bool last_splitters = reuse_splitters_ && splitter_buckets_ == buckets;
     if (last_splitters && expect_fallback_ && !probe_found_coherence(b.n)) {
       const bool probed = probe(b, buckets, stream);
       fall_back(b, stream, timer);
       if (probed) DEPTHSORT_CUDA_CHECK(cudaStreamWaitEvent(stream, probe_done_->get(), 0));
-      keep_splitters(b, buckets, stream);
-      return;
+      return keep_from_output(b, buckets, stream);
     }
     // Where the last splitters leave a bucket too full (the keys' distribution moved: a camera
     // flying forward, a cut), fresh ones cost a sample sort that the bucket path does not win
@@ -122,7 +143,7 @@ class RunBucketSorter final : public Sorter {
       fall_back(b, stream, timer);
     else
       segment_count_ = buckets;
-    keep_splitters(b, buckets, stream);
+    keep_from_output(b, buckets, stream);
   }
 
  private:
@@ -227,31 +248,85 @@ class RunBucketSorter final : public Sorter {
     return plan;
   }
 
-  // The next sort's splitters: this one's sorted output at equal ranks.
-  void keep_splitters(const SortBuffers& b, std::uint32_t buckets, cudaStream_t stream) {
-    splitters_from_output_kernel<<<primitives::grid_for(kSplitterSlots, 256), 256, 0, stream>>>(
-        b.keys_out, static_cast<std::uint32_t>(b.n), buckets, splitters_.data());
-    DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket splitters_from_output_kernel");
+  // What the next sort takes from this one's output: its splitters (this output at equal ranks)
+  // and the keys' range, read by the host once written.
+  void keep_from_output(const SortBuffers& b, std::uint32_t buckets, cudaStream_t stream) {
+    keep_from_output_kernel<<<primitives::grid_for(kSplitterSlots, 256), 256, 0, stream>>>(
+        b.keys_out, b.n, buckets, splitters_.data(), output_ends_device_);
+    DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket keep_from_output_kernel");
+    note_output_ends(stream);
     reuse_splitters_ = true;
     splitter_buckets_ = buckets;
   }
 
+  // The output's range is on its way to output_ends_ once the stream reaches this point.
+  void note_output_ends(cudaStream_t stream) {
+    DEPTHSORT_CUDA_CHECK(cudaEventRecord(ends_written_->get(), stream));
+    ends_pending_ = true;
+  }
+
+  // The last output's key range, once written (never waited for: until then the last known one).
+  void read_last_output_ends() {
+    if (!ends_pending_) return;
+    const cudaError_t done = cudaEventQuery(ends_written_->get());
+    if (done == cudaErrorNotReady) return;
+    DEPTHSORT_CUDA_CHECK(done);
+    ends_pending_ = false;
+    last_differing_bits_ = primitives::KeyRange{~output_ends_[0], output_ends_[1]}.cub_differing_bits();
+  }
+
+  // Whether the last keys differed in few enough low bits for CUB to skip a digit pass, at a size
+  // where the pass saved outweighs finding the range (below min_pairs the read-back costs more).
+  bool span_sort_pays(std::size_t n) const {
+    return span_bits_ && n >= min_pairs_ && last_differing_bits_ <= primitives::kMostBitsThatSaveAPass;
+  }
+
   // The input is too small or too large for the bucket path, its order does not follow the key
-  // order, the last splitters do not fit it, a bucket overflowed, or the last sort fell back and
-  // no probe has found coherence since: cub-radix's sort (CUB's radix sort, then the signed-zero
-  // fixup for the exact key order), in one step of this sorter's own.
-  void fall_back(const SortBuffers& b, cudaStream_t stream, StepTimer& timer) {
+  // order, the last splitters do not fit it, a bucket overflowed, the last sort fell back and no
+  // probe has found coherence since, or (from span_first_log2 pairs) the last keys differed in few
+  // enough bits to make CUB's sort the faster: CUB's radix sort. Where the last keys differed in few low bits, this input's range
+  // first (its one read-back), and CUB sorts only the bits its keys differ in. Returns whether it
+  // took cub-radix's sort, which leaves the output's range in output_ends_.
+  bool fall_back(const SortBuffers& b, cudaStream_t stream, StepTimer& timer) {
+    if (span_sort_pays(b.n)) {
+      primitives::KeyRange range;
+      {
+        StepScope step(timer, "key span");
+        range = range_reader_.read(b.keys_in, b.n, stream);
+      }
+      const int bits = range.cub_differing_bits();
+      last_differing_bits_ = bits;
+      if (bits == 0) {
+        StepScope step(timer, "copy (one key value)");
+        primitives::copy_pairs_in_order(b, stream);
+        return false;
+      }
+      if (bits <= primitives::kMostBitsThatSaveAPass) {
+        // No range below 32 bits holds both -0.0 and +0.0: CUB's order is the exact one.
+        StepScope step(timer, "fallback-cub (span bits)");
+        std::size_t bytes = temp_.bytes();
+        DEPTHSORT_CUDA_CHECK(primitives::cub_radix_sort_pairs(temp_.data(), bytes, b.keys_in, b.keys_out,
+                                                              b.values_in, b.values_out, b.n, bits, stream));
+        return false;
+      }
+    }
+    // cub-radix's sort: CUB's, then the signed-zero fixup for the exact key order.
     StepScope step(timer, "fallback-cub");
     std::size_t bytes = temp_.bytes();
     DEPTHSORT_CUDA_CHECK(primitives::cub_radix_sort_pairs(temp_.data(), bytes, b.keys_in, b.keys_out, b.values_in,
                                                           b.values_out, b.n, 32, stream));
-    zero_fixup_.run(b.keys_out, b.values_out, b.n, stream);
+    zero_fixup_.run(b.keys_out, b.values_out, b.n, stream, output_ends_device_);
+    return true;
   }
 
   std::uint32_t max_outside_permille_ = 0;
   bool reuse_splitters_ = false;      // splitters_ hold the last sort's output at equal ranks
   bool expect_fallback_ = false;      // the last sort fell back
   bool probe_pending_ = false;        // a probe's count is on its way to probe_outside_
+  bool ends_pending_ = false;         // the last output's key range is on its way to output_ends_
+  bool span_bits_ = true;             // the fallback sorts only the bits its keys differ in
+  std::size_t span_first_pairs_ = 0;  // from this many pairs, in the bucket path's place
+  int last_differing_bits_ = 0;       // low bits the last keys differed in, as far as known
   std::uint32_t splitter_buckets_ = 0;
   std::size_t min_pairs_ = 0;
   SignedZeroFixup zero_fixup_;
@@ -268,6 +343,11 @@ class RunBucketSorter final : public Sorter {
   std::optional<CudaEvent> probe_start_, probe_done_;
   PinnedBuffer<std::uint32_t> probe_outside_;
   std::uint32_t* probe_outside_device_ = nullptr;  // the same memory, as the device addresses it
+  // The last output's first and last ordered key, written by the device after each sort.
+  std::optional<CudaEvent> ends_written_;
+  PinnedBuffer<std::uint32_t> output_ends_;
+  std::uint32_t* output_ends_device_ = nullptr;
+  primitives::KeyRangeReader range_reader_;  // this input's range, for the fallback
   DeviceBuffer<Plan> plan_;
   DeviceBuffer<unsigned char> temp_;
 };

@@ -15,6 +15,12 @@ inline constexpr OptionSpec kRunBucketOptions[] = {
      100, 0, 1000},
     {"min_pairs_log2", "below 2^this many pairs cub-radix sorts at once (the sample's fixed cost does not pay)", 21,
      12, 31},
+    {"span",
+     "from min_pairs, where the last keys differed in at most 24 low bits, the fallback finds this input's range "
+     "and CUB sorts only the bits its keys differ in (three digit passes instead of four)",
+     1, 0, 1},
+    {"span_first_log2", "from 2^this many pairs that sort takes the bucket path's place where it applies", 23, 21,
+     31},
 };
 
 std::unique_ptr<Sorter> make_run_bucket_sorter(const OptionValues& options);
