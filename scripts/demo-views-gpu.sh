@@ -49,7 +49,7 @@ fi
 #    on the three camera paths, every frame's order checked (sort/* medians in the JSON).
 # The coherence study's scene is 5M triangles and 10M particles: SORT_PARTICLES=10M, SORT_SORTERS="every GPU
 # sorter" (names from depthsort-bench --list) give its table; the defaults keep the part short.
-sort_sorters=${SORT_SORTERS:-cub-radix hybrid hybrid-coherent patch-merge}
+sort_sorters=${SORT_SORTERS:-cub-radix hybrid hybrid-coherent run-bucket}
 want sort && for path in orbit fly-through cuts; do
   for s in $sort_sorters; do
     for mode in scratch coherent; do

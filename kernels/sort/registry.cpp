@@ -9,7 +9,6 @@
 #include "sort/gpu_mms/gpu_mms_sorter.hpp"
 #include "sort/bucket_sort/bucket_sort_sorter.hpp"
 #include "sort/hybrid/hybrid_sorter.hpp"
-#include "sort/patch_merge/patch_merge_sorter.hpp"
 #include "sort/run_bucket/run_bucket_sorter.hpp"
 #include "sort/satish_radix/satish_radix_sorter.hpp"
 #include "sort/satish_merge/satish_merge_sorter.hpp"
@@ -33,10 +32,6 @@ const std::array kSorters{
     SorterInfo{"hybrid-coherent", "Sintorn & Assarsson 2008 (as hybrid), pivots from the last frame",
                "hybrid whose pivots are the last sort's output at equal ranks (no sample sort), checked on a sample of this frame's keys; a camera cut falls back to hybrid in the same sort",
                Backend::Gpu, false, hybrid::kHybridOptions, cuda_device_usable, hybrid::make_hybrid_coherent_sorter},
-    SorterInfo{"patch-merge", "depthsort, adaptive sort by outlier extraction (docs/algorithms/patch-merge.md)",
-               "tiles sorted on chip; keys out of place across tiles extracted, sorted, merged back by rank; far from sorted: cub-radix",
-               Backend::Gpu, false, patch_merge::kPatchMergeOptions, cuda_device_usable,
-               patch_merge::make_patch_merge_sorter},
     SorterInfo{"run-bucket", "depthsort, sample sort for keys in nearly their order (docs/algorithms/run-bucket.md)",
                "the last sort's splitters, each 2048-pair tile written as runs per bucket, buckets sorted on chip; input in no order: cub-radix, with a probe beside it. In the demo from scratch is its faster mode (coherent listing costs more than it saves)",
                Backend::Gpu, false, run_bucket::kRunBucketOptions, cuda_device_usable,

@@ -19,7 +19,7 @@ namespace depthsort::testing {
 namespace {
 
 // The registry rows that keep state from one sort to the next or exploit presorted input.
-constexpr std::string_view kCoherentSorters[] = {"hybrid-coherent", "patch-merge", "run-bucket"};
+constexpr std::string_view kCoherentSorters[] = {"hybrid-coherent", "run-bucket"};
 
 std::vector<std::string> coherent_sorter_names() {
   std::vector<std::string> names;
