@@ -40,7 +40,8 @@ class CubRadixSorter final : public Sorter {
       {
         // CUB takes the bit count from the host: the one read-back of this path.
         StepScope step(timer, "key range");
-        host_range = range_reader_.read(b.keys_in, b.n, stream);
+        host_range = range_reader_.read(b.keys_in, b.n, stream,
+                                        {primitives::RangeUse::Width::SpanBits, primitives::kMostBitsThatSaveAPass});
       }
       // CUB sorts 8-bit digits: a span of more than 24 bits saves no pass, and the two passes over
       // the keys (reduce, expand) would only add to the full sort below.

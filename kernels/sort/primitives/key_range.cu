@@ -16,13 +16,24 @@ constexpr int kThreads = 256;
 // Enough blocks to fill an H100/H200 several times over; each block loops over its share.
 constexpr unsigned kMaxBlocks = 1024;
 
-__global__ void key_range_kernel(const float* __restrict__ keys, std::size_t n, KeyRangeState* state,
+__global__ void key_range_kernel(const float* __restrict__ keys, std::size_t n, RangeUse use, KeyRangeState* state,
                                  KeyRange* device_range, PublishedKeyRange* published, std::uint32_t sequence) {
   std::uint32_t lo_complement = 0, hi = 0;
   // float4 loads where the pointer allows it: the reduction runs at copy speed.
   const bool aligned = (reinterpret_cast<std::uintptr_t>(keys) & 15) == 0;
   const std::size_t vectors = aligned ? n / 4 : 0;
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  const volatile std::uint32_t& beyond_use = state->beyond_use;
+  // Whether this thread's keys alone are already wider than the caller uses: then it says so,
+  // and every thread stops reading.
+  const auto past_use = [&] {
+    if (use.most_bits >= 32) return false;
+    const KeyRange mine{lo_complement, hi};
+    const int width = use.width == RangeUse::Width::SpanBits ? mine.span_bits() : mine.cub_differing_bits();
+    if (width <= use.most_bits) return beyond_use != 0;
+    atomicOr(&state->beyond_use, 1u);
+    return true;
+  };
   for (std::size_t v = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; v < vectors; v += stride) {
     const float4 k = reinterpret_cast<const float4*>(keys)[v];
     const float four[4] = {k.x, k.y, k.z, k.w};
@@ -31,6 +42,7 @@ __global__ void key_range_kernel(const float* __restrict__ keys, std::size_t n, 
       lo_complement = max(lo_complement, ~ordered);
       hi = max(hi, ordered);
     }
+    if (past_use()) break;
   }
   for (std::size_t i = vectors * 4 + blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
        i += stride) {
@@ -60,7 +72,8 @@ __global__ void key_range_kernel(const float* __restrict__ keys, std::size_t n, 
   if (atomicAdd(&state->blocks_done, 1u) != gridDim.x - 1) return;
   // The last block: every other block's atomics are in. It takes the range, zeroes the state for
   // the next reduction, and publishes the range, its sequence number last.
-  const KeyRange range{atomicExch(&state->lo_complement, 0u), atomicExch(&state->hi, 0u)};
+  KeyRange range{atomicExch(&state->lo_complement, 0u), atomicExch(&state->hi, 0u)};
+  if (atomicExch(&state->beyond_use, 0u) != 0) range = KeyRange{0xFFFFFFFFu, 0xFFFFFFFFu};  // every ordered key
   state->blocks_done = 0;
   *device_range = range;
   published->range = range;
@@ -92,10 +105,10 @@ KeyRangeReader::KeyRangeReader(const std::string& owner)
   DEPTHSORT_CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&published_device_), published_.data(), 0));
 }
 
-KeyRange KeyRangeReader::read(const float* keys, std::size_t n, cudaStream_t stream) {
+KeyRange KeyRangeReader::read(const float* keys, std::size_t n, cudaStream_t stream, RangeUse use) {
   const std::uint32_t sequence = ++sequence_;
   key_range_kernel<<<grid_for(n / 4 + 1, kThreads * 4, kMaxBlocks), kThreads, 0, stream>>>(
-      keys, n, state_.data(), device_range_.data(), published_device_, sequence);
+      keys, n, use, state_.data(), device_range_.data(), published_device_, sequence);
   DEPTHSORT_CUDA_CHECK_LAUNCH("key_range_kernel");
   DEPTHSORT_CUDA_CHECK(cudaEventRecord(reduced_->get(), stream));
   const std::atomic_ref<std::uint32_t> published_sequence(published_[0].sequence);

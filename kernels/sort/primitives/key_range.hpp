@@ -44,11 +44,21 @@ struct KeyRange {
 // Onesweep's digits on sm_90 are 8 bits wide: 32-bit keys take 4 passes, up to 24 bits 3.
 inline constexpr int kMostBitsThatSaveAPass = 24;
 
+// Which width of the range a caller uses, and up to how many bits: past them it has no use for the
+// exact range, so the reduction stops as soon as any thread's keys alone exceed them (a width of
+// a part of the keys is at most that of all), and the range reads as every ordered key.
+struct RangeUse {
+  enum class Width { SpanBits, CubDifferingBits };
+  Width width = Width::SpanBits;
+  int most_bits = 32;  // 32: the exact range always
+};
+
 // The reduction's running state on the device; its last block leaves it zeroed for the next.
 struct KeyRangeState {
   std::uint32_t lo_complement = 0;
   std::uint32_t hi = 0;
   std::uint32_t blocks_done = 0;
+  std::uint32_t beyond_use = 0;  // some thread saw a range wider than the caller uses
 };
 
 // The range as the device hands it to the host: `sequence` is written last.
@@ -69,7 +79,7 @@ class KeyRangeReader {
 
   // Reduces keys[0, n) (n >= 1) on `stream` and waits for the range. Kernels queued after it on
   // the stream find the same range at device_range().
-  KeyRange read(const float* keys, std::size_t n, cudaStream_t stream);
+  KeyRange read(const float* keys, std::size_t n, cudaStream_t stream, RangeUse use = {});
   const KeyRange* device_range() const noexcept { return device_range_.data(); }
 
  private:

@@ -292,7 +292,8 @@ class RunBucketSorter final : public Sorter {
       primitives::KeyRange range;
       {
         StepScope step(timer, "key span");
-        range = range_reader_.read(b.keys_in, b.n, stream);
+        range = range_reader_.read(b.keys_in, b.n, stream,
+                                   {primitives::RangeUse::Width::CubDifferingBits, primitives::kMostBitsThatSaveAPass});
       }
       const int bits = range.cub_differing_bits();
       last_differing_bits_ = bits;
