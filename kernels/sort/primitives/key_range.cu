@@ -23,24 +23,36 @@ __global__ void key_range_kernel(const float* __restrict__ keys, std::size_t n, 
   const bool aligned = (reinterpret_cast<std::uintptr_t>(keys) & 15) == 0;
   const std::size_t vectors = aligned ? n / 4 : 0;
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-  const volatile std::uint32_t& beyond_use = state->beyond_use;
-  // Whether this thread's keys alone are already wider than the caller uses: then it says so,
-  // and every thread stops reading.
+  // Whether this thread's keys alone are already wider than the caller uses: then it says so and
+  // stops reading. Each thread looks at its own keys only (a look at the others' word costs a
+  // trip to L2 on every look); where the keys are wide, nearly every thread sees it at once.
   const auto past_use = [&] {
     if (use.most_bits >= 32) return false;
     const KeyRange mine{lo_complement, hi};
     const int width = use.width == RangeUse::Width::SpanBits ? mine.span_bits() : mine.cub_differing_bits();
-    if (width <= use.most_bits) return beyond_use != 0;
+    if (width <= use.most_bits) return false;
     atomicOr(&state->beyond_use, 1u);
     return true;
   };
-  for (std::size_t v = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; v < vectors; v += stride) {
-    const float4 k = reinterpret_cast<const float4*>(keys)[v];
-    const float four[4] = {k.x, k.y, k.z, k.w};
-    for (const float key : four) {
-      const std::uint32_t ordered = ordered_key(key);
-      lo_complement = max(lo_complement, ~ordered);
-      hi = max(hi, ordered);
+  // Four loads in flight before each look at the width: a look after every load would leave one
+  // load in flight per thread, and the reduction latency-bound.
+  constexpr int kLoadsPerLook = 4;
+  const auto* vectors_in = reinterpret_cast<const float4*>(keys);
+  for (std::size_t v = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; v < vectors;
+       v += kLoadsPerLook * stride) {
+    float4 loaded[kLoadsPerLook];
+#pragma unroll
+    for (int j = 0; j < kLoadsPerLook; ++j) {
+      const std::size_t at = v + j * stride;
+      loaded[j] = vectors_in[at < vectors ? at : v];  // a key read twice leaves the range as it is
+    }
+#pragma unroll
+    for (int j = 0; j < kLoadsPerLook; ++j) {
+      for (const float key : {loaded[j].x, loaded[j].y, loaded[j].z, loaded[j].w}) {
+        const std::uint32_t ordered = ordered_key(key);
+        lo_complement = max(lo_complement, ~ordered);
+        hi = max(hi, ordered);
+      }
     }
     if (past_use()) break;
   }

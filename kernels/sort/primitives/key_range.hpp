@@ -45,8 +45,8 @@ struct KeyRange {
 inline constexpr int kMostBitsThatSaveAPass = 24;
 
 // Which width of the range a caller uses, and up to how many bits: past them it has no use for the
-// exact range, so the reduction stops as soon as any thread's keys alone exceed them (a width of
-// a part of the keys is at most that of all), and the range reads as every ordered key.
+// exact range, so a thread of the reduction stops reading once its keys alone exceed them (a part
+// of the keys is never wider than all of them), and the range reads as every ordered key.
 struct RangeUse {
   enum class Width { SpanBits, CubDifferingBits };
   Width width = Width::SpanBits;
@@ -58,7 +58,7 @@ struct KeyRangeState {
   std::uint32_t lo_complement = 0;
   std::uint32_t hi = 0;
   std::uint32_t blocks_done = 0;
-  std::uint32_t beyond_use = 0;  // some thread saw a range wider than the caller uses
+  std::uint32_t beyond_use = 0;  // some thread's keys were wider than the caller uses
 };
 
 // The range as the device hands it to the host: `sequence` is written last.
