@@ -105,9 +105,9 @@ TEST_F(RunBucket, TakesTheBucketPathOnlyWhereTheInputFollowsTheKeyOrder) {
 
 // Where the last keys differed in few low bits, the fallback finds this input's range and CUB
 // sorts only the bits its keys differ in, in the bucket path's place (from 4M pairs here, 8M by
-// default); one key value is copied;
-// the bucket path is back once the keys are wide again. Negative keys topped by -0.0 are narrow in depthsort's key but not in
-// CUB's (which reads -0.0 as +0.0): sorted on too few bits, the -0.0 keys would come first.
+// default); one key value is copied; the bucket path is back once the keys are wide again.
+// Negative keys topped by -0.0 are narrow in depthsort's key but not in CUB's (which reads -0.0 as
+// +0.0): sorted on too few bits, the -0.0 keys would come first.
 TEST_F(RunBucket, SortsOnlyTheBitsNarrowKeysDifferIn) {
   const std::size_t n = std::size_t{4} << 20;
   const std::unique_ptr<Sorter> sorter = make_reserved(n, "span_first_log2=22");

@@ -85,7 +85,7 @@ __global__ void key_range_kernel(const float* __restrict__ keys, std::size_t n, 
   // The last block: every other block's atomics are in. It takes the range, zeroes the state for
   // the next reduction, and publishes the range, its sequence number last.
   KeyRange range{atomicExch(&state->lo_complement, 0u), atomicExch(&state->hi, 0u)};
-  if (atomicExch(&state->beyond_use, 0u) != 0) range = KeyRange{0xFFFFFFFFu, 0xFFFFFFFFu};  // every ordered key
+  if (atomicExch(&state->beyond_use, 0u) != 0) range = KeyRange{0xFFFFFFFFu, 0xFFFFFFFFu};  // all ordered keys
   state->blocks_done = 0;
   *device_range = range;
   published->range = range;
@@ -111,7 +111,10 @@ __global__ void expand_keys_kernel(std::uint32_t* keys, std::size_t n, const Key
 }  // namespace
 
 KeyRangeReader::KeyRangeReader(const std::string& owner)
-    : state_(1, owner), device_range_(1, owner), published_(1), reduced_(std::make_unique<CudaEvent>(cudaEventDisableTiming)) {
+    : state_(1, owner),
+      device_range_(1, owner),
+      published_(1),
+      reduced_(std::make_unique<CudaEvent>(cudaEventDisableTiming)) {
   DEPTHSORT_CUDA_CHECK(cudaMemset(state_.data(), 0, sizeof(KeyRangeState)));
   published_[0] = PublishedKeyRange{};
   DEPTHSORT_CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&published_device_), published_.data(), 0));

@@ -7,8 +7,9 @@
 // not fit it, or a bucket overflowed. After a fallback the next sort falls back at once, with a
 // probe of its input on a stream beside it (read without a wait by the sort after), until a probe
 // finds the input coherent. Where the last sort's keys differed in at most 24 low bits (a depth
-// range within a few octaves), the fallback first finds this input's range (key span, one
-// read-back) and CUB sorts only the bits its keys differ in: three digit passes instead of four.
+// range between two powers of two four apart, say), the fallback first finds this input's range
+// (key span, one read-back) and CUB sorts only the bits its keys differ in: three digit passes
+// instead of four; from span_first_log2 pairs (8M) this takes the bucket path's place.
 #include <cub/device/device_radix_sort.cuh>
 
 #include <algorithm>
@@ -284,9 +285,10 @@ class RunBucketSorter final : public Sorter {
   // The input is too small or too large for the bucket path, its order does not follow the key
   // order, the last splitters do not fit it, a bucket overflowed, the last sort fell back and no
   // probe has found coherence since, or (from span_first_log2 pairs) the last keys differed in few
-  // enough bits to make CUB's sort the faster: CUB's radix sort. Where the last keys differed in few low bits, this input's range
-  // first (its one read-back), and CUB sorts only the bits its keys differ in. Returns whether it
-  // took cub-radix's sort, which leaves the output's range in output_ends_.
+  // enough bits to make CUB's sort the faster: CUB's radix sort. Where the last keys differed in
+  // few low bits, this input's range first (its one read-back), and CUB sorts only the bits its
+  // keys differ in. Returns whether it took cub-radix's sort, which leaves the output's range in
+  // output_ends_.
   bool fall_back(const SortBuffers& b, cudaStream_t stream, StepTimer& timer) {
     if (span_sort_pays(b.n)) {
       primitives::KeyRange range;
