@@ -38,6 +38,12 @@ void pinned_free(void* pointer) noexcept {
   if (pointer) cudaFreeHost(pointer);
 }
 
+void* pinned_device_address(void* pointer) {
+  void* device = nullptr;
+  DEPTHSORT_CUDA_CHECK(cudaHostGetDevicePointer(&device, pointer, 0));
+  return device;
+}
+
 bool cuda_device_usable(std::string* why_not) {
   int count = 0;
   const cudaError_t status = cudaGetDeviceCount(&count);

@@ -117,13 +117,12 @@ KeyRangeReader::KeyRangeReader(const std::string& owner)
       reduced_(std::make_unique<CudaEvent>(cudaEventDisableTiming)) {
   DEPTHSORT_CUDA_CHECK(cudaMemset(state_.data(), 0, sizeof(KeyRangeState)));
   published_[0] = PublishedKeyRange{};
-  DEPTHSORT_CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&published_device_), published_.data(), 0));
 }
 
 KeyRange KeyRangeReader::read(const float* keys, std::size_t n, cudaStream_t stream, RangeUse use) {
   const std::uint32_t sequence = ++sequence_;
   key_range_kernel<<<grid_for(n / 4 + 1, kThreads * 4, kMaxBlocks), kThreads, 0, stream>>>(
-      keys, n, use, state_.data(), device_range_.data(), published_device_, sequence);
+      keys, n, use, state_.data(), device_range_.data(), published_.device_data(), sequence);
   DEPTHSORT_CUDA_CHECK_LAUNCH("key_range_kernel");
   DEPTHSORT_CUDA_CHECK(cudaEventRecord(reduced_->get(), stream));
   const std::atomic_ref<std::uint32_t> published_sequence(published_[0].sequence);

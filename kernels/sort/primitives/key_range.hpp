@@ -86,8 +86,7 @@ class KeyRangeReader {
   DeviceBuffer<KeyRangeState> state_;
   DeviceBuffer<KeyRange> device_range_;
   PinnedBuffer<PublishedKeyRange> published_;
-  PublishedKeyRange* published_device_ = nullptr;  // the same memory, as the device addresses it
-  std::unique_ptr<CudaEvent> reduced_;             // after the kernel: how a failed launch is seen
+  std::unique_ptr<CudaEvent> reduced_;  // after the kernel: how a failed launch is seen
   std::uint32_t sequence_ = 0;
 };
 

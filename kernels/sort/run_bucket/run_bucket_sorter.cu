@@ -81,12 +81,8 @@ class RunBucketSorter final : public Sorter {
       probe_start_.emplace(cudaEventDisableTiming);
       probe_done_.emplace(cudaEventDisableTiming);
       probe_outside_ = PinnedBuffer<std::uint32_t>(1);
-      DEPTHSORT_CUDA_CHECK(
-          cudaHostGetDevicePointer(reinterpret_cast<void**>(&probe_outside_device_), probe_outside_.data(), 0));
       ends_written_.emplace(cudaEventDisableTiming);
       output_ends_ = PinnedBuffer<std::uint32_t>(2);
-      DEPTHSORT_CUDA_CHECK(
-          cudaHostGetDevicePointer(reinterpret_cast<void**>(&output_ends_device_), output_ends_.data(), 0));
       range_reader_ = primitives::KeyRangeReader(owner);
     }
     cursors_ = DeviceBuffer<std::uint32_t>(buckets + 1, owner);
@@ -165,11 +161,7 @@ class RunBucketSorter final : public Sorter {
   // The last probe's verdict on its input, once it has finished (never waited for: a probe still
   // running counts as incoherent); each probe is read once.
   bool probe_found_coherence(std::size_t n) {
-    if (!probe_pending_) return false;
-    const cudaError_t done = cudaEventQuery(probe_done_->get());
-    if (done == cudaErrorNotReady) return false;
-    DEPTHSORT_CUDA_CHECK(done);
-    probe_pending_ = false;
+    if (!arrived(probe_pending_, *probe_done_)) return false;
     const std::uint64_t probed = std::uint64_t{probed_tiles(static_cast<std::uint32_t>(n))} * kSamplesPerTile;
     return probe_outside_[0] <= std::uint64_t{max_outside_permille_} * probed / 1000;
   }
@@ -184,7 +176,7 @@ class RunBucketSorter final : public Sorter {
     DEPTHSORT_CUDA_CHECK(cudaStreamWaitEvent(probe_stream_->get(), probe_start_->get(), 0));
     probe_kernel<<<primitives::grid_for(kProbeTiles * kSamplesPerTile, 256), 256, 0, probe_stream_->get()>>>(
         b.keys_in, static_cast<std::uint32_t>(b.n), splitters_.data(), buckets, probe_counters_.data(),
-        probe_outside_device_);
+        probe_outside_.device_data());
     DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket probe_kernel");
     DEPTHSORT_CUDA_CHECK(cudaEventRecord(probe_done_->get(), probe_stream_->get()));
     probe_pending_ = true;
@@ -253,7 +245,7 @@ class RunBucketSorter final : public Sorter {
   // and the keys' range, read by the host once written.
   void keep_from_output(const SortBuffers& b, std::uint32_t buckets, cudaStream_t stream) {
     keep_from_output_kernel<<<primitives::grid_for(kSplitterSlots, 256), 256, 0, stream>>>(
-        b.keys_out, b.n, buckets, splitters_.data(), output_ends_device_);
+        b.keys_out, b.n, buckets, splitters_.data(), output_ends_.device_data());
     DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket keep_from_output_kernel");
     note_output_ends(stream);
     reuse_splitters_ = true;
@@ -268,12 +260,19 @@ class RunBucketSorter final : public Sorter {
 
   // The last output's key range, once written (never waited for: until then the last known one).
   void read_last_output_ends() {
-    if (!ends_pending_) return;
-    const cudaError_t done = cudaEventQuery(ends_written_->get());
-    if (done == cudaErrorNotReady) return;
+    if (arrived(ends_pending_, *ends_written_))
+      last_differing_bits_ = primitives::KeyRange{~output_ends_[0], output_ends_[1]}.cub_differing_bits();
+  }
+
+  // Whether what the device writes before `event` (pending: not yet read) is there now: then it is
+  // read once, so pending is cleared. Never waits.
+  static bool arrived(bool& pending, const CudaEvent& event) {
+    if (!pending) return false;
+    const cudaError_t done = cudaEventQuery(event.get());
+    if (done == cudaErrorNotReady) return false;
     DEPTHSORT_CUDA_CHECK(done);
-    ends_pending_ = false;
-    last_differing_bits_ = primitives::KeyRange{~output_ends_[0], output_ends_[1]}.cub_differing_bits();
+    pending = false;
+    return true;
   }
 
   // Whether the last keys differed in few enough low bits for CUB to skip a digit pass, at a size
@@ -318,7 +317,7 @@ class RunBucketSorter final : public Sorter {
     std::size_t bytes = temp_.bytes();
     DEPTHSORT_CUDA_CHECK(primitives::cub_radix_sort_pairs(temp_.data(), bytes, b.keys_in, b.keys_out, b.values_in,
                                                           b.values_out, b.n, 32, stream));
-    zero_fixup_.run(b.keys_out, b.values_out, b.n, stream, output_ends_device_);
+    zero_fixup_.run(b.keys_out, b.values_out, b.n, stream, output_ends_.device_data());
     return true;
   }
 
@@ -345,11 +344,9 @@ class RunBucketSorter final : public Sorter {
   std::optional<CudaStream> probe_stream_;
   std::optional<CudaEvent> probe_start_, probe_done_;
   PinnedBuffer<std::uint32_t> probe_outside_;
-  std::uint32_t* probe_outside_device_ = nullptr;  // the same memory, as the device addresses it
   // The last output's first and last ordered key, written by the device after each sort.
   std::optional<CudaEvent> ends_written_;
   PinnedBuffer<std::uint32_t> output_ends_;
-  std::uint32_t* output_ends_device_ = nullptr;
   primitives::KeyRangeReader range_reader_;  // this input's range, for the fallback
   DeviceBuffer<Plan> plan_;
   DeviceBuffer<unsigned char> temp_;

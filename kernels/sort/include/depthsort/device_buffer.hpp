@@ -16,6 +16,8 @@ void device_free(void* pointer) noexcept;
 // cudaHostAlloc of zeroed page-locked memory (a failure throws CudaError); its cudaFreeHost.
 void* pinned_allocate(std::size_t bytes);
 void pinned_free(void* pointer) noexcept;
+// The address a kernel writes page-locked memory through (cudaHostGetDevicePointer).
+void* pinned_device_address(void* pointer);
 
 template <class T>
 class DeviceBuffer {
@@ -52,12 +54,15 @@ template <class T>
 class PinnedBuffer {
  public:
   PinnedBuffer() = default;
-  explicit PinnedBuffer(std::size_t count) : data_(count ? static_cast<T*>(pinned_allocate(count * sizeof(T))) : nullptr) {}
-  PinnedBuffer(PinnedBuffer&& other) noexcept : data_(std::exchange(other.data_, nullptr)) {}
+  explicit PinnedBuffer(std::size_t count)
+      : data_(count ? static_cast<T*>(pinned_allocate(count * sizeof(T))) : nullptr) {}
+  PinnedBuffer(PinnedBuffer&& other) noexcept
+      : data_(std::exchange(other.data_, nullptr)), device_data_(std::exchange(other.device_data_, nullptr)) {}
   PinnedBuffer& operator=(PinnedBuffer&& other) noexcept {
     if (this != &other) {
       pinned_free(data_);
       data_ = std::exchange(other.data_, nullptr);
+      device_data_ = std::exchange(other.device_data_, nullptr);
     }
     return *this;
   }
@@ -67,9 +72,16 @@ class PinnedBuffer {
 
   T* data() noexcept { return data_; }
   T& operator[](std::size_t i) noexcept { return data_[i]; }
+  // The same memory as a kernel addresses it: what the device writes there, the host reads.
+  // Asked of the driver once, on first use.
+  T* device_data() {
+    if (!device_data_ && data_) device_data_ = static_cast<T*>(pinned_device_address(data_));
+    return device_data_;
+  }
 
  private:
   T* data_ = nullptr;
+  T* device_data_ = nullptr;
 };
 
 }  // namespace depthsort
