@@ -15,6 +15,7 @@
 #include <cub/block/block_scan.cuh>
 
 #include <cuda/functional>
+#include <cuda_pipeline.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -65,6 +66,7 @@ inline constexpr std::uint32_t kWindow = 1024;
 // What the plan and the scatter leave for the host (zeroed before each sort).
 struct Plan {
   std::uint32_t outside_samples;    // samples outside their tile's window (plan_kernel)
+  std::uint32_t spread_sum;         // the buckets each tile's samples span, summed over tiles (plan_kernel)
   std::uint32_t max_sample_count;   // the most samples in one bucket (plan_kernel)
   std::uint32_t plan_blocks_done;   // plan_kernel's blocks that have counted
   std::uint32_t verdict;            // plan_kernel's last block: Verdict
@@ -86,35 +88,64 @@ inline constexpr int kSearchSteps = 13;
 inline constexpr std::uint32_t kSplitterSlots = (1u << kSearchSteps) - 1;
 static_assert(kSplitterSlots >= kMaxBuckets - 1);
 
-// Number of splitters <= key (kInclusive: the upper bound) or < key (the lower bound) among the
-// first `count`.
-template <bool kInclusive>
-__device__ __forceinline__ std::uint32_t splitters_before(const std::uint32_t* s, std::uint32_t count,
-                                                          std::uint32_t key) {
+// Number of splitters < key among the first `count` (the lower bound; buckets_of finds the upper).
+__device__ __forceinline__ std::uint32_t splitters_below(const std::uint32_t* s, std::uint32_t count,
+                                                         std::uint32_t key) {
   std::uint32_t first = 0;
 #pragma unroll
   for (int step = kSearchSteps - 1; step >= 0; --step) {
     const std::uint32_t next = first + (1u << step);
-    const std::uint32_t splitter = s[next - 1];
-    first = (kInclusive ? splitter <= key : splitter < key) ? next : first;
+    first = s[next - 1] < key ? next : first;
   }
-  return min(first, count);  // the padding counts only for the largest key, 0xFFFFFFFF
+  return min(first, count);
 }
 
-__device__ __forceinline__ std::uint32_t splitters_at_most(const std::uint32_t* s, std::uint32_t count,
-                                                           std::uint32_t key) {
-  return splitters_before<true>(s, count, key);
-}
-
-// The bucket of `key` among count + 1 buckets; `spread` picks among the buckets of a repeated
-// splitter value (the tile's index: one tile's copies stay together, tiles take turns).
-__device__ __forceinline__ std::uint32_t bucket_of(const std::uint32_t* s, std::uint32_t count, std::uint32_t key,
-                                                   std::uint32_t spread) {
-  const std::uint32_t above = splitters_at_most(s, count, key);
-  if (above == 0 || s[above - 1] != key) return above;
-  const std::uint32_t below = splitters_before<false>(s, count, key);
+// The bucket of a key equal to the splitter s[above - 1]: where that splitter repeats, `spread`
+// picks among the buckets between its copies (the tile's index: one tile's copies stay together,
+// tiles take turns).
+__device__ __noinline__ std::uint32_t bucket_among_equal_splitters(const std::uint32_t* s, std::uint32_t count,
+                                                                   std::uint32_t key, std::uint32_t above,
+                                                                   std::uint32_t spread) {
+  const std::uint32_t below = splitters_below(s, count, key);
   const std::uint32_t copies = above - below;  // equal splitters: buckets below+1 .. above hold only key
   return copies < 2 ? above : below + 1 + spread % copies;
+}
+
+// The buckets of kItems keys among count + 1 buckets. The searches go step by step over all the
+// keys, so that each step's kItems loads are in flight together: a thread waits 13 load latencies
+// for all its keys, not 13 per key.
+template <int kItems>
+__device__ __forceinline__ void buckets_of(const std::uint32_t* s, std::uint32_t count,
+                                           const std::uint32_t (&key)[kItems], std::uint32_t spread,
+                                           std::uint32_t (&bucket)[kItems]) {
+  std::uint32_t first[kItems];
+#pragma unroll
+  for (int j = 0; j < kItems; ++j) first[j] = 0;
+#pragma unroll
+  for (int step = kSearchSteps - 1; step >= 0; --step) {
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) {
+      const std::uint32_t next = first[j] + (1u << step);
+      first[j] = s[next - 1] <= key[j] ? next : first[j];
+    }
+  }
+  std::uint32_t below_splitter[kItems];  // the largest splitter at most each key, or not the key
+#pragma unroll
+  for (int j = 0; j < kItems; ++j) {
+    bucket[j] = min(first[j], count);  // the padding counts only for the largest key, 0xFFFFFFFF
+    below_splitter[j] = bucket[j] == 0 ? ~key[j] : s[bucket[j] - 1];
+  }
+#pragma unroll
+  for (int j = 0; j < kItems; ++j)
+    if (below_splitter[j] == key[j]) bucket[j] = bucket_among_equal_splitters(s, count, key[j], bucket[j], spread);
+}
+
+__device__ __forceinline__ std::uint32_t bucket_of(const std::uint32_t* s, std::uint32_t count, std::uint32_t key,
+                                                   std::uint32_t spread) {
+  const std::uint32_t keys[1] = {key};
+  std::uint32_t bucket[1];
+  buckets_of(s, count, keys, spread, bucket);
+  return bucket[0];
 }
 
 // The sample: m ordered keys at sample_position (sample_position.hpp).
@@ -132,15 +163,30 @@ __global__ void pick_splitters_kernel(const std::uint32_t* __restrict__ sorted_s
   if (i < kSplitterSlots) splitters[i] = i + 1 < buckets ? sorted_sample[(i + 1) * kSamplesPerBucket] : 0xFFFFFFFFu;
 }
 
-// Adds to *outside the samples of this warp whose bucket lies outside kWindow around the bucket of
-// their group's middle sample (groups of kSamplesPerTile lanes, one tile of input each). Every
-// lane of the warp calls it.
-__device__ __forceinline__ void count_outside_window(std::uint32_t bucket, bool valid, std::uint32_t* outside) {
+// Judges this warp's samples, in groups of kSamplesPerTile lanes (one tile of input each): adds
+// to *outside the samples whose bucket lies outside kWindow around the bucket of their group's
+// middle sample (the pairs the scatter writes one by one instead of in runs), and to *spread_sum
+// the buckets each group spans, its largest bucket less its smallest (the scatter's cost grows with
+// the runs a tile leaves: about as many as the buckets it spans). Every lane of the warp calls it;
+// a group is valid or not as a whole.
+__device__ __forceinline__ void judge_tile_samples(std::uint32_t bucket, bool valid, std::uint32_t* outside,
+                                                   std::uint32_t* spread_sum) {
   static_assert(32 % kSamplesPerTile == 0);
   const std::uint32_t middle = __shfl_sync(0xFFFFFFFFu, bucket, kSamplesPerTile / 2, kSamplesPerTile);
   const std::uint32_t low = middle > kWindow / 2 ? middle - kWindow / 2 : 0u;
   const unsigned outside_in_warp = __popc(__ballot_sync(0xFFFFFFFFu, valid && bucket - low >= kWindow));
-  if ((threadIdx.x & 31) == 0 && outside_in_warp != 0) atomicAdd(outside, outside_in_warp);
+  std::uint32_t lowest = bucket, highest = bucket;
+#pragma unroll
+  for (int lanes = kSamplesPerTile / 2; lanes > 0; lanes /= 2) {
+    lowest = min(lowest, __shfl_xor_sync(0xFFFFFFFFu, lowest, lanes, kSamplesPerTile));
+    highest = max(highest, __shfl_xor_sync(0xFFFFFFFFu, highest, lanes, kSamplesPerTile));
+  }
+  const bool group_lead = threadIdx.x % kSamplesPerTile == 0;
+  const std::uint32_t spread_in_warp = __reduce_add_sync(0xFFFFFFFFu, valid && group_lead ? highest - lowest : 0u);
+  if ((threadIdx.x & 31) == 0) {
+    if (outside_in_warp != 0) atomicAdd(outside, outside_in_warp);
+    if (spread_in_warp != 0) atomicAdd(spread_sum, spread_in_warp);
+  }
 }
 
 // The plan, one thread a sample (the keys at sample_position, m of them): how coherent the input
@@ -159,7 +205,7 @@ __global__ void __launch_bounds__(256) plan_kernel(const float* __restrict__ key
   // The scatter's bucket (with its spread of a repeated splitter value by tile) for the balance.
   const std::uint32_t b =
       valid ? bucket_of(splitters, buckets - 1, ordered_key(keys[sample_position(j, n, m)]), j / kSamplesPerTile) : 0u;
-  count_outside_window(b, valid, &plan->outside_samples);
+  judge_tile_samples(b, valid, &plan->outside_samples, &plan->spread_sum);
   // One atomic per warp and bucket (a heavy key value sends every sample to one bucket).
   const unsigned peers = __match_any_sync(0xFFFFFFFFu, valid ? b : 0xFFFFFFFFu);
   if (valid && static_cast<int>(threadIdx.x & 31) == __ffs(peers) - 1) {
@@ -184,8 +230,9 @@ __global__ void __launch_bounds__(256) plan_kernel(const float* __restrict__ key
 // plan_kernel judges it but on kProbeTiles tiles spread over the input (kSamplesPerTile
 // samples each, at the places the full sample takes), in one launch of a few microseconds and
 // with no read-back in the sort. The last block to finish writes the count of samples outside
-// their tile's window to *outside_count (page-locked host memory, read once an event after the
-// launch has completed) and zeroes counters ([0] samples outside, [1] blocks done) for the next.
+// their tile's window and the sum of the tiles' spreads to verdict[0] and verdict[1] (page-locked
+// host memory, read once an event after the launch has completed) and zeroes counters ([0]
+// samples outside, [1] blocks done, [2] spreads) for the next.
 inline constexpr std::uint32_t kProbeTiles = 512;
 // The tiles the probe looks at for n pairs (fewer than kProbeTiles where the input has fewer).
 DEPTHSORT_HD std::uint32_t probed_tiles(std::uint32_t n) {
@@ -195,7 +242,7 @@ DEPTHSORT_HD std::uint32_t probed_tiles(std::uint32_t n) {
 __global__ void __launch_bounds__(256) probe_kernel(const float* __restrict__ keys, std::uint32_t n,
                                                     const std::uint32_t* __restrict__ splitters,
                                                     std::uint32_t buckets, std::uint32_t* counters,
-                                                    std::uint32_t* outside_count) {
+                                                    std::uint32_t* verdict) {
   const std::uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
   const std::uint32_t tiles = (n + kTile - 1) / kTile;
   const std::uint32_t probed = probed_tiles(n);
@@ -207,12 +254,13 @@ __global__ void __launch_bounds__(256) probe_kernel(const float* __restrict__ ke
       valid ? bucket_of(splitters, buckets - 1, ordered_key(keys[sample_position(sample, n, tiles * kSamplesPerTile)]),
                         tile)
             : 0u;
-  count_outside_window(b, valid, &counters[0]);
+  judge_tile_samples(b, valid, &counters[0], &counters[2]);
   __syncthreads();
   if (threadIdx.x == 0) {
     __threadfence();
     if (atomicAdd(&counters[1], 1u) == gridDim.x - 1) {
-      *outside_count = atomicExch(&counters[0], 0u);
+      verdict[0] = atomicExch(&counters[0], 0u);
+      verdict[1] = atomicExch(&counters[2], 0u);
       counters[1] = 0;
     }
   }
@@ -307,6 +355,7 @@ __global__ void __launch_bounds__(kTileThreads, kScatterBlocksPerMultiprocessor)
   __shared__ std::uint32_t counters[kWindow];  // pairs per bucket, then their place at its front
   __shared__ std::uint32_t firsts[kWindow];    // a bucket's first place in the staged tile
   __shared__ std::uint32_t staged_keys[kTile], staged_values[kTile];
+  __shared__ std::uint32_t tile_values[kTile];  // the tile's values as they come
   __shared__ std::uint16_t staged_buckets[kTile];  // relative to the window's first
   __shared__ std::uint32_t window_low, staged;
   const std::uint32_t count = buckets - 1;
@@ -314,17 +363,27 @@ __global__ void __launch_bounds__(kTileThreads, kScatterBlocksPerMultiprocessor)
   for (std::uint32_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
     const std::uint32_t base = tile * kTile;
     const std::uint32_t size = min(kTile, n - base);
+    // The values go to shared memory while the keys are searched and ranked; each thread copies
+    // the ones it stages later, so its own wait is enough.
+#pragma unroll
+    for (int j = 0; j < kTileItems; ++j) {
+      const std::uint32_t s = j * kTileThreads + threadIdx.x;
+      if (s < size) __pipeline_memcpy_async(&tile_values[s], &values[base + s], sizeof(std::uint32_t));
+    }
+    __pipeline_commit();
     for (std::uint32_t i = threadIdx.x; i < kWindow; i += kTileThreads) counters[i] = 0;
+    // All of a thread's key loads in flight at once, then their searches side by side.
     std::uint32_t key[kTileItems], bucket[kTileItems];
 #pragma unroll
     for (int j = 0; j < kTileItems; ++j) {
       const std::uint32_t s = j * kTileThreads + threadIdx.x;
-      if (s < size) {
-        key[j] = ordered_key(keys[base + s]);
-        bucket[j] = bucket_of(splitters, count, key[j], tile);
-        if (s == size / 2) window_low = bucket[j] > kWindow / 2 ? bucket[j] - kWindow / 2 : 0u;
-      }
+      key[j] = s < size ? ordered_key(keys[base + s]) : 0u;
     }
+    buckets_of(splitters, count, key, tile, bucket);
+#pragma unroll
+    for (int j = 0; j < kTileItems; ++j)
+      if (j * kTileThreads + threadIdx.x == size / 2)
+        window_low = bucket[j] > kWindow / 2 ? bucket[j] - kWindow / 2 : 0u;
     __syncthreads();
     const std::uint32_t low = window_low;
     bool overflow = false;
@@ -359,6 +418,7 @@ __global__ void __launch_bounds__(kTileThreads, kScatterBlocksPerMultiprocessor)
       if (tally[k] != 0) counters[b] = atomicAdd(&cursors[low + b], tally[k]);
     }
     if (threadIdx.x == 0) staged = inside_total;
+    __pipeline_wait_prior(0);
     __syncthreads();
 #pragma unroll
     for (int j = 0; j < kTileItems; ++j) {
@@ -366,7 +426,7 @@ __global__ void __launch_bounds__(kTileThreads, kScatterBlocksPerMultiprocessor)
       if (s < size && bucket[j] - low < kWindow) {
         const std::uint32_t p = firsts[bucket[j] - low] + rank[j];
         staged_keys[p] = key[j];
-        staged_values[p] = values[base + s];
+        staged_values[p] = tile_values[s];
         staged_buckets[p] = static_cast<std::uint16_t>(bucket[j] - low);
       }
     }

@@ -9,7 +9,10 @@
 // finds the input coherent. Where the last sort's keys differed in at most 24 low bits (a depth
 // range between two powers of two four apart, say), the fallback first finds this input's range
 // (key span, one read-back) and CUB sorts only the bits its keys differ in: three digit passes
-// instead of four; from span_first_log2 pairs (8M) this takes the bucket path's place.
+// instead of four. With such keys that sort also takes the bucket path's place where the input's
+// tiles spread over more than max_spread buckets (the scatter's cost grows with the runs a tile
+// leaves), where no splitters of this size exist (a sample sort costs more than it would save) and
+// where the keys were one value (a copy).
 #include <cub/device/device_radix_sort.cuh>
 
 #include <algorithm>
@@ -45,7 +48,7 @@ class RunBucketSorter final : public Sorter {
         max_outside_permille_(static_cast<std::uint32_t>(option_value(options, "max_outside"))),
         min_pairs_(std::size_t{1} << option_value(options, "min_pairs_log2")),
         span_bits_(option_value(options, "span") != 0),
-        span_first_pairs_(std::size_t{1} << option_value(options, "span_first_log2")) {}
+        max_spread_(static_cast<std::uint32_t>(option_value(options, "max_spread"))) {}
 
   std::size_t workspace_bytes() const override { return workspace_bytes_ + zero_fixup_.bytes(); }
 
@@ -74,13 +77,13 @@ class RunBucketSorter final : public Sorter {
     sample_ = DeviceBuffer<std::uint32_t>(samples, owner);
     sorted_sample_ = DeviceBuffer<std::uint32_t>(samples, owner);
     splitters_ = DeviceBuffer<std::uint32_t>(kSplitterSlots, owner);
-    probe_counters_ = DeviceBuffer<std::uint32_t>(2, owner);
+    probe_counters_ = DeviceBuffer<std::uint32_t>(3, owner);
     DEPTHSORT_CUDA_CHECK(cudaMemset(probe_counters_.data(), 0, probe_counters_.bytes()));
     if (!probe_stream_) {
       probe_stream_.emplace();
       probe_start_.emplace(cudaEventDisableTiming);
       probe_done_.emplace(cudaEventDisableTiming);
-      probe_outside_ = PinnedBuffer<std::uint32_t>(1);
+      probe_verdict_ = PinnedBuffer<std::uint32_t>(2);
       ends_written_.emplace(cudaEventDisableTiming);
       output_ends_ = PinnedBuffer<std::uint32_t>(2);
       range_reader_ = primitives::KeyRangeReader(owner);
@@ -119,13 +122,14 @@ class RunBucketSorter final : public Sorter {
       return;
     }
     const std::uint32_t buckets = buckets_for(b.n);
-    if (b.n >= span_first_pairs_ && span_sort_pays(b.n)) {
-      fall_back(b, stream, timer);
-      return keep_from_output(b, buckets, stream);
-    }
     // The last sort's output at equal ranks, where it had as many buckets: no sample sort.
     const bool last_splitters = reuse_splitters_ && splitter_buckets_ == buckets;
-    if (last_splitters && expect_fallback_ && !probe_found_coherence(b.n)) {
+    if (span_sort_pays(b.n) && (!last_splitters || last_differing_bits_ == 0)) {
+      fall_back(b, stream, timer);
+      expect_fallback_ = true;
+      return keep_from_output(b, buckets, stream);
+    }
+    if (last_splitters && expect_fallback_ && !probe_found_bucket_path(b.n)) {
       const bool probed = probe(b, buckets, stream);
       fall_back(b, stream, timer);
       if (probed) DEPTHSORT_CUDA_CHECK(cudaStreamWaitEvent(stream, probe_done_->get(), 0));
@@ -135,11 +139,14 @@ class RunBucketSorter final : public Sorter {
     // flying forward, a cut), fresh ones cost a sample sort that the bucket path does not win
     // back at these sizes: this sort falls back, and its output gives the next one's splitters.
     const Plan plan = attempt(b, buckets, !last_splitters, stream, timer);
-    expect_fallback_ = plan.verdict != kBucketPath || plan.overflow != 0;
-    if (expect_fallback_)
-      fall_back(b, stream, timer);
-    else
+    const bool bucket_path = plan.verdict == kBucketPath && plan.overflow == 0;
+    if (bucket_path)
       segment_count_ = buckets;
+    else
+      fall_back(b, stream, timer);
+    // Keys narrow enough for the span sort, in tiles spread wider than max_spread: the span sort
+    // next time (a probe beside it says when the bucket path would be faster again).
+    expect_fallback_ = !bucket_path || (span_sort_pays(b.n) && plan.spread_sum > std::uint64_t{max_spread_} * buckets);
     keep_from_output(b, buckets, stream);
   }
 
@@ -158,12 +165,14 @@ class RunBucketSorter final : public Sorter {
     DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket pick_splitters_kernel");
   }
 
-  // The last probe's verdict on its input, once it has finished (never waited for: a probe still
-  // running counts as incoherent); each probe is read once.
-  bool probe_found_coherence(std::size_t n) {
+  // Whether the last probe found its input fit for the bucket path: coherent and, where the span
+  // sort is the other choice, spread over few enough buckets per tile. Never waited for: a probe
+  // still running says no; each probe is read once.
+  bool probe_found_bucket_path(std::size_t n) {
     if (!arrived(probe_pending_, *probe_done_)) return false;
-    const std::uint64_t probed = std::uint64_t{probed_tiles(static_cast<std::uint32_t>(n))} * kSamplesPerTile;
-    return probe_outside_[0] <= std::uint64_t{max_outside_permille_} * probed / 1000;
+    const std::uint64_t tiles = probed_tiles(static_cast<std::uint32_t>(n));
+    const bool coherent = probe_verdict_[0] <= std::uint64_t{max_outside_permille_} * tiles * kSamplesPerTile / 1000;
+    return coherent && (!span_sort_pays(n) || probe_verdict_[1] <= std::uint64_t{max_spread_} * tiles);
   }
 
   // Probes this input with the last sort's splitters on a stream of its own, beside the library
@@ -176,7 +185,7 @@ class RunBucketSorter final : public Sorter {
     DEPTHSORT_CUDA_CHECK(cudaStreamWaitEvent(probe_stream_->get(), probe_start_->get(), 0));
     probe_kernel<<<primitives::grid_for(kProbeTiles * kSamplesPerTile, 256), 256, 0, probe_stream_->get()>>>(
         b.keys_in, static_cast<std::uint32_t>(b.n), splitters_.data(), buckets, probe_counters_.data(),
-        probe_outside_.device_data());
+        probe_verdict_.device_data());
     DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket probe_kernel");
     DEPTHSORT_CUDA_CHECK(cudaEventRecord(probe_done_->get(), probe_stream_->get()));
     probe_pending_ = true;
@@ -282,9 +291,10 @@ class RunBucketSorter final : public Sorter {
   }
 
   // The input is too small or too large for the bucket path, its order does not follow the key
-  // order, the last splitters do not fit it, a bucket overflowed, the last sort fell back and no
-  // probe has found coherence since, or (from span_first_log2 pairs) the last keys differed in few
-  // enough bits to make CUB's sort the faster: CUB's radix sort. Where the last keys differed in
+  // order, the last splitters do not fit it, a bucket overflowed, the last sort fell back (or
+  // spread its tiles too wide for narrow keys) and no probe has found the input fit since, or the
+  // keys are narrow and no splitters of this size exist or the keys were one value: CUB's radix
+  // sort. Where the last keys differed in
   // few low bits, this input's range first (its one read-back), and CUB sorts only the bits its
   // keys differ in. Returns whether it took cub-radix's sort, which leaves the output's range in
   // output_ends_.
@@ -323,11 +333,11 @@ class RunBucketSorter final : public Sorter {
 
   std::uint32_t max_outside_permille_ = 0;
   bool reuse_splitters_ = false;      // splitters_ hold the last sort's output at equal ranks
-  bool expect_fallback_ = false;      // the last sort fell back
-  bool probe_pending_ = false;        // a probe's count is on its way to probe_outside_
+  bool expect_fallback_ = false;      // the next sort falls back unless a probe finds the input fit
+  bool probe_pending_ = false;        // a probe's verdict is on its way to probe_verdict_
   bool ends_pending_ = false;         // the last output's key range is on its way to output_ends_
   bool span_bits_ = true;             // the fallback sorts only the bits its keys differ in
-  std::size_t span_first_pairs_ = 0;  // from this many pairs, in the bucket path's place
+  std::uint32_t max_spread_ = 0;      // narrow keys take the bucket path up to this spread per tile
   int last_differing_bits_ = 0;       // low bits the last keys differed in, as far as known
   std::uint32_t splitter_buckets_ = 0;
   std::size_t min_pairs_ = 0;
@@ -340,10 +350,10 @@ class RunBucketSorter final : public Sorter {
       starts_, sample_counts_, large_list_, probe_counters_;
   // Made at the first reservation (the registry builds sorters where there is no device): the
   // probe's stream, the events that fork it from the caller's and mark its end, and the last
-  // probe's count, written there by the device.
+  // probe's verdict (samples outside their window, the tiles' spreads), written there by the device.
   std::optional<CudaStream> probe_stream_;
   std::optional<CudaEvent> probe_start_, probe_done_;
-  PinnedBuffer<std::uint32_t> probe_outside_;
+  PinnedBuffer<std::uint32_t> probe_verdict_;
   // The last output's first and last ordered key, written by the device after each sort.
   std::optional<CudaEvent> ends_written_;
   PinnedBuffer<std::uint32_t> output_ends_;

@@ -19,8 +19,10 @@ inline constexpr OptionSpec kRunBucketOptions[] = {
      "from min_pairs, where the last keys differed in at most 24 low bits, the fallback finds this input's range "
      "and CUB sorts only the bits its keys differ in (three digit passes instead of four)",
      1, 0, 1},
-    {"span_first_log2", "from 2^this many pairs that sort takes the bucket path's place where it applies", 23, 21,
-     31},
+    {"max_spread",
+     "where the keys are narrow enough for that sort, take the bucket path only if a tile's samples span at most "
+     "this many buckets on average (beyond, the scatter's runs are short and that sort is faster)",
+     128, 0, 8192},
 };
 
 std::unique_ptr<Sorter> make_run_bucket_sorter(const OptionValues& options);
