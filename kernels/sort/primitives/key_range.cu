@@ -1,9 +1,6 @@
 // The key range and the range-reduced radix sort (key_range.hpp).
 #include "sort/primitives/key_range.hpp"
 
-#include <atomic>
-#include <stdexcept>
-
 #include "depthsort/errors.hpp"
 #include "depthsort/keys.hpp"
 #include "sort/primitives/cub_radix_pairs.cuh"
@@ -17,7 +14,7 @@ constexpr int kThreads = 256;
 constexpr unsigned kMaxBlocks = 1024;
 
 __global__ void key_range_kernel(const float* __restrict__ keys, std::size_t n, RangeUse use, KeyRangeState* state,
-                                 KeyRange* device_range, PublishedKeyRange* published, std::uint32_t sequence) {
+                                 KeyRange* device_range, Posted<KeyRange>* posted, std::uint32_t sequence) {
   std::uint32_t lo_complement = 0, hi = 0;
   // float4 loads where the pointer allows it: the reduction runs at copy speed.
   const bool aligned = (reinterpret_cast<std::uintptr_t>(keys) & 15) == 0;
@@ -83,14 +80,12 @@ __global__ void key_range_kernel(const float* __restrict__ keys, std::size_t n, 
   __threadfence();
   if (atomicAdd(&state->blocks_done, 1u) != gridDim.x - 1) return;
   // The last block: every other block's atomics are in. It takes the range, zeroes the state for
-  // the next reduction, and publishes the range, its sequence number last.
+  // the next reduction, and posts the range to the host.
   KeyRange range{atomicExch(&state->lo_complement, 0u), atomicExch(&state->hi, 0u)};
   if (atomicExch(&state->beyond_use, 0u) != 0) range = KeyRange{0xFFFFFFFFu, 0xFFFFFFFFu};  // all ordered keys
   state->blocks_done = 0;
   *device_range = range;
-  published->range = range;
-  __threadfence_system();
-  *static_cast<volatile std::uint32_t*>(&published->sequence) = sequence;
+  post_to_host(posted, range, sequence);
 }
 
 __global__ void reduce_keys_kernel(const float* __restrict__ keys, std::size_t n, const KeyRange* range,
@@ -113,29 +108,15 @@ __global__ void expand_keys_kernel(std::uint32_t* keys, std::size_t n, const Key
 KeyRangeReader::KeyRangeReader(const std::string& owner)
     : state_(1, owner),
       device_range_(1, owner),
-      published_(1),
-      reduced_(std::make_unique<CudaEvent>(cudaEventDisableTiming)) {
+      mailbox_("key range") {
   DEPTHSORT_CUDA_CHECK(cudaMemset(state_.data(), 0, sizeof(KeyRangeState)));
-  published_[0] = PublishedKeyRange{};
 }
 
 KeyRange KeyRangeReader::read(const float* keys, std::size_t n, cudaStream_t stream, RangeUse use) {
-  const std::uint32_t sequence = ++sequence_;
   key_range_kernel<<<grid_for(n / 4 + 1, kThreads * 4, kMaxBlocks), kThreads, 0, stream>>>(
-      keys, n, use, state_.data(), device_range_.data(), published_.device_data(), sequence);
+      keys, n, use, state_.data(), device_range_.data(), mailbox_.slot(), mailbox_.next_sequence());
   DEPTHSORT_CUDA_CHECK_LAUNCH("key_range_kernel");
-  DEPTHSORT_CUDA_CHECK(cudaEventRecord(reduced_->get(), stream));
-  const std::atomic_ref<std::uint32_t> published_sequence(published_[0].sequence);
-  for (unsigned spin = 1;; ++spin) {
-    if (published_sequence.load(std::memory_order_acquire) == sequence) return published_[0].range;
-    // Now and then ask whether the kernel ended, so that a failed one is reported, not waited on.
-    if (spin % 1024 != 0) continue;
-    const cudaError_t done = cudaEventQuery(reduced_->get());
-    if (done == cudaErrorNotReady) continue;
-    DEPTHSORT_CUDA_CHECK(done);
-    if (published_sequence.load(std::memory_order_acquire) == sequence) return published_[0].range;
-    throw std::logic_error("key range: the reduction ended without publishing its range");
-  }
+  return mailbox_.wait(stream);
 }
 
 void launch_reduce_keys(const float* keys, std::size_t n, const KeyRange* range, std::uint32_t* reduced,

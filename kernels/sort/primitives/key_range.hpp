@@ -13,12 +13,11 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <string>
 
-#include "depthsort/cuda_handles.hpp"
 #include "depthsort/device_buffer.hpp"
 #include "depthsort/sorter.hpp"
+#include "sort/primitives/pinned_mailbox.hpp"
 
 namespace depthsort::primitives {
 
@@ -61,16 +60,8 @@ struct KeyRangeState {
   std::uint32_t beyond_use = 0;  // some thread's keys were wider than the caller uses
 };
 
-// The range as the device hands it to the host: `sequence` is written last.
-struct PublishedKeyRange {
-  KeyRange range;
-  std::uint32_t sequence = 0;
-};
-
-// Finds the key range of an input and hands it to the host. The reduction's last block writes the
-// range to page-locked memory, which the host watches: no copy and no stream synchronisation
-// after the kernel, whose few microseconds of an idle device each sort would pay. Sorts on one
-// instance run from one host thread.
+// Finds the key range of an input and hands it to the host: the reduction's last block posts it
+// (pinned_mailbox.hpp).
 class KeyRangeReader {
  public:
   KeyRangeReader() = default;
@@ -85,9 +76,7 @@ class KeyRangeReader {
  private:
   DeviceBuffer<KeyRangeState> state_;
   DeviceBuffer<KeyRange> device_range_;
-  PinnedBuffer<PublishedKeyRange> published_;
-  std::unique_ptr<CudaEvent> reduced_;  // after the kernel: how a failed launch is seen
-  std::uint32_t sequence_ = 0;
+  PinnedMailbox<KeyRange> mailbox_;
 };
 
 // keys[i] -> ordered_key(keys[i]) - range.lo (reduced keys), and back.

@@ -21,6 +21,7 @@
 #include <cstdint>
 
 #include "depthsort/keys.hpp"
+#include "sort/primitives/pinned_mailbox.hpp"
 #include "sort/run_bucket/sample_position.hpp"
 
 namespace depthsort::run_bucket {
@@ -63,7 +64,7 @@ inline constexpr int kScatterBlocksPerMultiprocessor = 4;
 // the tile's middle pair in shared memory and writes them in runs.
 inline constexpr std::uint32_t kWindow = 1024;
 
-// What the plan and the scatter leave for the host (zeroed before each sort).
+// What the plan and the scatter leave for the host (zeroed by finish_kernel for the next sort).
 struct Plan {
   std::uint32_t outside_samples;    // samples outside their tile's window (plan_kernel)
   std::uint32_t spread_sum;         // the buckets each tile's samples span, summed over tiles (plan_kernel)
@@ -448,6 +449,26 @@ __global__ void __launch_bounds__(kTileThreads, kScatterBlocksPerMultiprocessor)
       }
     }
     if (__syncthreads_or(overflow) && threadIdx.x == 0) atomicOr(&plan->overflow, 1u);
+  }
+}
+
+// The bucket path's last kernel: posts the plan to the host and zeroes what the next attempt counts
+// in (the bucket counts, the plan's samples per bucket, the plan itself), in place of three
+// memsets and a copy with a synchronisation.
+__global__ void __launch_bounds__(kStartsThreads) finish_kernel(Plan* plan, std::uint32_t* __restrict__ cursors,
+                                                                std::uint32_t* __restrict__ sample_counts,
+                                                                std::uint32_t buckets,
+                                                                primitives::Posted<Plan>* posted,
+                                                                std::uint32_t sequence) {
+  const Plan outcome = *plan;
+  __syncthreads();  // every thread has read the plan
+  for (std::uint32_t b = threadIdx.x; b <= buckets; b += blockDim.x) {
+    cursors[b] = 0;
+    if (b < buckets) sample_counts[b] = 0;
+  }
+  if (threadIdx.x == 0) {
+    *plan = Plan{};
+    primitives::post_to_host(posted, outcome, sequence);
   }
 }
 

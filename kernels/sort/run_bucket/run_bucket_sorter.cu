@@ -87,12 +87,17 @@ class RunBucketSorter final : public Sorter {
       ends_written_.emplace(cudaEventDisableTiming);
       output_ends_ = PinnedBuffer<std::uint32_t>(2);
       range_reader_ = primitives::KeyRangeReader(owner);
+      plan_mailbox_ = primitives::PinnedMailbox<Plan>("run-bucket's plan");
     }
     cursors_ = DeviceBuffer<std::uint32_t>(buckets + 1, owner);
     starts_ = DeviceBuffer<std::uint32_t>(buckets + 1, owner);
     sample_counts_ = DeviceBuffer<std::uint32_t>(buckets, owner);
     large_list_ = DeviceBuffer<std::uint32_t>(buckets, owner);
     plan_ = DeviceBuffer<Plan>(1, owner);
+    // Zero for the first attempt; each attempt's finish_kernel zeroes them for the next.
+    DEPTHSORT_CUDA_CHECK(cudaMemset(plan_.data(), 0, plan_.bytes()));
+    DEPTHSORT_CUDA_CHECK(cudaMemset(cursors_.data(), 0, cursors_.bytes()));
+    DEPTHSORT_CUDA_CHECK(cudaMemset(sample_counts_.data(), 0, sample_counts_.bytes()));
     std::size_t sort_bytes = 0, fallback_bytes = 0;
     DEPTHSORT_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, sort_bytes, sample_.data(), sorted_sample_.data(),
                                                         static_cast<int>(samples)));
@@ -207,8 +212,6 @@ class RunBucketSorter final : public Sorter {
     }
     {
       StepScope step(timer, "plan");
-      DEPTHSORT_CUDA_CHECK(cudaMemsetAsync(plan_.data(), 0, sizeof(Plan), stream));
-      DEPTHSORT_CUDA_CHECK(cudaMemsetAsync(sample_counts_.data(), 0, sizeof(std::uint32_t) * buckets, stream));
       const auto most_outside =
           static_cast<std::uint32_t>(std::uint64_t{max_outside_permille_} * samples / 1000);
       plan_kernel<<<primitives::grid_for(samples, 256), 256, 0, stream>>>(
@@ -218,7 +221,6 @@ class RunBucketSorter final : public Sorter {
     }
     {
       StepScope step(timer, "scatter");
-      DEPTHSORT_CUDA_CHECK(cudaMemsetAsync(cursors_.data(), 0, sizeof(std::uint32_t) * (buckets + 1), stream));
       scatter_kernel<<<primitives::grid_for(n, kTile, scatter_blocks_), kTileThreads, 0, stream>>>(
           b.keys_in, b.values_in, n, splitters_.data(), buckets, cursors_.data(), bucketed_keys_.data(),
           bucketed_values_.data(), plan_.data());
@@ -244,10 +246,10 @@ class RunBucketSorter final : public Sorter {
       DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket bucket_sort_kernel (large)");
     }
     StepScope step(timer, "check");
-    Plan plan{};
-    DEPTHSORT_CUDA_CHECK(cudaMemcpyAsync(&plan, plan_.data(), sizeof plan, cudaMemcpyDeviceToHost, stream));
-    DEPTHSORT_CUDA_CHECK(cudaStreamSynchronize(stream));
-    return plan;
+    finish_kernel<<<1, kStartsThreads, 0, stream>>>(plan_.data(), cursors_.data(), sample_counts_.data(), buckets,
+                                                   plan_mailbox_.slot(), plan_mailbox_.next_sequence());
+    DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket finish_kernel");
+    return plan_mailbox_.wait(stream);
   }
 
   // What the next sort takes from this one's output: its splitters (this output at equal ranks)
@@ -358,6 +360,7 @@ class RunBucketSorter final : public Sorter {
   std::optional<CudaEvent> ends_written_;
   PinnedBuffer<std::uint32_t> output_ends_;
   primitives::KeyRangeReader range_reader_;  // this input's range, for the fallback
+  primitives::PinnedMailbox<Plan> plan_mailbox_;  // the plan, posted by the bucket path's last kernel
   DeviceBuffer<Plan> plan_;
   DeviceBuffer<unsigned char> temp_;
 };
