@@ -13,8 +13,6 @@ namespace depthsort {
 namespace {
 
 constexpr int kSearchThreads = 256;
-constexpr std::uint32_t kOrderedMinusZero = 0x7FFFFFFFu;
-constexpr std::uint32_t kOrderedPlusZero = 0x80000000u;
 
 // First index in sorted `keys` whose ordered bits are >= threshold, by a 256-ary search: each round
 // narrows the range 256-fold, so 16M keys need three rounds of one coalesced load per thread.

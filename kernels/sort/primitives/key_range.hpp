@@ -16,6 +16,7 @@
 #include <string>
 
 #include "depthsort/device_buffer.hpp"
+#include "depthsort/keys.hpp"
 #include "depthsort/sorter.hpp"
 #include "sort/primitives/pinned_mailbox.hpp"
 
@@ -34,7 +35,6 @@ struct KeyRange {
   // leaves. CUB's key is the ordered key with -0.0 read as +0.0: a range of negative keys topped by
   // -0.0 differs in the sign bit there. Below 32 no range holds both -0.0 and +0.0.
   constexpr int cub_differing_bits() const noexcept {
-    constexpr std::uint32_t kOrderedMinusZero = 0x7FFFFFFFu;
     if (hi == kOrderedMinusZero && lo() != hi) return 32;
     return static_cast<int>(std::bit_width(lo() ^ hi));
   }

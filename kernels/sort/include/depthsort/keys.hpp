@@ -45,6 +45,10 @@ inline float key_from_ordered(std::uint32_t ordered) {
 }
 #endif
 
+// The ordered bits of the two zeros: -0.0 comes just before +0.0.
+inline constexpr std::uint32_t kOrderedMinusZero = 0x7FFFFFFFu;
+inline constexpr std::uint32_t kOrderedPlusZero = 0x80000000u;
+
 // Strict "a before b" in the key order.
 DEPTHSORT_HD bool key_less(float a, float b) { return ordered_key(a) < ordered_key(b); }
 
