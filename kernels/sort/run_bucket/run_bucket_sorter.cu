@@ -129,6 +129,9 @@ class RunBucketSorter final : public Sorter {
     const std::uint32_t buckets = buckets_for(b.n);
     // The last sort's output at equal ranks, where it had as many buckets: no sample sort.
     const bool last_splitters = reuse_splitters_ && splitter_buckets_ == buckets;
+    // Narrow keys with no splitters of this size (a sample sort costs more than the bucket path
+    // would save) or of one value (a copy): the span sort at once; a probe beside the next sort
+    // says whether the bucket path pays.
     if (span_sort_pays(b.n) && (!last_splitters || last_differing_bits_ == 0)) {
       fall_back(b, stream, timer);
       expect_fallback_ = true;
