@@ -33,7 +33,7 @@ const std::array kSorters{
                "hybrid whose pivots are the last sort's output at equal ranks (no sample sort), checked on a sample of this frame's keys; a camera cut falls back to hybrid in the same sort",
                Backend::Gpu, false, hybrid::kHybridOptions, cuda_device_usable, hybrid::make_hybrid_coherent_sorter},
     SorterInfo{"run-bucket", "depthsort, sample sort for keys in nearly their order (docs/algorithms/run-bucket.md)",
-               "the last sort's splitters, each 2048-pair tile written as runs per bucket, buckets sorted on chip; keys that differ in at most 24 low bits (from 8M pairs): CUB on those bits alone, after a reduction finds them; input in no order: cub-radix, with a probe beside it. In the demo from scratch is its faster mode (coherent listing costs more than it saves)",
+               "the last sort's splitters, each 2048-pair tile written as runs per bucket, buckets sorted on chip; keys that differ in at most 24 low bits where the bucket path does not pay (above 16M pairs, tiles spread over many buckets, no splitters yet): CUB on those bits alone, after a reduction finds them; input in no order: cub-radix, with a probe beside it. In the demo from scratch is its faster mode (coherent listing costs more than it saves)",
                Backend::Gpu, false, run_bucket::kRunBucketOptions, cuda_device_usable,
                run_bucket::make_run_bucket_sorter},
     SorterInfo{"hybrid-quick", "Sintorn & Assarsson 2008, partial quicksort + vector-mergesort (Section 5.2)",

@@ -299,10 +299,9 @@ class RunBucketSorter final : public Sorter {
   // order, the last splitters do not fit it, a bucket overflowed, the last sort fell back (or
   // spread its tiles too wide for narrow keys) and no probe has found the input fit since, or the
   // keys are narrow and no splitters of this size exist or the keys were one value: CUB's radix
-  // sort. Where the last keys differed in
-  // few low bits, this input's range first (its one read-back), and CUB sorts only the bits its
-  // keys differ in. Returns whether it took cub-radix's sort, which leaves the output's range in
-  // output_ends_.
+  // sort. Where the last keys differed in few low bits, this input's range first (its one
+  // read-back), and CUB sorts only the bits its keys differ in. Returns whether it took
+  // cub-radix's sort, which leaves the output's range in output_ends_.
   bool fall_back(const SortBuffers& b, cudaStream_t stream, StepTimer& timer) {
     if (span_sort_pays(b.n)) {
       primitives::KeyRange range;
