@@ -3,16 +3,15 @@
 // last frame's order, a mesh's triangles in mesh order), so that a tile of consecutive input keys
 // falls into a few consecutive buckets and leaves as a few long runs.
 //
-// Keys are handled as ordered keys (keys.hpp). Bucket b holds the keys k with
-// splitter[b-1] <= k < splitter[b] (splitter[-1] = -inf, splitter[B-1] = +inf), except that a key
-// equal to a splitter that repeats goes to any of the buckets between the equal splitters (which
-// hold nothing but that key), so that a heavy key value fills several buckets instead of one.
+// Keys are handled as ordered keys (keys.hpp); which bucket a key belongs to is said in
+// splitter_search.cuh.
 #pragma once
 
 #include <cub/block/block_load.cuh>
 #include <cub/block/block_radix_sort.cuh>
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
+#include <cub/util_ptx.cuh>
 
 #include <cuda/functional>
 #include <cuda_pipeline.h>
@@ -23,6 +22,7 @@
 #include "depthsort/keys.hpp"
 #include "sort/primitives/pinned_mailbox.hpp"
 #include "sort/run_bucket/sample_position.hpp"
+#include "sort/run_bucket/splitter_search.cuh"
 
 namespace depthsort::run_bucket {
 
@@ -51,6 +51,7 @@ static_assert(kLargeSort.capacity() == kBucketCapacity && kSmallSort.capacity() 
 inline constexpr std::uint32_t kSamplesPerBucket = 16;
 // At most this many buckets: the splitter search takes 13 steps (kSearchSteps).
 inline constexpr std::uint32_t kMaxBuckets = 8192;
+static_assert(kSplitterSlots >= kMaxBuckets - 1);
 // Samples of one tile's worth of input (kTile / (kBucketTarget / kSamplesPerBucket)).
 inline constexpr std::uint32_t kSamplesPerTile = kTile * kSamplesPerBucket / kBucketTarget;
 static_assert(kSamplesPerTile == 16);
@@ -61,8 +62,12 @@ static_assert(kSamplesPerTile == 16);
 inline constexpr int kScatterBlocksPerMultiprocessor = 4;
 
 // The scatter counts the pairs of a tile whose buckets lie within this many around the bucket of
-// the tile's middle pair in shared memory and writes them in runs.
-inline constexpr std::uint32_t kWindow = 1024;
+// the tile's middle pair in shared memory and writes them in runs. Tiles of frames that take the
+// bucket path span about 10-150 buckets (camera steps, the orbit, a fly-through, the mesh at 4M
+// pairs: docs/algorithms/run-bucket.md); the window's scan and its ranking's ballots grow with it.
+inline constexpr std::uint32_t kWindow = 512;
+inline constexpr int kWindowBits = 9;
+static_assert(kWindow == 1u << kWindowBits);
 
 // What the plan and the scatter leave for the host (zeroed by finish_kernel for the next sort).
 struct Plan {
@@ -82,72 +87,6 @@ enum Verdict : std::uint32_t {
   kIncoherent = 1,  // too many pairs far from their tile's window: the library sort
   kUnfit = 2,       // the last sort's splitters leave a bucket too full: the library sort
 };
-
-// The splitters are kept padded to kSplitterSlots entries with 0xFFFFFFFF, so that every search
-// takes the same kSearchSteps steps without a branch (the steps of a thread's keys interleave).
-inline constexpr int kSearchSteps = 13;
-inline constexpr std::uint32_t kSplitterSlots = (1u << kSearchSteps) - 1;
-static_assert(kSplitterSlots >= kMaxBuckets - 1);
-
-// Number of splitters < key among the first `count` (the lower bound; buckets_of finds the upper).
-__device__ __forceinline__ std::uint32_t splitters_below(const std::uint32_t* s, std::uint32_t count,
-                                                         std::uint32_t key) {
-  std::uint32_t first = 0;
-#pragma unroll
-  for (int step = kSearchSteps - 1; step >= 0; --step) {
-    const std::uint32_t next = first + (1u << step);
-    first = s[next - 1] < key ? next : first;
-  }
-  return min(first, count);
-}
-
-// The bucket of a key equal to the splitter s[above - 1]: where that splitter repeats, `spread`
-// picks among the buckets between its copies (the tile's index: one tile's copies stay together,
-// tiles take turns).
-__device__ __noinline__ std::uint32_t bucket_among_equal_splitters(const std::uint32_t* s, std::uint32_t count,
-                                                                   std::uint32_t key, std::uint32_t above,
-                                                                   std::uint32_t spread) {
-  const std::uint32_t below = splitters_below(s, count, key);
-  const std::uint32_t copies = above - below;  // equal splitters: buckets below+1 .. above hold only key
-  return copies < 2 ? above : below + 1 + spread % copies;
-}
-
-// The buckets of kItems keys among count + 1 buckets. The searches go step by step over all the
-// keys, so that each step's kItems loads are in flight together: a thread waits 13 load latencies
-// for all its keys, not 13 per key.
-template <int kItems>
-__device__ __forceinline__ void buckets_of(const std::uint32_t* s, std::uint32_t count,
-                                           const std::uint32_t (&key)[kItems], std::uint32_t spread,
-                                           std::uint32_t (&bucket)[kItems]) {
-  std::uint32_t first[kItems];
-#pragma unroll
-  for (int j = 0; j < kItems; ++j) first[j] = 0;
-#pragma unroll
-  for (int step = kSearchSteps - 1; step >= 0; --step) {
-#pragma unroll
-    for (int j = 0; j < kItems; ++j) {
-      const std::uint32_t next = first[j] + (1u << step);
-      first[j] = s[next - 1] <= key[j] ? next : first[j];
-    }
-  }
-  std::uint32_t below_splitter[kItems];  // the largest splitter at most each key, or not the key
-#pragma unroll
-  for (int j = 0; j < kItems; ++j) {
-    bucket[j] = min(first[j], count);  // the padding counts only for the largest key, 0xFFFFFFFF
-    below_splitter[j] = bucket[j] == 0 ? ~key[j] : s[bucket[j] - 1];
-  }
-#pragma unroll
-  for (int j = 0; j < kItems; ++j)
-    if (below_splitter[j] == key[j]) bucket[j] = bucket_among_equal_splitters(s, count, key[j], bucket[j], spread);
-}
-
-__device__ __forceinline__ std::uint32_t bucket_of(const std::uint32_t* s, std::uint32_t count, std::uint32_t key,
-                                                   std::uint32_t spread) {
-  const std::uint32_t keys[1] = {key};
-  std::uint32_t bucket[1];
-  buckets_of(s, count, keys, spread, bucket);
-  return bucket[0];
-}
 
 // The sample: m ordered keys at sample_position (sample_position.hpp).
 __global__ void gather_sample_kernel(const float* __restrict__ keys, std::uint32_t n, std::uint32_t m,
@@ -316,7 +255,11 @@ static_assert(std::uint64_t{kMaxBuckets} * kBucketCapacity <= 0xFFFFFFFFull);
 // Adds the lanes of this warp that share `bucket` to *counter (one atomic per group of equal
 // buckets: on input in nearly key order a warp's keys fall into one or two buckets) and returns
 // this lane's place: the group's old value plus the lanes of its group below it. Every lane of the
-// warp calls it; a lane with valid false adds nothing.
+// warp calls it; a lane with valid false adds nothing. With kBucketBits, buckets are below
+// 2^kBucketBits and the groups are found by one ballot a bit (CUB's MatchAny), which on the
+// scatter's window of 512 buckets is faster than the match instruction, whose result the warp
+// waited on (a quarter of the scatter's stalls on camera-step keys, Nsight Compute).
+template <int kBucketBits = 0>
 __device__ __forceinline__ std::uint32_t add_by_group(std::uint32_t* counters, std::uint32_t bucket, bool valid) {
   const unsigned lane = threadIdx.x & 31;
   // Most warps of input in nearly key order have one bucket: one atomic and no match.
@@ -326,7 +269,11 @@ __device__ __forceinline__ std::uint32_t add_by_group(std::uint32_t* counters, s
     if (lane == 0) base = atomicAdd(&counters[bucket], 32u);
     return __shfl_sync(0xFFFFFFFFu, base, 0) + lane;
   }
-  const unsigned peers = __match_any_sync(0xFFFFFFFFu, valid ? bucket : 0xFFFFFFFFu);
+  unsigned peers;
+  if constexpr (kBucketBits == 0)
+    peers = __match_any_sync(0xFFFFFFFFu, valid ? bucket : 0xFFFFFFFFu);
+  else
+    peers = cub::MatchAny<kBucketBits + 1>(valid ? bucket : 1u << kBucketBits);
   const int leader = __ffs(peers) - 1;
   std::uint32_t base = 0;
   if (valid && static_cast<int>(lane) == leader) base = atomicAdd(&counters[bucket], __popc(peers));
@@ -334,9 +281,8 @@ __device__ __forceinline__ std::uint32_t add_by_group(std::uint32_t* counters, s
   return base + __popc(peers & ((1u << lane) - 1u));
 }
 
-// The scatter. Each block loops over tiles of kTile consecutive pairs: every key's bucket by a
-// search of the splitters (through the read-only cache: on input in nearly key order a warp's
-// lanes follow one path). The pairs whose buckets lie within kWindow around the bucket of the
+// The scatter. Each block loops over tiles of kTile consecutive pairs: every key's bucket by the
+// splitter table and a short search (through the read-only cache). The pairs whose buckets lie within kWindow around the bucket of the
 // tile's middle pair are counted per bucket in shared memory (one atomic per warp and bucket),
 // room is reserved at each bucket's front with one global atomic per bucket and tile, the pairs
 // are staged in shared memory grouped by bucket and written from there: consecutive threads write
@@ -347,9 +293,11 @@ __device__ __forceinline__ std::uint32_t add_by_group(std::uint32_t* counters, s
 // the fallback).
 __global__ void __launch_bounds__(kTileThreads, kScatterBlocksPerMultiprocessor) scatter_kernel(
     const float* __restrict__ keys, const std::uint32_t* __restrict__ values, std::uint32_t n,
-    const std::uint32_t* __restrict__ splitters, std::uint32_t buckets, std::uint32_t* __restrict__ cursors,
-    std::uint32_t* __restrict__ bucketed_keys, std::uint32_t* __restrict__ bucketed_values, Plan* plan) {
+    const std::uint32_t* __restrict__ splitters, const std::uint32_t* __restrict__ table, std::uint32_t buckets,
+    std::uint32_t* __restrict__ cursors, std::uint32_t* __restrict__ bucketed_keys,
+    std::uint32_t* __restrict__ bucketed_values, Plan* plan) {
   if (plan->verdict != kBucketPath) return;
+  const std::uint32_t table_first = table[kTableSlots + 1], table_shift = table[kTableSlots + 2];
   constexpr int kWindowItems = kWindow / kTileThreads;
   using Scan = cub::BlockScan<std::uint32_t, kTileThreads>;
   __shared__ typename Scan::TempStorage scan_storage;
@@ -373,14 +321,15 @@ __global__ void __launch_bounds__(kTileThreads, kScatterBlocksPerMultiprocessor)
     }
     __pipeline_commit();
     for (std::uint32_t i = threadIdx.x; i < kWindow; i += kTileThreads) counters[i] = 0;
-    // All of a thread's key loads in flight at once, then their searches side by side.
+    // All of a thread's key loads in flight at once, then their table entries, then their
+    // searches side by side.
     std::uint32_t key[kTileItems], bucket[kTileItems];
 #pragma unroll
     for (int j = 0; j < kTileItems; ++j) {
       const std::uint32_t s = j * kTileThreads + threadIdx.x;
       key[j] = s < size ? ordered_key(keys[base + s]) : 0u;
     }
-    buckets_of(splitters, count, key, tile, bucket);
+    buckets_by_table(splitters, count, table, table_first, table_shift, key, tile, bucket);
 #pragma unroll
     for (int j = 0; j < kTileItems; ++j)
       if (j * kTileThreads + threadIdx.x == size / 2)
@@ -394,7 +343,7 @@ __global__ void __launch_bounds__(kTileThreads, kScatterBlocksPerMultiprocessor)
       const std::uint32_t s = j * kTileThreads + threadIdx.x;
       const bool valid = s < size;
       const bool inside = valid && bucket[j] - low < kWindow;
-      rank[j] = add_by_group(counters, inside ? bucket[j] - low : 0u, inside);
+      rank[j] = add_by_group<kWindowBits>(counters, inside ? bucket[j] - low : 0u, inside);
       if (!__any_sync(0xFFFFFFFFu, valid && !inside)) continue;
       const std::uint32_t at = add_by_group(cursors, valid && !inside ? bucket[j] : 0u, valid && !inside);
       if (valid && !inside) {

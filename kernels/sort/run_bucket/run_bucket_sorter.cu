@@ -57,8 +57,8 @@ class RunBucketSorter final : public Sorter {
  protected:
   void do_reserve(std::size_t max_n) override {
     // A larger reservation must not need the old and the new workspace at once.
-    for (auto* buffer : {&bucketed_keys_, &bucketed_values_, &sample_, &sorted_sample_, &splitters_, &cursors_,
-                         &starts_, &sample_counts_, &large_list_, &probe_counters_})
+    for (auto* buffer : {&bucketed_keys_, &bucketed_values_, &sample_, &sorted_sample_, &splitters_,
+                         &splitter_table_, &cursors_, &starts_, &sample_counts_, &large_list_, &probe_counters_})
       *buffer = {};
     reuse_splitters_ = false;
     expect_fallback_ = false;
@@ -77,6 +77,7 @@ class RunBucketSorter final : public Sorter {
     sample_ = DeviceBuffer<std::uint32_t>(samples, owner);
     sorted_sample_ = DeviceBuffer<std::uint32_t>(samples, owner);
     splitters_ = DeviceBuffer<std::uint32_t>(kSplitterSlots, owner);
+    splitter_table_ = DeviceBuffer<std::uint32_t>(kTableEntries, owner);
     probe_counters_ = DeviceBuffer<std::uint32_t>(3, owner);
     DEPTHSORT_CUDA_CHECK(cudaMemset(probe_counters_.data(), 0, probe_counters_.bytes()));
     if (!probe_stream_) {
@@ -112,7 +113,7 @@ class RunBucketSorter final : public Sorter {
     scatter_blocks_ = static_cast<unsigned>(std::max(1, per_multiprocessor) * multiprocessors);
     large_blocks_ = static_cast<unsigned>(multiprocessors);
     workspace_bytes_ = bucketed_keys_.bytes() + bucketed_values_.bytes() + sample_.bytes() + sorted_sample_.bytes() +
-                       splitters_.bytes() + cursors_.bytes() + starts_.bytes() + sample_counts_.bytes() +
+                       splitters_.bytes() + splitter_table_.bytes() + cursors_.bytes() + starts_.bytes() + sample_counts_.bytes() +
                        large_list_.bytes() + probe_counters_.bytes() + plan_.bytes() + temp_.bytes() +
                        range_reader_.bytes();
   }
@@ -224,9 +225,12 @@ class RunBucketSorter final : public Sorter {
     }
     {
       StepScope step(timer, "scatter");
+      splitter_table_kernel<<<primitives::grid_for(kTableSlots + 1, 256), 256, 0, stream>>>(
+          splitters_.data(), buckets - 1, splitter_table_.data());
+      DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket splitter_table_kernel");
       scatter_kernel<<<primitives::grid_for(n, kTile, scatter_blocks_), kTileThreads, 0, stream>>>(
-          b.keys_in, b.values_in, n, splitters_.data(), buckets, cursors_.data(), bucketed_keys_.data(),
-          bucketed_values_.data(), plan_.data());
+          b.keys_in, b.values_in, n, splitters_.data(), splitter_table_.data(), buckets, cursors_.data(),
+          bucketed_keys_.data(), bucketed_values_.data(), plan_.data());
       DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket scatter_kernel");
     }
     {
@@ -350,8 +354,8 @@ class RunBucketSorter final : public Sorter {
   unsigned large_blocks_ = 1;
   std::size_t workspace_bytes_ = 0;
   std::uint32_t segment_count_ = 0;
-  DeviceBuffer<std::uint32_t> bucketed_keys_, bucketed_values_, sample_, sorted_sample_, splitters_, cursors_,
-      starts_, sample_counts_, large_list_, probe_counters_;
+  DeviceBuffer<std::uint32_t> bucketed_keys_, bucketed_values_, sample_, sorted_sample_, splitters_,
+      splitter_table_, cursors_, starts_, sample_counts_, large_list_, probe_counters_;
   // Made at the first reservation (the registry builds sorters where there is no device): the
   // probe's stream, the events that fork it from the caller's and mark its end, and the last
   // probe's verdict (samples outside their window, the tiles' spreads), written there by the device.

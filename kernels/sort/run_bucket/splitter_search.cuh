@@ -1,0 +1,149 @@
+// run-bucket's splitter search (docs/algorithms/run-bucket.md; depthsort's own design): the bucket
+// of an ordered key among the splitters, by a branch-free binary search (the plan, the probe) or
+// by a table of the splitters below equal steps of the key range and a short search from there
+// (the scatter, where the search was a third of its instructions).
+//
+// Bucket b holds the keys k with splitter[b-1] <= k < splitter[b] (splitter[-1] = -inf,
+// splitter[count] = +inf), except that a key equal to a splitter that repeats goes to any of the
+// buckets between the equal splitters (which hold nothing but that key), so that a heavy key value
+// fills several buckets instead of one.
+#pragma once
+
+#include <cstdint>
+
+namespace depthsort::run_bucket {
+
+// The splitters are kept padded to kSplitterSlots entries with 0xFFFFFFFF, so that every search
+// takes the same kSearchSteps steps without a branch (the steps of a thread's keys interleave).
+inline constexpr int kSearchSteps = 13;
+inline constexpr std::uint32_t kSplitterSlots = (1u << kSearchSteps) - 1;
+
+// Number of splitters < key among the first `count` (the lower bound; buckets_of finds the upper).
+__device__ __forceinline__ std::uint32_t splitters_below(const std::uint32_t* s, std::uint32_t count,
+                                                         std::uint32_t key) {
+  std::uint32_t first = 0;
+#pragma unroll
+  for (int step = kSearchSteps - 1; step >= 0; --step) {
+    const std::uint32_t next = first + (1u << step);
+    first = s[next - 1] < key ? next : first;
+  }
+  return min(first, count);
+}
+
+// The bucket of a key equal to the splitter s[above - 1]: where that splitter repeats, `spread`
+// picks among the buckets between its copies (the tile's index: one tile's copies stay together,
+// tiles take turns).
+__device__ __noinline__ std::uint32_t bucket_among_equal_splitters(const std::uint32_t* s, std::uint32_t count,
+                                                                   std::uint32_t key, std::uint32_t above,
+                                                                   std::uint32_t spread) {
+  const std::uint32_t below = splitters_below(s, count, key);
+  const std::uint32_t copies = above - below;  // equal splitters: buckets below+1 .. above hold only key
+  return copies < 2 ? above : below + 1 + spread % copies;
+}
+
+// bucket[j] holds the number of splitters at most key[j] (its bucket but for repeated splitters):
+// moves the ones equal to a repeated splitter among its copies.
+template <int kItems>
+__device__ __forceinline__ void spread_over_equal_splitters(const std::uint32_t* s, std::uint32_t count,
+                                                            const std::uint32_t (&key)[kItems], std::uint32_t spread,
+                                                            std::uint32_t (&bucket)[kItems]) {
+  std::uint32_t below_splitter[kItems];  // the largest splitter at most each key, or not the key
+#pragma unroll
+  for (int j = 0; j < kItems; ++j) below_splitter[j] = bucket[j] == 0 ? ~key[j] : s[bucket[j] - 1];
+#pragma unroll
+  for (int j = 0; j < kItems; ++j)
+    if (below_splitter[j] == key[j]) bucket[j] = bucket_among_equal_splitters(s, count, key[j], bucket[j], spread);
+}
+
+// The buckets of kItems keys among count + 1 buckets. The searches go step by step over all the
+// keys, so that each step's kItems loads are in flight together: a thread waits 13 load latencies
+// for all its keys, not 13 per key.
+template <int kItems>
+__device__ __forceinline__ void buckets_of(const std::uint32_t* s, std::uint32_t count,
+                                           const std::uint32_t (&key)[kItems], std::uint32_t spread,
+                                           std::uint32_t (&bucket)[kItems]) {
+  std::uint32_t first[kItems];
+#pragma unroll
+  for (int j = 0; j < kItems; ++j) first[j] = 0;
+#pragma unroll
+  for (int step = kSearchSteps - 1; step >= 0; --step) {
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) {
+      const std::uint32_t next = first[j] + (1u << step);
+      first[j] = s[next - 1] <= key[j] ? next : first[j];
+    }
+  }
+#pragma unroll
+  for (int j = 0; j < kItems; ++j) bucket[j] = min(first[j], count);  // the padding counts only for 0xFFFFFFFF
+  spread_over_equal_splitters(s, count, key, spread, bucket);
+}
+
+__device__ __forceinline__ std::uint32_t bucket_of(const std::uint32_t* s, std::uint32_t count, std::uint32_t key,
+                                                   std::uint32_t spread) {
+  const std::uint32_t keys[1] = {key};
+  std::uint32_t bucket[1];
+  buckets_of(s, count, keys, spread, bucket);
+  return bucket[0];
+}
+
+// The splitter table: the splitters' range [first, last] cut into kTableSlots steps of 2^shift key
+// values (the smallest shift that covers it), and for each step's first key the number of
+// splitters below it (entry kTableSlots: all of them). A key's bucket lies between the entries of
+// its step and the next: with 8192 buckets over 65536 steps, usually no search at all or one step.
+inline constexpr int kTableLog2 = 16;
+inline constexpr std::uint32_t kTableSlots = 1u << kTableLog2;
+// The table's entries, then `first` and `shift`.
+inline constexpr std::uint32_t kTableEntries = kTableSlots + 3;
+
+// One thread an entry (kTableSlots + 1 of them); count >= 1 splitters, in order.
+__global__ void __launch_bounds__(256) splitter_table_kernel(const std::uint32_t* __restrict__ s, std::uint32_t count,
+                                                             std::uint32_t* __restrict__ table) {
+  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i > kTableSlots) return;
+  const std::uint32_t first = s[0], width = s[count - 1] - first;
+  const std::uint32_t shift = width >> kTableLog2 == 0 ? 0u : 32 - kTableLog2 - __clz(width);
+  const std::uint64_t step_first = std::uint64_t{first} + (std::uint64_t{i} << shift);
+  table[i] = step_first > 0xFFFFFFFFull ? count : splitters_below(s, count, static_cast<std::uint32_t>(step_first));
+  if (i == 0) {
+    table[kTableSlots + 1] = first;
+    table[kTableSlots + 2] = shift;
+  }
+}
+
+// buckets_of by the splitter table: each key's step, the two entries around it (all the loads of a
+// thread's keys in flight together), then a binary search between them, round by round over the
+// keys that still have a range left.
+template <int kItems>
+__device__ __forceinline__ void buckets_by_table(const std::uint32_t* s, std::uint32_t count,
+                                                 const std::uint32_t* table, std::uint32_t first,
+                                                 std::uint32_t shift, const std::uint32_t (&key)[kItems],
+                                                 std::uint32_t spread, std::uint32_t (&bucket)[kItems]) {
+  std::uint32_t low[kItems], high[kItems];
+#pragma unroll
+  for (int j = 0; j < kItems; ++j) {
+    // Keys below the first splitter take step 0, whose entry is 0 and whose search finds none.
+    const std::uint32_t step = key[j] < first ? 0u : min((key[j] - first) >> shift, kTableSlots - 1);
+    low[j] = table[step];
+    high[j] = table[step + 1];
+  }
+  bool searching = true;
+  while (searching) {
+    searching = false;
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) {
+      if (low[j] < high[j]) {
+        const std::uint32_t middle = (low[j] + high[j]) / 2;
+        if (s[middle] <= key[j])
+          low[j] = middle + 1;
+        else
+          high[j] = middle;
+        searching |= low[j] < high[j];
+      }
+    }
+  }
+#pragma unroll
+  for (int j = 0; j < kItems; ++j) bucket[j] = low[j];
+  spread_over_equal_splitters(s, count, key, spread, bucket);
+}
+
+}  // namespace depthsort::run_bucket
