@@ -2,6 +2,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <string>
 
 #include "depthsort/errors.hpp"
@@ -9,13 +10,19 @@
 namespace depthsort::primitives {
 
 void allow_dynamic_smem(const void* kernel, std::size_t bytes, const char* what) {
-  constexpr std::size_t kAlwaysAllowed = 48 * 1024;  // every kernel's ceiling until raised
-  if (bytes <= kAlwaysAllowed) return;  // no query: gpu-mms asks in its frame loop
+  constexpr std::size_t kAlwaysAllowed = 48 * 1024;  // static plus dynamic, until the ceiling is raised
+  if (bytes == 0) return;
   cudaFuncAttributes attributes{};
   cudaError_t status = cudaFuncGetAttributes(&attributes, kernel);
-  if (status == cudaSuccess && static_cast<std::size_t>(attributes.maxDynamicSharedSizeBytes) >= bytes) return;
-  if (status == cudaSuccess)
-    status = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes));
+  if (status == cudaSuccess) {
+    // Within the default, the kernel's static shared memory counted; otherwise the ceiling must be
+    // at least `bytes`, and is raised to it, never lowered (another instance may launch with more).
+    const auto ceiling = static_cast<std::size_t>(attributes.maxDynamicSharedSizeBytes);
+    if (bytes + attributes.sharedSizeBytes <= kAlwaysAllowed || (ceiling >= bytes && ceiling > kAlwaysAllowed))
+      return;
+    status = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  static_cast<int>(std::max(bytes, ceiling)));
+  }
   if (status != cudaSuccess) {
     const std::string call = "allow " + std::to_string(bytes) + " bytes of dynamic shared memory to " + what;
     throw_cuda_error(static_cast<int>(status), call.c_str(), __FILE__, __LINE__);

@@ -7,9 +7,6 @@
 // splitter_search.cuh.
 #pragma once
 
-#include <cub/block/block_load.cuh>
-#include <cub/block/block_radix_sort.cuh>
-#include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
 #include <cub/util_ptx.cuh>
 
@@ -40,11 +37,10 @@ struct SortShape {
   int items;
   int min_blocks;  // per multiprocessor, for the register budget
   int radix_bits;  // of CUB's block radix sort
-  bool counting;   // buckets of a narrow span sorted by counting
   constexpr std::uint32_t capacity() const { return static_cast<std::uint32_t>(threads * items); }
 };
-inline constexpr SortShape kSmallSort{256, 12, 3, 5, true};
-inline constexpr SortShape kLargeSort{512, 12, 1, 5, false};
+inline constexpr SortShape kSmallSort{256, 12, 3, 5};
+inline constexpr SortShape kLargeSort{512, 12, 1, 5};
 static_assert(kLargeSort.capacity() == kBucketCapacity && kSmallSort.capacity() < kBucketCapacity);
 // Samples per bucket: with 16, a bucket's size has a spread of about a quarter of its mean, and
 // three times the mean is beyond any of 8192 buckets.
@@ -78,6 +74,7 @@ struct Plan {
   std::uint32_t verdict;            // plan_kernel's last block: Verdict
   std::uint32_t overflow;           // a bucket received more than kBucketCapacity pairs
   std::uint32_t large_buckets;      // buckets too large for the small sort shape (bucket_starts_kernel)
+  std::uint32_t wide_buckets;       // buckets the small shape sorts by radix (bucket_starts_kernel)
 };
 
 // The plan's decision, taken on the device so that the bucket path runs without a read-back
@@ -87,6 +84,16 @@ enum Verdict : std::uint32_t {
   kIncoherent = 1,  // too many pairs far from their tile's window: the library sort
   kUnfit = 2,       // the last sort's splitters leave a bucket too full: the library sort
 };
+
+// Buckets whose keys span fewer values than this are sorted by counting (one pass).
+inline constexpr std::uint32_t kCountingSlots = 4096;
+
+// Whether bucket b's keys, by its splitters alone, span fewer than kCountingSlots values: a bucket
+// between two splitters holds keys in [s[b-1], s[b]), or only s[b-1] between equal splitters
+// (splitter_search.cuh). The first and the last bucket are open-ended.
+__device__ __forceinline__ bool counting_sorts(const std::uint32_t* s, std::uint32_t count, std::uint32_t b) {
+  return b > 0 && b < count && s[b] - s[b - 1] <= kCountingSlots;
+}
 
 // The sample: m ordered keys at sample_position (sample_position.hpp).
 __global__ void gather_sample_kernel(const float* __restrict__ keys, std::uint32_t n, std::uint32_t m,
@@ -221,15 +228,17 @@ __global__ void keep_from_output_kernel(const float* __restrict__ keys_out, std:
 }
 
 // The buckets' places in the output, an exclusive sum of their counts (count + 1 entries, the
-// last the total), in one block; and the buckets too large for the small sort shape, listed for
-// the large one.
+// last the total), in one block; and two lists: the buckets too large for the small sort shape
+// (for the large one), and those of the small one that its counting sort cannot take (by radix).
 inline constexpr int kStartsThreads = 1024;
 inline constexpr int kStartsItems = (kMaxBuckets + 1 + kStartsThreads - 1) / kStartsThreads;
 __global__ void __launch_bounds__(kStartsThreads) bucket_starts_kernel(const std::uint32_t* __restrict__ counts,
                                                                        std::uint32_t buckets,
                                                                        std::uint32_t small_capacity,
+                                                                       const std::uint32_t* __restrict__ splitters,
                                                                        std::uint32_t* __restrict__ starts,
                                                                        std::uint32_t* __restrict__ large_list,
+                                                                       std::uint32_t* __restrict__ wide_list,
                                                                        Plan* plan) {
   if (plan->verdict != kBucketPath) return;
   using Scan = cub::BlockScan<std::uint32_t, kStartsThreads>;
@@ -245,7 +254,11 @@ __global__ void __launch_bounds__(kStartsThreads) bucket_starts_kernel(const std
   for (int k = 0; k < kStartsItems; ++k) {
     const std::uint32_t b = threadIdx.x * kStartsItems + k;
     if (b <= buckets) starts[b] = start[k];
-    if (b < buckets && count[k] > small_capacity) large_list[atomicAdd(&plan->large_buckets, 1u)] = b;
+    if (b >= buckets || count[k] == 0) continue;
+    if (count[k] > small_capacity)
+      large_list[atomicAdd(&plan->large_buckets, 1u)] = b;
+    else if (!counting_sorts(splitters, buckets - 1, b))
+      wide_list[atomicAdd(&plan->wide_buckets, 1u)] = b;
   }
 }
 
@@ -419,149 +432,6 @@ __global__ void __launch_bounds__(kStartsThreads) finish_kernel(Plan* plan, std:
     *plan = Plan{};
     primitives::post_to_host(posted, outcome, sequence);
   }
-}
-
-// Buckets whose keys span fewer values than this are sorted by counting (one pass).
-inline constexpr std::uint32_t kCountingSlots = 4096;
-
-// One bucket by one block, if it fits this shape (the block's threads all call it, after any use
-// of the shared memory a previous call left). Its pairs loaded (padded with the largest key), its smallest and largest key
-// found; where they span fewer than kCountingSlots values (kCounting shapes), a counting sort in
-// shared memory (one atomic a key, one scan, staged and written in order); otherwise CUB's block
-// radix sort on the bits the bucket's keys span (the padding stays behind every real key: it has
-// all those bits set and the sort is stable). Keys restored to floats at the bucket's start.
-template <int kSortThreads, int kSortItems, int kRadixBits, bool kCounting>
-__device__ __forceinline__ void sort_one_bucket(std::uint32_t bucket, const std::uint32_t* __restrict__ bucketed_keys,
-                                                const std::uint32_t* __restrict__ bucketed_values,
-                                                const std::uint32_t* __restrict__ counts,
-                                                const std::uint32_t* __restrict__ starts, float* __restrict__ keys_out,
-                                                std::uint32_t* __restrict__ values_out) {
-  constexpr std::uint32_t kCapacity = kSortThreads * kSortItems;
-  constexpr int kSlotsPerThread = kCountingSlots / kSortThreads;
-  using Load = cub::BlockLoad<std::uint32_t, kSortThreads, kSortItems, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
-  using Sort = cub::BlockRadixSort<std::uint32_t, kSortThreads, kSortItems, std::uint32_t, kRadixBits>;
-  using Scan = cub::BlockScan<std::uint32_t, kSortThreads>;
-  struct Counting {
-    std::uint32_t slots[kCounting ? kCountingSlots : 1];
-    std::uint32_t keys[kCounting ? kCapacity : 1];
-    std::uint32_t values[kCounting ? kCapacity : 1];
-    typename Scan::TempStorage scan;
-  };
-  __shared__ union {
-    typename Load::TempStorage load;
-    typename Sort::TempStorage sort;
-    Counting counting;
-  } storage;
-  __shared__ std::uint32_t bucket_low, bucket_high;
-  const std::uint32_t pairs = counts[bucket];
-  if (pairs == 0 || pairs > kCapacity) return;
-  __syncthreads();  // a previous bucket of this block is done with the shared memory
-  const int count = static_cast<int>(pairs);
-  const std::size_t from = static_cast<std::size_t>(bucket) * kBucketCapacity;
-  const std::uint32_t to = starts[bucket];
-  if (threadIdx.x == 0) {
-    bucket_low = 0xFFFFFFFFu;
-    bucket_high = 0;
-  }
-  std::uint32_t key[kSortItems], value[kSortItems];
-  Load(storage.load).Load(bucketed_keys + from, key, count, 0xFFFFFFFFu);
-  __syncthreads();
-  Load(storage.load).Load(bucketed_values + from, value, count, 0u);
-  std::uint32_t low = 0xFFFFFFFFu, high = 0u;
-#pragma unroll
-  for (int j = 0; j < kSortItems; ++j) {
-    if (static_cast<int>(threadIdx.x) * kSortItems + j < count) {
-      low = min(low, key[j]);
-      high = max(high, key[j]);
-    }
-  }
-  low = __reduce_min_sync(0xFFFFFFFFu, low);
-  high = __reduce_max_sync(0xFFFFFFFFu, high);
-  if ((threadIdx.x & 31) == 0) {
-    atomicMin(&bucket_low, low);
-    atomicMax(&bucket_high, high);
-  }
-  __syncthreads();
-  low = bucket_low;
-  const std::uint32_t span = bucket_high - low;
-  if (span == 0) {
-    // One key value (a bucket between equal splitters): copied in order as it is.
-    const float only = key_from_ordered(low);
-    for (int at = static_cast<int>(threadIdx.x); at < count; at += kSortThreads) {
-      keys_out[to + at] = only;
-      values_out[to + at] = bucketed_values[from + at];
-    }
-    return;
-  }
-  if (kCounting && span < kCountingSlots) {
-#pragma unroll
-    for (int k = 0; k < kSlotsPerThread; ++k) storage.counting.slots[k * kSortThreads + threadIdx.x] = 0;
-    __syncthreads();
-    std::uint32_t rank[kSortItems];
-#pragma unroll
-    for (int j = 0; j < kSortItems; ++j)
-      if (static_cast<int>(threadIdx.x) * kSortItems + j < count)
-        rank[j] = atomicAdd(&storage.counting.slots[key[j] - low], 1u);
-    __syncthreads();
-    std::uint32_t tally[kSlotsPerThread];
-#pragma unroll
-    for (int k = 0; k < kSlotsPerThread; ++k) tally[k] = storage.counting.slots[threadIdx.x * kSlotsPerThread + k];
-    Scan(storage.counting.scan).ExclusiveSum(tally, tally);
-#pragma unroll
-    for (int k = 0; k < kSlotsPerThread; ++k) storage.counting.slots[threadIdx.x * kSlotsPerThread + k] = tally[k];
-    __syncthreads();
-#pragma unroll
-    for (int j = 0; j < kSortItems; ++j) {
-      if (static_cast<int>(threadIdx.x) * kSortItems + j < count) {
-        const std::uint32_t p = storage.counting.slots[key[j] - low] + rank[j];
-        storage.counting.keys[p] = key[j];
-        storage.counting.values[p] = value[j];
-      }
-    }
-    __syncthreads();
-#pragma unroll
-    for (int j = 0; j < kSortItems; ++j) {
-      const int at = j * kSortThreads + static_cast<int>(threadIdx.x);
-      if (at < count) {
-        keys_out[to + at] = key_from_ordered(storage.counting.keys[at]);
-        values_out[to + at] = storage.counting.values[at];
-      }
-    }
-    return;
-  }
-  const int bits = span == 0 ? 1 : 32 - __clz(span);
-#pragma unroll
-  for (int j = 0; j < kSortItems; ++j)
-    if (static_cast<int>(threadIdx.x) * kSortItems + j < count) key[j] -= low;
-  __syncthreads();
-  Sort(storage.sort).SortBlockedToStriped(key, value, 0, bits);
-#pragma unroll
-  for (int j = 0; j < kSortItems; ++j) {
-    const int at = j * kSortThreads + static_cast<int>(threadIdx.x);
-    if (at < count) {
-      keys_out[to + at] = key_from_ordered(key[j] + low);
-      values_out[to + at] = value[j];
-    }
-  }
-}
-
-// The bucket sort: every bucket of this shape's size, one block each; with a list (the buckets too
-// large for the small shape) a fixed grid loops over as many as the list holds.
-template <int kSortThreads, int kSortItems, int kMinBlocks, int kRadixBits, bool kCounting>
-__global__ void __launch_bounds__(kSortThreads, kMinBlocks) bucket_sort_kernel(const std::uint32_t* __restrict__ bucketed_keys,
-                                                                     const std::uint32_t* __restrict__ bucketed_values,
-                                                                     const std::uint32_t* __restrict__ counts,
-                                                                     const std::uint32_t* __restrict__ starts,
-                                                                     const std::uint32_t* __restrict__ list,
-                                                                     const Plan* plan,
-                                                                     float* __restrict__ keys_out,
-                                                                     std::uint32_t* __restrict__ values_out) {
-  if (plan->verdict != kBucketPath) return;
-  const std::uint32_t blocks = list ? plan->large_buckets : gridDim.x;
-  for (std::uint32_t block = blockIdx.x; block < blocks; block += gridDim.x)
-    sort_one_bucket<kSortThreads, kSortItems, kRadixBits, kCounting>(list ? list[block] : block, bucketed_keys,
-                                                                      bucketed_values, counts, starts, keys_out,
-                                                                      values_out);
 }
 
 }  // namespace depthsort::run_bucket

@@ -28,11 +28,22 @@
 #include "sort/primitives/cub_radix_pairs.cuh"
 #include "sort/primitives/key_range.hpp"
 #include "sort/primitives/launch.hpp"
+#include "sort/primitives/dynamic_smem.hpp"
+#include "sort/run_bucket/bucket_sort.cuh"
 #include "sort/run_bucket/run_bucket_kernels.cuh"
 #include "sort/run_bucket/run_bucket_sorter.hpp"
 
 namespace depthsort::run_bucket {
 namespace {
+
+// The bucket sort's kernels (bucket_sort.cuh), and the counting one's dynamic shared memory.
+constexpr auto kCountingBucketSort =
+    counting_bucket_sort_kernel<kSmallSort.threads, kSmallSort.items, kSmallSort.min_blocks>;
+constexpr std::size_t kCountingStagedBytes = staged_bucket_bytes<kSmallSort.threads, kSmallSort.items>();
+constexpr auto kWideBucketSort =
+    radix_bucket_sort_kernel<kSmallSort.threads, kSmallSort.items, kSmallSort.min_blocks, kSmallSort.radix_bits>;
+constexpr auto kLargeBucketSort =
+    radix_bucket_sort_kernel<kLargeSort.threads, kLargeSort.items, kLargeSort.min_blocks, kLargeSort.radix_bits>;
 
 // The most pairs the bucket path takes: kMaxBuckets buckets of kBucketTarget pairs.
 constexpr std::size_t kMaxBucketPairs = std::size_t{kMaxBuckets} * kBucketTarget;
@@ -58,7 +69,7 @@ class RunBucketSorter final : public Sorter {
   void do_reserve(std::size_t max_n) override {
     // A larger reservation must not need the old and the new workspace at once.
     for (auto* buffer : {&bucketed_keys_, &bucketed_values_, &sample_, &sorted_sample_, &splitters_,
-                         &splitter_table_, &cursors_, &starts_, &sample_counts_, &large_list_, &probe_counters_})
+                         &splitter_table_, &cursors_, &starts_, &sample_counts_, &large_list_, &wide_list_, &probe_counters_})
       *buffer = {};
     reuse_splitters_ = false;
     expect_fallback_ = false;
@@ -94,6 +105,7 @@ class RunBucketSorter final : public Sorter {
     starts_ = DeviceBuffer<std::uint32_t>(buckets + 1, owner);
     sample_counts_ = DeviceBuffer<std::uint32_t>(buckets, owner);
     large_list_ = DeviceBuffer<std::uint32_t>(buckets, owner);
+    wide_list_ = DeviceBuffer<std::uint32_t>(buckets, owner);
     plan_ = DeviceBuffer<Plan>(1, owner);
     // Zero for the first attempt; each attempt's finish_kernel zeroes them for the next.
     DEPTHSORT_CUDA_CHECK(cudaMemset(plan_.data(), 0, plan_.bytes()));
@@ -111,10 +123,15 @@ class RunBucketSorter final : public Sorter {
         cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, scatter_kernel, kTileThreads, 0));
     const int multiprocessors = primitives::multiprocessor_count();
     scatter_blocks_ = static_cast<unsigned>(std::max(1, per_multiprocessor) * multiprocessors);
+    primitives::allow_dynamic_smem(kCountingBucketSort, kCountingStagedBytes, "run-bucket counting_bucket_sort_kernel");
+    DEPTHSORT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, kCountingBucketSort,
+                                                                     kSmallSort.threads, kCountingStagedBytes));
+    counting_blocks_ = static_cast<unsigned>(std::max(1, per_multiprocessor) * multiprocessors);
+    wide_blocks_ = static_cast<unsigned>(kSmallSort.min_blocks * multiprocessors);
     large_blocks_ = static_cast<unsigned>(multiprocessors);
     workspace_bytes_ = bucketed_keys_.bytes() + bucketed_values_.bytes() + sample_.bytes() + sorted_sample_.bytes() +
                        splitters_.bytes() + splitter_table_.bytes() + cursors_.bytes() + starts_.bytes() + sample_counts_.bytes() +
-                       large_list_.bytes() + probe_counters_.bytes() + plan_.bytes() + temp_.bytes() +
+                       large_list_.bytes() + wide_list_.bytes() + probe_counters_.bytes() + plan_.bytes() + temp_.bytes() +
                        range_reader_.bytes();
   }
 
@@ -236,21 +253,25 @@ class RunBucketSorter final : public Sorter {
     {
       StepScope step(timer, "bucket starts");
       bucket_starts_kernel<<<1, kStartsThreads, 0, stream>>>(cursors_.data(), buckets, kSmallSort.capacity(),
-                                                             starts_.data(), large_list_.data(), plan_.data());
+                                                             splitters_.data(), starts_.data(), large_list_.data(),
+                                                             wide_list_.data(), plan_.data());
       DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket bucket_starts_kernel");
     }
     {
       StepScope step(timer, "bucket sort");
-      bucket_sort_kernel<kSmallSort.threads, kSmallSort.items, kSmallSort.min_blocks, kSmallSort.radix_bits,
-                         kSmallSort.counting><<<buckets, kSmallSort.threads, 0, stream>>>(
-          bucketed_keys_.data(), bucketed_values_.data(), cursors_.data(), starts_.data(), nullptr, plan_.data(),
-          b.keys_out, b.values_out);
-      DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket bucket_sort_kernel (small)");
-      bucket_sort_kernel<kLargeSort.threads, kLargeSort.items, kLargeSort.min_blocks, kLargeSort.radix_bits,
-                         kLargeSort.counting><<<large_blocks_, kLargeSort.threads, 0, stream>>>(
+      Plan* const plan = plan_.data();
+      kCountingBucketSort<<<std::min(counting_blocks_, buckets), kSmallSort.threads, kCountingStagedBytes, stream>>>(
+          bucketed_keys_.data(), bucketed_values_.data(), cursors_.data(), starts_.data(), splitters_.data(), buckets,
+          plan, b.keys_out, b.values_out);
+      DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket counting_bucket_sort_kernel");
+      kWideBucketSort<<<wide_blocks_, kSmallSort.threads, 0, stream>>>(
+          bucketed_keys_.data(), bucketed_values_.data(), cursors_.data(), starts_.data(), wide_list_.data(),
+          false, plan, b.keys_out, b.values_out);
+      DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket radix_bucket_sort_kernel (wide)");
+      kLargeBucketSort<<<large_blocks_, kLargeSort.threads, 0, stream>>>(
           bucketed_keys_.data(), bucketed_values_.data(), cursors_.data(), starts_.data(), large_list_.data(),
-          plan_.data(), b.keys_out, b.values_out);
-      DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket bucket_sort_kernel (large)");
+          true, plan, b.keys_out, b.values_out);
+      DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket radix_bucket_sort_kernel (large)");
     }
     StepScope step(timer, "check");
     finish_kernel<<<1, kStartsThreads, 0, stream>>>(plan_.data(), cursors_.data(), sample_counts_.data(), buckets,
@@ -351,11 +372,13 @@ class RunBucketSorter final : public Sorter {
   std::size_t min_pairs_ = 0;
   SignedZeroFixup zero_fixup_;
   unsigned scatter_blocks_ = 1;
+  unsigned counting_blocks_ = 1;
+  unsigned wide_blocks_ = 1;
   unsigned large_blocks_ = 1;
   std::size_t workspace_bytes_ = 0;
   std::uint32_t segment_count_ = 0;
   DeviceBuffer<std::uint32_t> bucketed_keys_, bucketed_values_, sample_, sorted_sample_, splitters_,
-      splitter_table_, cursors_, starts_, sample_counts_, large_list_, probe_counters_;
+      splitter_table_, cursors_, starts_, sample_counts_, large_list_, wide_list_, probe_counters_;
   // Made at the first reservation (the registry builds sorters where there is no device): the
   // probe's stream, the events that fork it from the caller's and mark its end, and the last
   // probe's verdict (samples outside their window, the tiles' spreads), written there by the device.

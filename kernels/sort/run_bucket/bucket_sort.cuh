@@ -1,0 +1,284 @@
+// run-bucket's bucket sort (docs/algorithms/run-bucket.md; depthsort's own design): each bucket's
+// pairs, as the scatter left them in the bucket's region, sorted on chip and written at the
+// bucket's place in the output, keys restored to floats.
+//
+// Most buckets hold at most the small shape's pairs, between splitters fewer than kCountingSlots
+// values apart: a persistent grid sorts them by counting, each block taking every gridDim.x-th
+// such bucket and, while it sorts one, having the next one's keys and values brought to shared
+// memory by the bulk copy engine (cp.async.bulk, one thread, no registers). Sorting a bucket by
+// one block that loads it first left the block waiting on DRAM for a quarter of its time (Nsight
+// Compute, camera-step keys at 16M pairs). The buckets listed by bucket_starts_kernel, too wide
+// for counting (and the first and last) or too large for the small shape, are sorted one block a
+// bucket by CUB's block radix sort on the bits their keys span.
+#pragma once
+
+#include <cub/block/block_load.cuh>
+#include <cub/block/block_radix_sort.cuh>
+#include <cub/block/block_scan.cuh>
+
+#include <cuda/ptx>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "depthsort/keys.hpp"
+#include "sort/run_bucket/run_bucket_kernels.cuh"
+
+namespace depthsort::run_bucket {
+
+// The counting sort's work areas: its slots and its scan.
+template <int kThreads>
+struct CountingSortWork {
+  using Scan = cub::BlockScan<std::uint32_t, kThreads>;
+  std::uint32_t slots[kCountingSlots];
+  typename Scan::TempStorage scan;
+};
+
+template <int kThreads, int kItems, int kRadixBits>
+using BucketRadixSort = cub::BlockRadixSort<std::uint32_t, kThreads, kItems, std::uint32_t, kRadixBits>;
+
+// CUB's block radix sort of a bucket's pairs in registers, blocked (pads after the pairs hold
+// 0xFFFFFFFF), on the bits its keys span above `low`; written out striped from `to`. The pads
+// have every one of those bits set and the sort is stable, so they stay behind every real key.
+template <int kThreads, int kItems, int kRadixBits>
+__device__ __forceinline__ void radix_sort_bucket(std::uint32_t (&key)[kItems], std::uint32_t (&value)[kItems],
+                                                  int count, std::uint32_t low, std::uint32_t span,
+                                                  typename BucketRadixSort<kThreads, kItems, kRadixBits>::TempStorage& storage,
+                                                  std::uint32_t to, float* __restrict__ keys_out,
+                                                  std::uint32_t* __restrict__ values_out) {
+  const int bits = 32 - __clz(span);
+#pragma unroll
+  for (int j = 0; j < kItems; ++j)
+    if (static_cast<int>(threadIdx.x) * kItems + j < count) key[j] -= low;
+  BucketRadixSort<kThreads, kItems, kRadixBits>(storage).SortBlockedToStriped(key, value, 0, bits);
+#pragma unroll
+  for (int j = 0; j < kItems; ++j) {
+    const int at = j * kThreads + static_cast<int>(threadIdx.x);
+    if (at < count) {
+      keys_out[to + at] = key_from_ordered(key[j] + low);
+      values_out[to + at] = value[j];
+    }
+  }
+}
+
+// The smallest and largest of the block's valid keys (every thread calls it; `parts` holds two
+// words per warp; the caller has a barrier between a previous use of parts and this one).
+template <int kThreads, int kItems>
+__device__ __forceinline__ void bucket_key_range(const std::uint32_t (&key)[kItems], bool (&valid)[kItems],
+                                                 std::uint32_t* parts, std::uint32_t& low, std::uint32_t& high) {
+  constexpr int kWarps = kThreads / 32;
+  std::uint32_t warp_low = 0xFFFFFFFFu, warp_high = 0u;
+#pragma unroll
+  for (int j = 0; j < kItems; ++j) {
+    if (valid[j]) {
+      warp_low = min(warp_low, key[j]);
+      warp_high = max(warp_high, key[j]);
+    }
+  }
+  warp_low = __reduce_min_sync(0xFFFFFFFFu, warp_low);
+  warp_high = __reduce_max_sync(0xFFFFFFFFu, warp_high);
+  const unsigned warp = threadIdx.x / 32;
+  if ((threadIdx.x & 31) == 0) {
+    parts[warp] = warp_low;
+    parts[kWarps + warp] = warp_high;
+  }
+  __syncthreads();
+  low = parts[0];
+  high = parts[kWarps];
+#pragma unroll
+  for (int w = 1; w < kWarps; ++w) {
+    low = min(low, parts[w]);
+    high = max(high, parts[kWarps + w]);
+  }
+}
+
+// A bucket of the small shape whose splitters are fewer than kCountingSlots values apart (the
+// bulk copy of its pairs to staged_keys/values has arrived): a counting sort that ranks the pairs
+// into the same buffer (every thread has its own in registers by then) and writes them from there
+// in order.
+template <int kThreads, int kItems>
+__device__ __forceinline__ void counting_sort_staged_bucket(std::uint32_t bucket, std::uint32_t* staged_keys,
+                                                            std::uint32_t* staged_values,
+                                                            CountingSortWork<kThreads>& work,
+                                                            const std::uint32_t* __restrict__ splitters,
+                                                            const std::uint32_t* __restrict__ counts,
+                                                            const std::uint32_t* __restrict__ starts,
+                                                            float* __restrict__ keys_out,
+                                                            std::uint32_t* __restrict__ values_out) {
+  constexpr int kSlotsPerThread = kCountingSlots / kThreads;
+  const int pairs = static_cast<int>(counts[bucket]);
+  const std::uint32_t to = starts[bucket];
+  const std::uint32_t low = splitters[bucket - 1];
+  if (splitters[bucket] == low) {
+    // One key value (a bucket between equal splitters): the values copied as they are.
+    const float only = key_from_ordered(low);
+    for (int at = static_cast<int>(threadIdx.x); at < pairs; at += kThreads) {
+      keys_out[to + at] = only;
+      values_out[to + at] = staged_values[at];
+    }
+    return;
+  }
+  std::uint32_t key[kItems];
+  bool valid[kItems];
+#pragma unroll
+  for (int j = 0; j < kItems; ++j) {
+    const int at = j * kThreads + static_cast<int>(threadIdx.x);
+    valid[j] = at < pairs;
+    key[j] = valid[j] ? staged_keys[at] : 0u;
+  }
+  std::uint32_t* slots = work.slots;
+#pragma unroll
+  for (int k = 0; k < kSlotsPerThread; ++k) slots[k * kThreads + threadIdx.x] = 0;
+  __syncthreads();
+  std::uint32_t rank[kItems];
+#pragma unroll
+  for (int j = 0; j < kItems; ++j) rank[j] = valid[j] ? atomicAdd(&slots[key[j] - low], 1u) : 0u;
+  __syncthreads();
+  std::uint32_t tally[kSlotsPerThread];
+#pragma unroll
+  for (int k = 0; k < kSlotsPerThread; ++k) tally[k] = slots[threadIdx.x * kSlotsPerThread + k];
+  typename CountingSortWork<kThreads>::Scan(work.scan).ExclusiveSum(tally, tally);
+#pragma unroll
+  for (int k = 0; k < kSlotsPerThread; ++k) slots[threadIdx.x * kSlotsPerThread + k] = tally[k];
+  // The values are read only now, so that they are not held through the scan; nobody writes the
+  // buffer before the barrier below.
+  std::uint32_t value[kItems];
+#pragma unroll
+  for (int j = 0; j < kItems; ++j) value[j] = valid[j] ? staged_values[j * kThreads + threadIdx.x] : 0u;
+  __syncthreads();
+#pragma unroll
+  for (int j = 0; j < kItems; ++j) {
+    if (valid[j]) {
+      const std::uint32_t p = slots[key[j] - low] + rank[j];
+      staged_keys[p] = key[j];
+      staged_values[p] = value[j];
+    }
+  }
+  __syncthreads();
+#pragma unroll
+  for (int j = 0; j < kItems; ++j) {
+    const int at = j * kThreads + static_cast<int>(threadIdx.x);
+    if (at < pairs) {
+      keys_out[to + at] = key_from_ordered(staged_keys[at]);
+      values_out[to + at] = staged_values[at];
+    }
+  }
+}
+
+// The counting kernel: a persistent grid; block i sorts the buckets i, i + gridDim.x, ... that
+// hold 1 to kThreads * kItems pairs between splitters fewer than kCountingSlots values apart,
+// each one's pairs fetched while the one before is sorted (a fixed share each: blocks claiming
+// buckets from a counter took 10% longer). Its two buffers are dynamic shared memory
+// (staged_bucket_bytes).
+template <int kThreads, int kItems>
+constexpr std::size_t staged_bucket_bytes() {
+  return 4 * std::size_t{kThreads} * kItems * sizeof(std::uint32_t);  // keys and values, two buffers
+}
+template <int kThreads, int kItems, int kMinBlocks>
+__global__ void __launch_bounds__(kThreads, kMinBlocks) counting_bucket_sort_kernel(
+    const std::uint32_t* __restrict__ bucketed_keys, const std::uint32_t* __restrict__ bucketed_values,
+    const std::uint32_t* __restrict__ counts, const std::uint32_t* __restrict__ starts,
+    const std::uint32_t* __restrict__ splitters, std::uint32_t buckets, const Plan* plan,
+    float* __restrict__ keys_out, std::uint32_t* __restrict__ values_out) {
+  if (plan->verdict != kBucketPath) return;
+  constexpr std::uint32_t kCapacity = kThreads * kItems;
+  static_assert(kCapacity * sizeof(std::uint32_t) % 16 == 0 && kBucketCapacity * sizeof(std::uint32_t) % 16 == 0,
+                "bulk copies move multiples of 16 bytes between 16-byte aligned places");
+  extern __shared__ __align__(128) std::uint32_t staged[];  // keys of buffers 0 and 1, then their values
+  const auto staged_keys = [&](int k) { return staged + k * kCapacity; };
+  const auto staged_values = [&](int k) { return staged + (2 + k) * kCapacity; };
+  __shared__ CountingSortWork<kThreads> work;
+  __shared__ std::uint64_t arrived[2];  // mbarriers: buffer k's copies have landed
+  const std::uint32_t count = buckets - 1;
+  const auto next_counted = [&](std::uint32_t b) {
+    while (b < buckets && (counts[b] == 0 || counts[b] > kCapacity || !counting_sorts(splitters, count, b)))
+      b += gridDim.x;
+    return b;
+  };
+  // One thread: bucket b's keys and values into buffer k. The copies round up to 16 bytes, within
+  // the bucket's region. The fence orders the block's earlier reads and writes of the buffer
+  // (generic proxy) before the copy engine's writes (async proxy).
+  const auto fetch = [&](std::uint32_t b, int k) {
+    const std::uint32_t bytes = (counts[b] * 4u + 15u) & ~15u;
+    const std::size_t from = std::size_t{b} * kBucketCapacity;
+    cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
+    cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta, cuda::ptx::space_shared,
+                                         &arrived[k], 2 * bytes);
+    cuda::ptx::cp_async_bulk(cuda::ptx::space_cluster, cuda::ptx::space_global, staged_keys(k), bucketed_keys + from,
+                             bytes, &arrived[k]);
+    cuda::ptx::cp_async_bulk(cuda::ptx::space_cluster, cuda::ptx::space_global, staged_values(k),
+                             bucketed_values + from, bytes, &arrived[k]);
+  };
+  if (threadIdx.x == 0) {
+    cuda::ptx::mbarrier_init(&arrived[0], 1);
+    cuda::ptx::mbarrier_init(&arrived[1], 1);
+    cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
+  }
+  __syncthreads();
+  std::uint32_t bucket = next_counted(blockIdx.x);
+  if (threadIdx.x == 0 && bucket < buckets) fetch(bucket, 0);
+  std::uint32_t phases = 0;  // bit k: the phase of arrived[k] to wait for
+  for (int k = 0; bucket < buckets; k ^= 1) {
+    const std::uint32_t next = next_counted(bucket + gridDim.x);
+    // The other buffer's last reads were before the barrier that ended the last bucket.
+    if (threadIdx.x == 0 && next < buckets) fetch(next, k ^ 1);
+    while (!cuda::ptx::mbarrier_try_wait_parity(&arrived[k], (phases >> k) & 1u)) {
+    }
+    phases ^= 1u << k;
+    counting_sort_staged_bucket<kThreads, kItems>(bucket, staged_keys(k), staged_values(k), work, splitters, counts,
+                                                  starts, keys_out, values_out);
+    __syncthreads();  // the buffer and the work areas are free
+    bucket = next;
+  }
+}
+
+// The listed buckets (plan->large_buckets of them in large_list, or plan->wide_buckets in
+// wide_list: too large for the counting kernel's shape, or too wide for its counting sort): one
+// block a bucket in a fixed grid, loaded from its region, CUB's block radix
+// sort on the bits its keys span (one key value: copied).
+template <int kThreads, int kItems, int kMinBlocks, int kRadixBits>
+__global__ void __launch_bounds__(kThreads, kMinBlocks) radix_bucket_sort_kernel(
+    const std::uint32_t* __restrict__ bucketed_keys, const std::uint32_t* __restrict__ bucketed_values,
+    const std::uint32_t* __restrict__ counts, const std::uint32_t* __restrict__ starts,
+    const std::uint32_t* __restrict__ list, bool large, const Plan* plan, float* __restrict__ keys_out,
+    std::uint32_t* __restrict__ values_out) {
+  if (plan->verdict != kBucketPath) return;
+  const std::uint32_t listed = large ? plan->large_buckets : plan->wide_buckets;
+  constexpr std::uint32_t kCapacity = kThreads * kItems;
+  using Load = cub::BlockLoad<std::uint32_t, kThreads, kItems, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
+  __shared__ union {
+    typename Load::TempStorage load;
+    typename BucketRadixSort<kThreads, kItems, kRadixBits>::TempStorage sort;
+  } storage;
+  __shared__ std::uint32_t range_parts[2 * kThreads / 32];
+  for (std::uint32_t block = blockIdx.x; block < listed; block += gridDim.x) {
+    const std::uint32_t bucket = list[block];
+    const std::uint32_t pairs = counts[bucket];
+    if (pairs > kCapacity) continue;
+    __syncthreads();  // the last bucket of this block is done with the shared memory
+    const int count = static_cast<int>(pairs);
+    const std::size_t from = static_cast<std::size_t>(bucket) * kBucketCapacity;
+    std::uint32_t key[kItems], value[kItems];
+    Load(storage.load).Load(bucketed_keys + from, key, count, 0xFFFFFFFFu);
+    __syncthreads();
+    Load(storage.load).Load(bucketed_values + from, value, count, 0u);
+    bool valid[kItems];
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) valid[j] = static_cast<int>(threadIdx.x) * kItems + j < count;
+    std::uint32_t low, high;
+    bucket_key_range<kThreads, kItems>(key, valid, range_parts, low, high);
+    __syncthreads();  // the loads are done with the shared memory the sort takes
+    if (high == low) {
+      const float only = key_from_ordered(low);
+      for (int at = static_cast<int>(threadIdx.x); at < count; at += kThreads) {
+        keys_out[starts[bucket] + at] = only;
+        values_out[starts[bucket] + at] = bucketed_values[from + at];
+      }
+      continue;
+    }
+    radix_sort_bucket<kThreads, kItems, kRadixBits>(key, value, count, low, high - low, storage.sort, starts[bucket],
+                                                    keys_out, values_out);
+  }
+}
+
+}  // namespace depthsort::run_bucket
