@@ -1,8 +1,8 @@
 // run-bucket beyond the generic suite and the coherent sequences: one instance through a chain of
 // unrelated inputs (sizes from 1 to 16M, input in key order and not), each of its paths seen taken
-// (the bucket path on input in nearly key order, cub-radix on input that is not, and the fall back
-// after a bucket overflowed; CUB on the bits narrow keys differ in, one key value copied), every
-// result checked against the CPU reference.
+// (the bucket path on input in nearly key order, cub-radix on input that is not, buckets beyond
+// their room sorted with the spill area, and the fall back where that runs out; CUB on the bits
+// narrow keys differ in, one key value copied), every result checked against the CPU reference.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -165,6 +165,28 @@ TEST_F(RunBucket, ExactAfterABucketOverflows) {
     keys[run_bucket::sample_position(j, n, samples)] = static_cast<float>(j);
   const CheckResult result = sort_and_check(*sorter, keys);
   EXPECT_EQ(last_steps(*sorter), "sample,plan,scatter,bucket starts,bucket sort,check,fallback-cub");
+  EXPECT_TRUE(result.ok) << result.message;
+}
+
+// Splitters from sorted keys, then the same keys with two runs of tens of thousands of pairs whose
+// keys lie within one bucket each (ten and six times its share): the two buckets keep their
+// room's pairs in their regions, the rest goes to the spill area, and both are sorted after the
+// others, together; the bucket path still runs and the result is exact.
+TEST_F(RunBucket, SortsBucketsBeyondTheirRoomFromTheSpillArea) {
+  const std::size_t n = std::size_t{4} << 20;
+  const std::unique_ptr<Sorter> sorter = make_reserved(n, "span=0");
+  const std::vector<float> sorted = make_keys(Distribution::Sorted, n);
+  ASSERT_TRUE(sort_and_check(*sorter, sorted).ok);
+  ASSERT_TRUE(sort_and_check(*sorter, sorted).ok);
+  ASSERT_EQ(last_steps(*sorter), "plan,scatter,bucket starts,bucket sort,check");
+  std::vector<float> keys = sorted;
+  // A bucket holds the sorted keys of ranks [k * 2048, (k + 1) * 2048): each run takes its keys
+  // from the 500 ranks after its bucket's first + 100, in a scrambled order.
+  for (const auto& [first, run] : {std::pair<std::size_t, std::size_t>{n / 2 + 100, 20000},
+                                  std::pair<std::size_t, std::size_t>{n / 4 + 100, 12000}})
+    for (std::size_t i = 0; i < run; ++i) keys[first + i] = sorted[first + i * 7 % 500];
+  const CheckResult result = sort_and_check(*sorter, keys);
+  EXPECT_EQ(last_steps(*sorter), "plan,scatter,bucket starts,bucket sort,check,overflowed buckets");
   EXPECT_TRUE(result.ok) << result.message;
 }
 

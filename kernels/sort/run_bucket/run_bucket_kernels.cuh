@@ -67,15 +67,24 @@ static_assert(kWindow == 1u << kWindowBits);
 
 // What the plan and the scatter leave for the host (zeroed by finish_kernel for the next sort).
 struct Plan {
-  std::uint32_t outside_samples;    // samples outside their tile's window (plan_kernel)
-  std::uint32_t spread_sum;         // the buckets each tile's samples span, summed over tiles (plan_kernel)
-  std::uint32_t max_sample_count;   // the most samples in one bucket (plan_kernel)
-  std::uint32_t plan_blocks_done;   // plan_kernel's blocks that have counted
-  std::uint32_t verdict;            // plan_kernel's last block: Verdict
-  std::uint32_t overflow;           // a bucket received more than kBucketCapacity pairs
-  std::uint32_t large_buckets;      // buckets too large for the small sort shape (bucket_starts_kernel)
-  std::uint32_t wide_buckets;       // buckets the small shape sorts by radix (bucket_starts_kernel)
+  std::uint32_t outside_samples;     // samples outside their tile's window (plan_kernel)
+  std::uint32_t spread_sum;          // the buckets each tile's samples span, summed over tiles (plan_kernel)
+  std::uint32_t hot_buckets;         // buckets with more samples than their room holds (plan_kernel)
+  std::uint32_t excess_samples;      // the samples beyond that room, summed over those buckets (plan_kernel)
+  std::uint32_t plan_blocks_done;    // plan_kernel's blocks that have counted
+  std::uint32_t verdict;             // plan_kernel's last block: Verdict
+  std::uint32_t spilled_pairs;       // pairs beyond their bucket's room, in the spill area (scatter_kernel)
+  std::uint32_t overflow;            // the spill area or the list of overflowed buckets ran out: the fallback
+  std::uint32_t overflowed_buckets;  // buckets beyond their room (bucket_starts_kernel)
+  std::uint32_t large_buckets;       // buckets too large for the small sort shape (bucket_starts_kernel)
+  std::uint32_t wide_buckets;        // buckets the small shape sorts by radix (bucket_starts_kernel)
 };
+
+// A bucket that receives more than kBucketCapacity pairs keeps that many in its region; the rest
+// go to the spill area, and the bucket is sorted after the others with every other overflowed
+// bucket (overflow.cuh). At most this many buckets overflow, and the spill area holds n/64 pairs:
+// beyond either, the fallback (the plan judges the same from its sample).
+inline constexpr std::uint32_t kMostOverflowedBuckets = 16;
 
 // The plan's decision, taken on the device so that the bucket path runs without a read-back
 // before its end: every later kernel of the path returns at once unless it is kBucketPath.
@@ -146,7 +155,8 @@ __device__ __forceinline__ void judge_tile_samples(std::uint32_t bucket, bool va
 __global__ void __launch_bounds__(256) plan_kernel(const float* __restrict__ keys, std::uint32_t n, std::uint32_t m,
                                                    const std::uint32_t* __restrict__ splitters, std::uint32_t buckets,
                                                    std::uint32_t* __restrict__ sample_counts, Plan* plan,
-                                                   std::uint32_t most_outside, std::uint32_t most_in_a_bucket) {
+                                                   std::uint32_t most_outside, std::uint32_t most_in_a_bucket,
+                                                   std::uint32_t most_excess_samples) {
   const std::uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
   const bool valid = j < m;
   // The scatter's bucket (with its spread of a repeated splitter value by tile) for the balance.
@@ -156,8 +166,11 @@ __global__ void __launch_bounds__(256) plan_kernel(const float* __restrict__ key
   // One atomic per warp and bucket (a heavy key value sends every sample to one bucket).
   const unsigned peers = __match_any_sync(0xFFFFFFFFu, valid ? b : 0xFFFFFFFFu);
   if (valid && static_cast<int>(threadIdx.x & 31) == __ffs(peers) - 1) {
-    const std::uint32_t in_bucket = atomicAdd(&sample_counts[b], __popc(peers)) + __popc(peers);
-    if (in_bucket > kSamplesPerBucket) atomicMax(&plan->max_sample_count, in_bucket);
+    const std::uint32_t before = atomicAdd(&sample_counts[b], __popc(peers)), after = before + __popc(peers);
+    if (after > most_in_a_bucket) {
+      atomicAdd(&plan->excess_samples, after - max(before, most_in_a_bucket));
+      if (before <= most_in_a_bucket) atomicAdd(&plan->hot_buckets, 1u);
+    }
   }
   __syncthreads();
   if (threadIdx.x == 0) {
@@ -165,10 +178,9 @@ __global__ void __launch_bounds__(256) plan_kernel(const float* __restrict__ key
     if (atomicAdd(&plan->plan_blocks_done, 1u) == gridDim.x - 1) {
       __threadfence();
       const std::uint32_t outside_samples = atomicAdd(&plan->outside_samples, 0u);
-      const std::uint32_t max_sample_count = atomicAdd(&plan->max_sample_count, 0u);
-      plan->verdict = outside_samples > most_outside        ? kIncoherent
-                      : max_sample_count > most_in_a_bucket ? kUnfit
-                                                            : kBucketPath;
+      const bool unfit = atomicAdd(&plan->hot_buckets, 0u) > kMostOverflowedBuckets ||
+                         atomicAdd(&plan->excess_samples, 0u) > most_excess_samples;
+      plan->verdict = outside_samples > most_outside ? kIncoherent : unfit ? kUnfit : kBucketPath;
     }
   }
 }
@@ -228,8 +240,9 @@ __global__ void keep_from_output_kernel(const float* __restrict__ keys_out, std:
 }
 
 // The buckets' places in the output, an exclusive sum of their counts (count + 1 entries, the
-// last the total), in one block; and two lists: the buckets too large for the small sort shape
-// (for the large one), and those of the small one that its counting sort cannot take (by radix).
+// last the total), in one block; and three lists: the buckets beyond their room (sorted with the
+// spill area), the buckets too large for the small sort shape (for the large one), and those of
+// the small one that its counting sort cannot take (by radix).
 inline constexpr int kStartsThreads = 1024;
 inline constexpr int kStartsItems = (kMaxBuckets + 1 + kStartsThreads - 1) / kStartsThreads;
 __global__ void __launch_bounds__(kStartsThreads) bucket_starts_kernel(const std::uint32_t* __restrict__ counts,
@@ -239,6 +252,7 @@ __global__ void __launch_bounds__(kStartsThreads) bucket_starts_kernel(const std
                                                                        std::uint32_t* __restrict__ starts,
                                                                        std::uint32_t* __restrict__ large_list,
                                                                        std::uint32_t* __restrict__ wide_list,
+                                                                       std::uint32_t* __restrict__ overflowed_list,
                                                                        Plan* plan) {
   if (plan->verdict != kBucketPath) return;
   using Scan = cub::BlockScan<std::uint32_t, kStartsThreads>;
@@ -255,7 +269,13 @@ __global__ void __launch_bounds__(kStartsThreads) bucket_starts_kernel(const std
     const std::uint32_t b = threadIdx.x * kStartsItems + k;
     if (b <= buckets) starts[b] = start[k];
     if (b >= buckets || count[k] == 0) continue;
-    if (count[k] > small_capacity)
+    if (count[k] > kBucketCapacity) {
+      const std::uint32_t at = atomicAdd(&plan->overflowed_buckets, 1u);
+      if (at < kMostOverflowedBuckets)
+        overflowed_list[at] = b;
+      else
+        atomicOr(&plan->overflow, 1u);
+    } else if (count[k] > small_capacity)
       large_list[atomicAdd(&plan->large_buckets, 1u)] = b;
     else if (!counting_sorts(splitters, buckets - 1, b))
       wide_list[atomicAdd(&plan->wide_buckets, 1u)] = b;
@@ -294,6 +314,34 @@ __device__ __forceinline__ std::uint32_t add_by_group(std::uint32_t* counters, s
   return base + __popc(peers & ((1u << lane) - 1u));
 }
 
+// Where the pairs beyond their bucket's room go.
+struct SpillArea {
+  std::uint32_t* keys;
+  std::uint32_t* values;
+  std::uint32_t capacity;
+};
+
+// Puts this lane's pair in the spill area if `spill` (one atomic a warp); where the area is full,
+// sets `full` instead. Every lane of the warp calls it.
+__device__ __forceinline__ void spill_pair(bool spill, std::uint32_t key, std::uint32_t value, SpillArea area,
+                                           Plan* plan, bool& full) {
+  const unsigned spilling = __ballot_sync(0xFFFFFFFFu, spill);
+  if (spilling == 0) return;
+  const unsigned lane = threadIdx.x & 31;
+  const int leader = __ffs(spilling) - 1;
+  std::uint32_t base = 0;
+  if (static_cast<int>(lane) == leader) base = atomicAdd(&plan->spilled_pairs, __popc(spilling));
+  base = __shfl_sync(0xFFFFFFFFu, base, leader);
+  if (!spill) return;
+  const std::uint32_t at = base + __popc(spilling & ((1u << lane) - 1u));
+  if (at < area.capacity) {
+    area.keys[at] = key;
+    area.values[at] = value;
+  } else {
+    full = true;
+  }
+}
+
 // The scatter. Each block loops over tiles of kTile consecutive pairs: every key's bucket by the
 // splitter table and a short search (through the read-only cache). The pairs whose buckets lie within kWindow around the bucket of the
 // tile's middle pair are counted per bucket in shared memory (one atomic per warp and bucket),
@@ -302,13 +350,13 @@ __device__ __forceinline__ std::uint32_t add_by_group(std::uint32_t* counters, s
 // consecutive places of a bucket's run. The pairs outside the window (a few keys that moved far
 // since the last frame) reserve their places per warp and bucket in global memory and are written
 // directly. The order of equal keys is not kept. Buckets are regions of kBucketCapacity pairs; a
-// pair beyond its bucket's room is not written and sets plan->overflow (the host then sorts with
-// the fallback).
+// pair beyond its bucket's room goes to the spill area, and where that is full sets
+// plan->overflow (the host then sorts with the fallback).
 __global__ void __launch_bounds__(kTileThreads, kScatterBlocksPerMultiprocessor) scatter_kernel(
     const float* __restrict__ keys, const std::uint32_t* __restrict__ values, std::uint32_t n,
     const std::uint32_t* __restrict__ splitters, const std::uint32_t* __restrict__ table, std::uint32_t buckets,
     std::uint32_t* __restrict__ cursors, std::uint32_t* __restrict__ bucketed_keys,
-    std::uint32_t* __restrict__ bucketed_values, Plan* plan) {
+    std::uint32_t* __restrict__ bucketed_values, SpillArea spill, Plan* plan) {
   if (plan->verdict != kBucketPath) return;
   const std::uint32_t table_first = table[kTableSlots + 1], table_shift = table[kTableSlots + 2];
   constexpr int kWindowItems = kWindow / kTileThreads;
@@ -359,15 +407,13 @@ __global__ void __launch_bounds__(kTileThreads, kScatterBlocksPerMultiprocessor)
       rank[j] = add_by_group<kWindowBits>(counters, inside ? bucket[j] - low : 0u, inside);
       if (!__any_sync(0xFFFFFFFFu, valid && !inside)) continue;
       const std::uint32_t at = add_by_group(cursors, valid && !inside ? bucket[j] : 0u, valid && !inside);
-      if (valid && !inside) {
-        if (at < kBucketCapacity) {
-          const std::uint32_t to = bucket[j] * kBucketCapacity + at;
-          bucketed_keys[to] = key[j];
-          bucketed_values[to] = values[base + s];
-        } else {
-          overflow = true;
-        }
+      const std::uint32_t value = valid && !inside ? values[base + s] : 0u;
+      if (valid && !inside && at < kBucketCapacity) {
+        const std::uint32_t to = bucket[j] * kBucketCapacity + at;
+        bucketed_keys[to] = key[j];
+        bucketed_values[to] = value;
       }
+      spill_pair(valid && !inside && at >= kBucketCapacity, key[j], value, spill, plan, overflow);
     }
     __syncthreads();
     std::uint32_t tally[kWindowItems], first[kWindowItems], inside_total;
@@ -398,17 +444,19 @@ __global__ void __launch_bounds__(kTileThreads, kScatterBlocksPerMultiprocessor)
 #pragma unroll
     for (int j = 0; j < kTileItems; ++j) {
       const std::uint32_t p = j * kTileThreads + threadIdx.x;
+      bool beyond = false;
       if (p < in_window) {
         const std::uint32_t b = staged_buckets[p];
         const std::uint32_t at = counters[b] + (p - firsts[b]);
-        if (at < kBucketCapacity) {
+        beyond = at >= kBucketCapacity;
+        if (!beyond) {
           const std::uint32_t to = (low + b) * kBucketCapacity + at;
           bucketed_keys[to] = staged_keys[p];
           bucketed_values[to] = staged_values[p];
-        } else {
-          overflow = true;
         }
       }
+      if (__any_sync(0xFFFFFFFFu, beyond))
+        spill_pair(beyond, staged_keys[p], staged_values[p], spill, plan, overflow);  // p < kTile
     }
     if (__syncthreads_or(overflow) && threadIdx.x == 0) atomicOr(&plan->overflow, 1u);
   }

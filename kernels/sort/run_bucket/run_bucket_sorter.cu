@@ -16,6 +16,7 @@
 #include <cub/device/device_radix_sort.cuh>
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -30,6 +31,7 @@
 #include "sort/primitives/launch.hpp"
 #include "sort/primitives/dynamic_smem.hpp"
 #include "sort/run_bucket/bucket_sort.cuh"
+#include "sort/run_bucket/overflow.cuh"
 #include "sort/run_bucket/run_bucket_kernels.cuh"
 #include "sort/run_bucket/run_bucket_sorter.hpp"
 
@@ -47,6 +49,11 @@ constexpr auto kLargeBucketSort =
 
 // The most pairs the bucket path takes: kMaxBuckets buckets of kBucketTarget pairs.
 constexpr std::size_t kMaxBucketPairs = std::size_t{kMaxBuckets} * kBucketTarget;
+
+// Pairs beyond their bucket's room that a sort of n pairs keeps (more: the fallback). Sorting more
+// after the other buckets cost more than the fallback saves (the cuts path's shots spilled up to
+// a million pairs at 15M: 0.4 ms).
+std::size_t spill_capacity_for(std::size_t n) { return std::max<std::size_t>(n / 64, kBucketCapacity); }
 
 std::uint32_t buckets_for(std::size_t n) {
   return static_cast<std::uint32_t>(std::max<std::size_t>(2, (n + kBucketTarget - 1) / kBucketTarget));
@@ -68,9 +75,7 @@ class RunBucketSorter final : public Sorter {
  protected:
   void do_reserve(std::size_t max_n) override {
     // A larger reservation must not need the old and the new workspace at once.
-    for (auto* buffer : {&bucketed_keys_, &bucketed_values_, &sample_, &sorted_sample_, &splitters_,
-                         &splitter_table_, &cursors_, &starts_, &sample_counts_, &large_list_, &wide_list_, &probe_counters_})
-      *buffer = {};
+    for (DeviceBuffer<std::uint32_t>* buffer : word_buffers()) *buffer = {};
     reuse_splitters_ = false;
     expect_fallback_ = false;
     probe_pending_ = false;
@@ -85,6 +90,15 @@ class RunBucketSorter final : public Sorter {
     const std::uint32_t samples = buckets * kSamplesPerBucket;
     bucketed_keys_ = DeviceBuffer<std::uint32_t>(std::size_t{buckets} * kBucketCapacity, owner);
     bucketed_values_ = DeviceBuffer<std::uint32_t>(std::size_t{buckets} * kBucketCapacity, owner);
+    // The spill area holds a 64th of the pairs; the overflowed buckets' sort, their regions too.
+    const std::size_t spill_capacity = spill_capacity_for(bucket_n);
+    spill_keys_ = DeviceBuffer<std::uint32_t>(spill_capacity, owner);
+    spill_values_ = DeviceBuffer<std::uint32_t>(spill_capacity, owner);
+    const std::size_t overflowed_pairs =
+        std::size_t{std::min(kMostOverflowedBuckets, buckets)} * kBucketCapacity + spill_capacity;
+    for (auto* buffer : {&overflowed_keys_, &overflowed_values_, &sorted_overflowed_keys_, &sorted_overflowed_values_})
+      *buffer = DeviceBuffer<std::uint32_t>(overflowed_pairs, owner);
+    overflowed_list_ = DeviceBuffer<std::uint32_t>(kMostOverflowedBuckets, owner);
     sample_ = DeviceBuffer<std::uint32_t>(samples, owner);
     sorted_sample_ = DeviceBuffer<std::uint32_t>(samples, owner);
     splitters_ = DeviceBuffer<std::uint32_t>(kSplitterSlots, owner);
@@ -111,12 +125,16 @@ class RunBucketSorter final : public Sorter {
     DEPTHSORT_CUDA_CHECK(cudaMemset(plan_.data(), 0, plan_.bytes()));
     DEPTHSORT_CUDA_CHECK(cudaMemset(cursors_.data(), 0, cursors_.bytes()));
     DEPTHSORT_CUDA_CHECK(cudaMemset(sample_counts_.data(), 0, sample_counts_.bytes()));
-    std::size_t sort_bytes = 0, fallback_bytes = 0;
+    std::size_t sort_bytes = 0, fallback_bytes = 0, overflowed_bytes = 0;
     DEPTHSORT_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, sort_bytes, sample_.data(), sorted_sample_.data(),
                                                         static_cast<int>(samples)));
+    DEPTHSORT_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, overflowed_bytes, overflowed_keys_.data(),
+                                                         sorted_overflowed_keys_.data(), overflowed_values_.data(),
+                                                         sorted_overflowed_values_.data(),
+                                                         static_cast<int>(overflowed_pairs)));
     DEPTHSORT_CUDA_CHECK(primitives::cub_radix_sort_pairs<float>(nullptr, fallback_bytes, nullptr, nullptr, nullptr,
                                                                  nullptr, max_n, 32, nullptr));
-    temp_ = DeviceBuffer<unsigned char>(std::max({sort_bytes, fallback_bytes, std::size_t{1}}), owner);
+    temp_ = DeviceBuffer<unsigned char>(std::max({sort_bytes, fallback_bytes, overflowed_bytes, std::size_t{1}}), owner);
     zero_fixup_ = SignedZeroFixup(max_n, owner);
     int per_multiprocessor = 0;
     DEPTHSORT_CUDA_CHECK(
@@ -127,12 +145,9 @@ class RunBucketSorter final : public Sorter {
     DEPTHSORT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, kCountingBucketSort,
                                                                      kSmallSort.threads, kCountingStagedBytes));
     counting_blocks_ = static_cast<unsigned>(std::max(1, per_multiprocessor) * multiprocessors);
-    wide_blocks_ = static_cast<unsigned>(kSmallSort.min_blocks * multiprocessors);
     large_blocks_ = static_cast<unsigned>(multiprocessors);
-    workspace_bytes_ = bucketed_keys_.bytes() + bucketed_values_.bytes() + sample_.bytes() + sorted_sample_.bytes() +
-                       splitters_.bytes() + splitter_table_.bytes() + cursors_.bytes() + starts_.bytes() + sample_counts_.bytes() +
-                       large_list_.bytes() + wide_list_.bytes() + probe_counters_.bytes() + plan_.bytes() + temp_.bytes() +
-                       range_reader_.bytes();
+    workspace_bytes_ = plan_.bytes() + temp_.bytes() + range_reader_.bytes();
+    for (const DeviceBuffer<std::uint32_t>* buffer : word_buffers()) workspace_bytes_ += buffer->bytes();
   }
 
   void do_sort(const SortBuffers& b, cudaStream_t stream, StepTimer& timer) override {
@@ -166,10 +181,12 @@ class RunBucketSorter final : public Sorter {
     // back at these sizes: this sort falls back, and its output gives the next one's splitters.
     const Plan plan = attempt(b, buckets, !last_splitters, stream, timer);
     const bool bucket_path = plan.verdict == kBucketPath && plan.overflow == 0;
-    if (bucket_path)
+    if (bucket_path) {
+      if (plan.spilled_pairs != 0) sort_overflowed_buckets(b, plan, stream, timer);
       segment_count_ = buckets;
-    else
+    } else {
       fall_back(b, stream, timer);
+    }
     // Keys narrow enough for the span sort, in tiles spread wider than max_spread: the span sort
     // next time (a probe beside it says when the bucket path would be faster again).
     expect_fallback_ = !bucket_path || (span_sort_pays(b.n) && plan.spread_sum > std::uint64_t{max_spread_} * buckets);
@@ -189,6 +206,27 @@ class RunBucketSorter final : public Sorter {
     pick_splitters_kernel<<<primitives::grid_for(kSplitterSlots, 256), 256, 0, stream>>>(sorted_sample_.data(),
                                                                                         buckets, splitters_.data());
     DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket pick_splitters_kernel");
+  }
+
+  // The buckets beyond their room (overflow.cuh), once the plan says which: their regions and the
+  // spill area gathered, sorted by CUB and written at their places.
+  void sort_overflowed_buckets(const SortBuffers& b, const Plan& plan, cudaStream_t stream, StepTimer& timer) {
+    StepScope step(timer, "overflowed buckets");
+    const std::uint32_t pairs = plan.overflowed_buckets * kBucketCapacity + plan.spilled_pairs;
+    gather_overflowed_kernel<<<primitives::grid_for(pairs, 256), 256, 0, stream>>>(
+        overflowed_list_.data(), plan.overflowed_buckets, bucketed_keys_.data(), bucketed_values_.data(),
+        spill_keys_.data(), spill_values_.data(), plan.spilled_pairs, overflowed_keys_.data(),
+        overflowed_values_.data());
+    DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket gather_overflowed_kernel");
+    std::size_t bytes = temp_.bytes();
+    DEPTHSORT_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp_.data(), bytes, overflowed_keys_.data(),
+                                                         sorted_overflowed_keys_.data(), overflowed_values_.data(),
+                                                         sorted_overflowed_values_.data(), static_cast<int>(pairs), 0,
+                                                         32, stream));
+    place_overflowed_kernel<<<primitives::grid_for(pairs, 256), 256, 0, stream>>>(
+        sorted_overflowed_keys_.data(), sorted_overflowed_values_.data(), pairs, overflowed_list_.data(),
+        plan.overflowed_buckets, starts_.data(), b.keys_out, b.values_out);
+    DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket place_overflowed_kernel");
   }
 
   // Whether the last probe found its input fit for the bucket path: coherent and, where the span
@@ -235,9 +273,13 @@ class RunBucketSorter final : public Sorter {
       StepScope step(timer, "plan");
       const auto most_outside =
           static_cast<std::uint32_t>(std::uint64_t{max_outside_permille_} * samples / 1000);
+      // Fresh splitters come from this sample: no bucket is judged by it. Otherwise what the
+      // sample says goes beyond the buckets' room should fill at most half the spill area.
+      const auto most_excess_samples =
+          static_cast<std::uint32_t>(spill_capacity_for(n) / 2 / (kBucketTarget / kSamplesPerBucket));
       plan_kernel<<<primitives::grid_for(samples, 256), 256, 0, stream>>>(
           b.keys_in, n, samples, splitters_.data(), buckets, sample_counts_.data(), plan_.data(), most_outside,
-          fresh ? 0xFFFFFFFFu : kMostSamplesInABucket);
+          fresh ? 0xFFFFFFFFu : kMostSamplesInABucket, fresh ? 0xFFFFFFFFu : most_excess_samples);
       DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket plan_kernel");
     }
     {
@@ -247,14 +289,16 @@ class RunBucketSorter final : public Sorter {
       DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket splitter_table_kernel");
       scatter_kernel<<<primitives::grid_for(n, kTile, scatter_blocks_), kTileThreads, 0, stream>>>(
           b.keys_in, b.values_in, n, splitters_.data(), splitter_table_.data(), buckets, cursors_.data(),
-          bucketed_keys_.data(), bucketed_values_.data(), plan_.data());
+          bucketed_keys_.data(), bucketed_values_.data(),
+          SpillArea{spill_keys_.data(), spill_values_.data(), static_cast<std::uint32_t>(spill_capacity_for(n))},
+          plan_.data());
       DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket scatter_kernel");
     }
     {
       StepScope step(timer, "bucket starts");
       bucket_starts_kernel<<<1, kStartsThreads, 0, stream>>>(cursors_.data(), buckets, kSmallSort.capacity(),
                                                              splitters_.data(), starts_.data(), large_list_.data(),
-                                                             wide_list_.data(), plan_.data());
+                                                             wide_list_.data(), overflowed_list_.data(), plan_.data());
       DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket bucket_starts_kernel");
     }
     {
@@ -264,7 +308,7 @@ class RunBucketSorter final : public Sorter {
           bucketed_keys_.data(), bucketed_values_.data(), cursors_.data(), starts_.data(), splitters_.data(), buckets,
           plan, b.keys_out, b.values_out);
       DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket counting_bucket_sort_kernel");
-      kWideBucketSort<<<wide_blocks_, kSmallSort.threads, 0, stream>>>(
+      kWideBucketSort<<<buckets, kSmallSort.threads, 0, stream>>>(
           bucketed_keys_.data(), bucketed_values_.data(), cursors_.data(), starts_.data(), wide_list_.data(),
           false, plan, b.keys_out, b.values_out);
       DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket radix_bucket_sort_kernel (wide)");
@@ -373,12 +417,21 @@ class RunBucketSorter final : public Sorter {
   SignedZeroFixup zero_fixup_;
   unsigned scatter_blocks_ = 1;
   unsigned counting_blocks_ = 1;
-  unsigned wide_blocks_ = 1;
   unsigned large_blocks_ = 1;
   std::size_t workspace_bytes_ = 0;
   std::uint32_t segment_count_ = 0;
   DeviceBuffer<std::uint32_t> bucketed_keys_, bucketed_values_, sample_, sorted_sample_, splitters_,
-      splitter_table_, cursors_, starts_, sample_counts_, large_list_, wide_list_, probe_counters_;
+      splitter_table_, cursors_, starts_, sample_counts_, large_list_, wide_list_, probe_counters_, spill_keys_,
+      spill_values_, overflowed_list_, overflowed_keys_, overflowed_values_, sorted_overflowed_keys_,
+      sorted_overflowed_values_;
+  // Every buffer of words above, for the reservation and the workspace's size.
+  std::array<DeviceBuffer<std::uint32_t>*, 19> word_buffers() {
+    return {&bucketed_keys_,       &bucketed_values_,   &sample_,           &sorted_sample_,
+            &splitters_,           &splitter_table_,    &cursors_,          &starts_,
+            &sample_counts_,       &large_list_,        &wide_list_,        &probe_counters_,
+            &spill_keys_,          &spill_values_,      &overflowed_list_,  &overflowed_keys_,
+            &overflowed_values_,   &sorted_overflowed_keys_, &sorted_overflowed_values_};
+  }
   // Made at the first reservation (the registry builds sorters where there is no device): the
   // probe's stream, the events that fork it from the caller's and mark its end, and the last
   // probe's verdict (samples outside their window, the tiles' spreads), written there by the device.
