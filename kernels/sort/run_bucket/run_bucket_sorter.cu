@@ -2,9 +2,10 @@
 // (reserved once) and the last sort's splitters, and runs the steps on the caller's stream:
 // sample (only where no sort of this size came before: later ones take the last sort's output at
 // equal ranks as their splitters), plan (the verdict, taken on the device), scatter, bucket
-// starts, bucket sort, check (the one read-back: the verdict and whether every bucket fit); or
-// the fallback, CUB's radix sort, where the input is small, large or incoherent, the splitters do
-// not fit it, or a bucket overflowed. After a fallback the next sort falls back at once, with a
+// starts, bucket sort, check (the one read-back: the verdict and whether the spill area held the
+// pairs beyond their buckets' room), and, where some did not fit, the overflowed buckets; or the
+// fallback, CUB's radix sort, where the input is small, large or incoherent, the splitters do not
+// fit it, or the spill area ran out. After a fallback the next sort falls back at once, with a
 // probe of its input on a stream beside it (read without a wait by the sort after), until a probe
 // finds the input coherent. Where the last sort's keys differed in at most 24 low bits (a depth
 // range between two powers of two four apart, say), the fallback first finds this input's range
