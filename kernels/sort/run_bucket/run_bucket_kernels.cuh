@@ -91,7 +91,7 @@ inline constexpr std::uint32_t kMostOverflowedBuckets = 16;
 enum Verdict : std::uint32_t {
   kBucketPath = 0,
   kIncoherent = 1,  // too many pairs far from their tile's window: the library sort
-  kUnfit = 2,       // the last sort's splitters leave a bucket too full: the library sort
+  kUnfit = 2,       // the last sort's splitters leave too many buckets, or pairs, beyond their room: the library sort
 };
 
 // Buckets whose keys span fewer values than this are sorted by counting (one pass).
@@ -343,11 +343,11 @@ __device__ __forceinline__ void spill_pair(bool spill, std::uint32_t key, std::u
 }
 
 // The scatter. Each block loops over tiles of kTile consecutive pairs: every key's bucket by the
-// splitter table and a short search (through the read-only cache). The pairs whose buckets lie within kWindow around the bucket of the
-// tile's middle pair are counted per bucket in shared memory (one atomic per warp and bucket),
-// room is reserved at each bucket's front with one global atomic per bucket and tile, the pairs
-// are staged in shared memory grouped by bucket and written from there: consecutive threads write
-// consecutive places of a bucket's run. The pairs outside the window (a few keys that moved far
+// splitter table and a short search (through the read-only cache). The pairs whose buckets lie
+// within kWindow around the bucket of the tile's middle pair are counted per bucket in shared
+// memory (one atomic per warp and bucket), room is reserved at each bucket's front with one global
+// atomic per bucket and tile, the pairs are staged in shared memory grouped by bucket and written
+// from there: consecutive threads write consecutive places of a bucket's run. The pairs outside the window (a few keys that moved far
 // since the last frame) reserve their places per warp and bucket in global memory and are written
 // directly. The order of equal keys is not kept. Buckets are regions of kBucketCapacity pairs; a
 // pair beyond its bucket's room goes to the spill area, and where that is full sets

@@ -427,11 +427,11 @@ class RunBucketSorter final : public Sorter {
       sorted_overflowed_values_;
   // Every buffer of words above, for the reservation and the workspace's size.
   std::array<DeviceBuffer<std::uint32_t>*, 19> word_buffers() {
-    return {&bucketed_keys_,       &bucketed_values_,   &sample_,           &sorted_sample_,
-            &splitters_,           &splitter_table_,    &cursors_,          &starts_,
-            &sample_counts_,       &large_list_,        &wide_list_,        &probe_counters_,
-            &spill_keys_,          &spill_values_,      &overflowed_list_,  &overflowed_keys_,
-            &overflowed_values_,   &sorted_overflowed_keys_, &sorted_overflowed_values_};
+    return {&bucketed_keys_,   &bucketed_values_, &sample_,          &sorted_sample_,
+            &splitters_,       &splitter_table_,  &cursors_,         &starts_,
+            &sample_counts_,   &large_list_,      &wide_list_,       &probe_counters_,
+            &spill_keys_,      &spill_values_,    &overflowed_list_, &overflowed_keys_,
+            &overflowed_values_, &sorted_overflowed_keys_, &sorted_overflowed_values_};
   }
   // Made at the first reservation (the registry builds sorters where there is no device): the
   // probe's stream, the events that fork it from the caller's and mark its end, and the last
