@@ -129,10 +129,10 @@ class RunBucketSorter final : public Sorter {
     std::size_t sort_bytes = 0, fallback_bytes = 0, overflowed_bytes = 0;
     DEPTHSORT_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, sort_bytes, sample_.data(), sorted_sample_.data(),
                                                         static_cast<int>(samples)));
-    DEPTHSORT_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, overflowed_bytes, overflowed_keys_.data(),
-                                                         sorted_overflowed_keys_.data(), overflowed_values_.data(),
-                                                         sorted_overflowed_values_.data(),
-                                                         static_cast<int>(overflowed_pairs)));
+    DEPTHSORT_CUDA_CHECK(primitives::cub_radix_sort_pairs(nullptr, overflowed_bytes, overflowed_keys_.data(),
+                                                          sorted_overflowed_keys_.data(), overflowed_values_.data(),
+                                                          sorted_overflowed_values_.data(), overflowed_pairs, 32,
+                                                          nullptr));
     DEPTHSORT_CUDA_CHECK(primitives::cub_radix_sort_pairs<float>(nullptr, fallback_bytes, nullptr, nullptr, nullptr,
                                                                  nullptr, max_n, 32, nullptr));
     temp_ = DeviceBuffer<unsigned char>(std::max({sort_bytes, fallback_bytes, overflowed_bytes, std::size_t{1}}), owner);
@@ -220,10 +220,9 @@ class RunBucketSorter final : public Sorter {
         overflowed_values_.data());
     DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket gather_overflowed_kernel");
     std::size_t bytes = temp_.bytes();
-    DEPTHSORT_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp_.data(), bytes, overflowed_keys_.data(),
-                                                         sorted_overflowed_keys_.data(), overflowed_values_.data(),
-                                                         sorted_overflowed_values_.data(), static_cast<int>(pairs), 0,
-                                                         32, stream));
+    DEPTHSORT_CUDA_CHECK(primitives::cub_radix_sort_pairs(temp_.data(), bytes, overflowed_keys_.data(),
+                                                          sorted_overflowed_keys_.data(), overflowed_values_.data(),
+                                                          sorted_overflowed_values_.data(), pairs, 32, stream));
     place_overflowed_kernel<<<primitives::grid_for(pairs, 256), 256, 0, stream>>>(
         sorted_overflowed_keys_.data(), sorted_overflowed_values_.data(), pairs, overflowed_list_.data(),
         plan.overflowed_buckets, starts_.data(), b.keys_out, b.values_out);
