@@ -5,7 +5,9 @@
 // narrow keys differ in, one key value copied), every result checked against the CPU reference.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
+#include <random>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -146,6 +148,23 @@ TEST_F(RunBucket, SortsOnlyTheBitsNarrowKeysDifferIn) {
   // enough by default, and too wide for max_spread=1.
   ASSERT_TRUE(sort_and_check(*sorter, Distribution::CameraStep, n).ok);
   EXPECT_EQ(last_steps(*sorter), "plan,scatter,bucket starts,bucket sort,check");
+  // A cut after the bucket path on narrow keys: the plan calls the attempt off. Narrow keys in no
+  // order take the key span and the span sort; wide keys skip the key span, since the plan's sample
+  // is already wider than the span sort takes.
+  std::vector<float> shuffled = make_keys(Distribution::CameraStep, n);
+  std::mt19937 shuffle_order(7);
+  std::shuffle(shuffled.begin(), shuffled.end(), shuffle_order);
+  const CheckResult cut = sort_and_check(*sorter, shuffled);
+  EXPECT_TRUE(cut.ok) << cut.message;
+  EXPECT_EQ(last_steps(*sorter), "plan,scatter,bucket starts,bucket sort,check,key span,fallback-cub (span bits)");
+  steps.clear();
+  for (int sort = 0; sort < 3 && steps != "plan,scatter,bucket starts,bucket sort,check"; ++sort) {
+    ASSERT_TRUE(sort_and_check(*sorter, Distribution::CameraStep, n).ok);
+    steps = last_steps(*sorter);
+  }
+  ASSERT_EQ(steps, "plan,scatter,bucket starts,bucket sort,check") << "back on the bucket path";
+  ASSERT_TRUE(sort_and_check(*sorter, Distribution::Uniform, n).ok);
+  EXPECT_EQ(last_steps(*sorter), "plan,scatter,bucket starts,bucket sort,check,fallback-cub");
   const std::unique_ptr<Sorter> strict = make_reserved(n, "max_spread=1");
   for (int sort = 0; sort < 4; ++sort) {
     ASSERT_TRUE(sort_and_check(*strict, Distribution::CameraStep, n).ok);

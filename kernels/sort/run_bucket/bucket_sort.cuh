@@ -232,18 +232,16 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) counting_bucket_sort_ker
   }
 }
 
-// The listed buckets (plan->large_buckets of them in large_list, or plan->wide_buckets in
-// wide_list: too large for the counting kernel's shape, or too wide for its counting sort): one
-// block a bucket in a fixed grid, loaded from its region, CUB's block radix
-// sort on the bits its keys span (one key value: copied).
-template <int kThreads, int kItems, int kMinBlocks, int kRadixBits>
-__global__ void __launch_bounds__(kThreads, kMinBlocks) radix_bucket_sort_kernel(
-    const std::uint32_t* __restrict__ bucketed_keys, const std::uint32_t* __restrict__ bucketed_values,
-    const std::uint32_t* __restrict__ counts, const std::uint32_t* __restrict__ starts,
-    const std::uint32_t* __restrict__ list, bool large, const Plan* plan, float* __restrict__ keys_out,
-    std::uint32_t* __restrict__ values_out) {
-  if (plan->verdict != kBucketPath) return;
-  const std::uint32_t listed = large ? plan->large_buckets : plan->wide_buckets;
+// The body of radix_bucket_sort_kernel: the first `listed` buckets of `list`, every gridDim.x-th
+// one by this block.
+template <int kThreads, int kItems, int kRadixBits>
+__device__ __forceinline__ void sort_listed_buckets(const std::uint32_t* __restrict__ bucketed_keys,
+                                                    const std::uint32_t* __restrict__ bucketed_values,
+                                                    const std::uint32_t* counts,
+                                                    const std::uint32_t* __restrict__ starts,
+                                                    const std::uint32_t* __restrict__ list, std::uint32_t listed,
+                                                    float* __restrict__ keys_out,
+                                                    std::uint32_t* __restrict__ values_out) {
   constexpr std::uint32_t kCapacity = kThreads * kItems;
   using Load = cub::BlockLoad<std::uint32_t, kThreads, kItems, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
   __shared__ union {
@@ -278,6 +276,36 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) radix_bucket_sort_kernel
     }
     radix_sort_bucket<kThreads, kItems, kRadixBits>(key, value, count, low, high - low, storage.sort, starts[bucket],
                                                     keys_out, values_out);
+  }
+}
+
+// The listed buckets (plan->large_buckets of them in large_list, or plan->wide_buckets in
+// wide_list: too large for the counting kernel's shape, or too wide for its counting sort): one
+// block a bucket in a fixed grid, loaded from its region, CUB's block radix sort on the bits its
+// keys span (one key value: copied). With kFinishes (the attempt's last kernel: the large shape),
+// its last block to be done ends the attempt (finish_attempt), whatever the verdict, in place of a
+// kernel of its own: counts are among the cursors it zeroes.
+template <int kThreads, int kItems, int kMinBlocks, int kRadixBits, bool kFinishes>
+__global__ void __launch_bounds__(kThreads, kMinBlocks) radix_bucket_sort_kernel(
+    const std::uint32_t* __restrict__ bucketed_keys, const std::uint32_t* __restrict__ bucketed_values,
+    const std::uint32_t* counts, const std::uint32_t* __restrict__ starts, const std::uint32_t* __restrict__ list,
+    bool large, Plan* plan, float* __restrict__ keys_out, std::uint32_t* __restrict__ values_out, AttemptEnd end) {
+  if (plan->verdict == kBucketPath)
+    sort_listed_buckets<kThreads, kItems, kRadixBits>(bucketed_keys, bucketed_values, counts, starts, list,
+                                                      large ? plan->large_buckets : plan->wide_buckets, keys_out,
+                                                      values_out);
+  if constexpr (kFinishes) {
+    __shared__ bool last;
+    __syncthreads();  // the block is done with the plan and the counts
+    if (threadIdx.x == 0) {
+      __threadfence();
+      last = atomicAdd(&plan->sort_blocks_done, 1u) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (last) {
+      __threadfence();
+      finish_attempt(plan, end);
+    }
   }
 }
 

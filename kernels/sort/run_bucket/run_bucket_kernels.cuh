@@ -8,7 +8,6 @@
 #pragma once
 
 #include <cub/block/block_scan.cuh>
-#include <cub/util_ptx.cuh>
 
 #include <cuda/functional>
 #include <cuda_pipeline.h>
@@ -17,7 +16,9 @@
 #include <cstdint>
 
 #include "depthsort/keys.hpp"
+#include "sort/primitives/key_range.hpp"
 #include "sort/primitives/pinned_mailbox.hpp"
+#include "sort/primitives/warp_block.cuh"
 #include "sort/run_bucket/sample_position.hpp"
 #include "sort/run_bucket/splitter_search.cuh"
 
@@ -65,7 +66,7 @@ inline constexpr std::uint32_t kWindow = 512;
 inline constexpr int kWindowBits = 9;
 static_assert(kWindow == 1u << kWindowBits);
 
-// What the plan and the scatter leave for the host (zeroed by finish_kernel for the next sort).
+// What the plan and the scatter leave for the host (zeroed by finish_attempt for the next sort).
 struct Plan {
   std::uint32_t outside_samples;     // samples outside their tile's window (plan_kernel)
   std::uint32_t spread_sum;          // the buckets each tile's samples span, summed over tiles (plan_kernel)
@@ -78,6 +79,8 @@ struct Plan {
   std::uint32_t overflowed_buckets;  // buckets beyond their room (bucket_starts_kernel)
   std::uint32_t large_buckets;       // buckets too large for the small sort shape (bucket_starts_kernel)
   std::uint32_t wide_buckets;        // buckets the small shape sorts by radix (bucket_starts_kernel)
+  primitives::KeyRange sample_range;  // the plan's sample's smallest and largest ordered key (plan_kernel)
+  std::uint32_t sort_blocks_done;    // blocks of the attempt's last kernel that are done (finish_attempt)
 };
 
 // A bucket that receives more than kBucketCapacity pairs keeps that many in its region; the rest
@@ -152,30 +155,67 @@ __device__ __forceinline__ void judge_tile_samples(std::uint32_t bucket, bool va
 // fit this one). The last block to finish takes the verdict. Incoherence comes first: it holds
 // with any splitters (too few buckets make the window look wide, not narrow), and the library
 // sort is the answer to it either way.
+//
+// The blocks after the first plan_blocks(m) build the scatter's splitter table (splitter_search.cuh)
+// meanwhile, one thread an entry: like the plan's searches it waits on dependent loads, and beside
+// them it costs nearly nothing, where as a kernel of its own between the plan and the scatter it
+// took about 6 microseconds of every attempt.
+DEPTHSORT_HD std::uint32_t plan_blocks(std::uint32_t m) { return (m + 255) / 256; }
+inline constexpr std::uint32_t kTableBlocks = (kTableSlots + 1 + 255) / 256;
 __global__ void __launch_bounds__(256) plan_kernel(const float* __restrict__ keys, std::uint32_t n, std::uint32_t m,
                                                    const std::uint32_t* __restrict__ splitters, std::uint32_t buckets,
                                                    std::uint32_t* __restrict__ sample_counts, Plan* plan,
                                                    std::uint32_t most_outside, std::uint32_t most_in_a_bucket,
-                                                   std::uint32_t most_excess_samples) {
+                                                   std::uint32_t most_excess_samples,
+                                                   std::uint32_t* __restrict__ splitter_table) {
+  const std::uint32_t sample_blocks = plan_blocks(m);
+  if (blockIdx.x >= sample_blocks) {
+    const std::uint32_t entry = (blockIdx.x - sample_blocks) * blockDim.x + threadIdx.x;
+    if (entry <= kTableSlots) fill_splitter_table_entry(splitters, buckets - 1, entry, splitter_table);
+    return;
+  }
+  // What the block's samples add to the plan, gathered in shared memory and added to it once (one
+  // global atomic a warp on the same few words queues them behind each other).
+  __shared__ std::uint32_t outside, spread, excess, hot;
+  __shared__ primitives::KeyRange range;
+  if (threadIdx.x == 0) {
+    outside = spread = excess = hot = 0;
+    range = {};
+  }
+  __syncthreads();
   const std::uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
   const bool valid = j < m;
+  const std::uint32_t key = valid ? ordered_key(keys[sample_position(j, n, m)]) : 0u;
   // The scatter's bucket (with its spread of a repeated splitter value by tile) for the balance.
-  const std::uint32_t b =
-      valid ? bucket_of(splitters, buckets - 1, ordered_key(keys[sample_position(j, n, m)]), j / kSamplesPerTile) : 0u;
-  judge_tile_samples(b, valid, &plan->outside_samples, &plan->spread_sum);
+  const std::uint32_t b = valid ? bucket_of(splitters, buckets - 1, key, j / kSamplesPerTile) : 0u;
+  judge_tile_samples(b, valid, &outside, &spread);
+  // The sample's key range: where the plan calls the bucket path off and the sample's keys alone
+  // are too wide for the span sort, the fallback skips the key span.
+  const std::uint32_t lo_complement = __reduce_max_sync(0xFFFFFFFFu, valid ? ~key : 0u);
+  const std::uint32_t hi = __reduce_max_sync(0xFFFFFFFFu, valid ? key : 0u);
+  if ((threadIdx.x & 31) == 0) {
+    atomicMax(&range.lo_complement, lo_complement);
+    atomicMax(&range.hi, hi);
+  }
   // One atomic per warp and bucket (a heavy key value sends every sample to one bucket).
   const unsigned peers = __match_any_sync(0xFFFFFFFFu, valid ? b : 0xFFFFFFFFu);
   if (valid && static_cast<int>(threadIdx.x & 31) == __ffs(peers) - 1) {
     const std::uint32_t before = atomicAdd(&sample_counts[b], __popc(peers)), after = before + __popc(peers);
     if (after > most_in_a_bucket) {
-      atomicAdd(&plan->excess_samples, after - max(before, most_in_a_bucket));
-      if (before <= most_in_a_bucket) atomicAdd(&plan->hot_buckets, 1u);
+      atomicAdd(&excess, after - max(before, most_in_a_bucket));
+      if (before <= most_in_a_bucket) atomicAdd(&hot, 1u);
     }
   }
   __syncthreads();
   if (threadIdx.x == 0) {
+    if (outside != 0) atomicAdd(&plan->outside_samples, outside);
+    if (spread != 0) atomicAdd(&plan->spread_sum, spread);
+    if (excess != 0) atomicAdd(&plan->excess_samples, excess);
+    if (hot != 0) atomicAdd(&plan->hot_buckets, hot);
+    atomicMax(&plan->sample_range.lo_complement, range.lo_complement);
+    atomicMax(&plan->sample_range.hi, range.hi);
     __threadfence();
-    if (atomicAdd(&plan->plan_blocks_done, 1u) == gridDim.x - 1) {
+    if (atomicAdd(&plan->plan_blocks_done, 1u) == sample_blocks - 1) {
       __threadfence();
       const std::uint32_t outside_samples = atomicAdd(&plan->outside_samples, 0u);
       const bool unfit = atomicAdd(&plan->hot_buckets, 0u) > kMostOverflowedBuckets ||
@@ -285,33 +325,21 @@ __global__ void __launch_bounds__(kStartsThreads) bucket_starts_kernel(const std
 // Bucket regions index below 2^32 (kMaxBuckets * kBucketCapacity).
 static_assert(std::uint64_t{kMaxBuckets} * kBucketCapacity <= 0xFFFFFFFFull);
 
-// Adds the lanes of this warp that share `bucket` to *counter (one atomic per group of equal
-// buckets: on input in nearly key order a warp's keys fall into one or two buckets) and returns
-// this lane's place: the group's old value plus the lanes of its group below it. Every lane of the
-// warp calls it; a lane with valid false adds nothing. With kBucketBits, buckets are below
-// 2^kBucketBits and the groups are found by one ballot a bit (CUB's MatchAny), which on the
-// scatter's window of 512 buckets is faster than the match instruction, whose result the warp
-// waited on (a quarter of the scatter's stalls on camera-step keys, Nsight Compute).
+// primitives::warp_aggregated_add (one atomic per group of lanes with equal buckets, each lane's
+// place returned) with a shortcut for the usual warp of input in nearly key order, whose keys all
+// fall into one bucket: one atomic and no grouping. With kBucketBits (the scatter's window) the
+// groups are found by ballots, which on camera-step keys was faster than the match instruction
+// (its wait was a quarter of the scatter's stalls, Nsight Compute).
 template <int kBucketBits = 0>
 __device__ __forceinline__ std::uint32_t add_by_group(std::uint32_t* counters, std::uint32_t bucket, bool valid) {
   const unsigned lane = threadIdx.x & 31;
-  // Most warps of input in nearly key order have one bucket: one atomic and no match.
   const std::uint32_t first_lane_bucket = __shfl_sync(0xFFFFFFFFu, bucket, 0);  // every lane, before any branch
   if (__all_sync(0xFFFFFFFFu, valid && bucket == first_lane_bucket)) {
     std::uint32_t base = 0;
     if (lane == 0) base = atomicAdd(&counters[bucket], 32u);
     return __shfl_sync(0xFFFFFFFFu, base, 0) + lane;
   }
-  unsigned peers;
-  if constexpr (kBucketBits == 0)
-    peers = __match_any_sync(0xFFFFFFFFu, valid ? bucket : 0xFFFFFFFFu);
-  else
-    peers = cub::MatchAny<kBucketBits + 1>(valid ? bucket : 1u << kBucketBits);
-  const int leader = __ffs(peers) - 1;
-  std::uint32_t base = 0;
-  if (valid && static_cast<int>(lane) == leader) base = atomicAdd(&counters[bucket], __popc(peers));
-  base = __shfl_sync(0xFFFFFFFFu, base, leader);
-  return base + __popc(peers & ((1u << lane) - 1u));
+  return primitives::warp_aggregated_add<kBucketBits>(counters, bucket, valid, true);
 }
 
 // Where the pairs beyond their bucket's room go.
@@ -462,23 +490,29 @@ __global__ void __launch_bounds__(kTileThreads, kScatterBlocksPerMultiprocessor)
   }
 }
 
-// The bucket path's last kernel: posts the plan to the host and zeroes what the next attempt counts
-// in (the bucket counts, the plan's samples per bucket, the plan itself), in place of three
-// memsets and a copy with a synchronisation.
-__global__ void __launch_bounds__(kStartsThreads) finish_kernel(Plan* plan, std::uint32_t* __restrict__ cursors,
-                                                                std::uint32_t* __restrict__ sample_counts,
-                                                                std::uint32_t buckets,
-                                                                primitives::Posted<Plan>* posted,
-                                                                std::uint32_t sequence) {
+// What the bucket path's end needs: where the next attempt counts (zeroed) and where the plan goes.
+struct AttemptEnd {
+  std::uint32_t* cursors = nullptr;  // the bucket counts, buckets + 1 of them
+  std::uint32_t* sample_counts = nullptr;
+  std::uint32_t buckets = 0;
+  primitives::Posted<Plan>* posted = nullptr;
+  std::uint32_t sequence = 0;
+};
+
+// The bucket path's end, by one block once every kernel of the attempt is done with the plan and
+// the counts (the last block of the last kernel): posts the plan to the host and zeroes what the
+// next attempt counts in (the bucket counts, the plan's samples per bucket, the plan itself), in
+// place of three memsets and a copy with a synchronisation.
+__device__ __forceinline__ void finish_attempt(Plan* plan, const AttemptEnd& end) {
   const Plan outcome = *plan;
   __syncthreads();  // every thread has read the plan
-  for (std::uint32_t b = threadIdx.x; b <= buckets; b += blockDim.x) {
-    cursors[b] = 0;
-    if (b < buckets) sample_counts[b] = 0;
+  for (std::uint32_t b = threadIdx.x; b <= end.buckets; b += blockDim.x) {
+    end.cursors[b] = 0;
+    if (b < end.buckets) end.sample_counts[b] = 0;
   }
   if (threadIdx.x == 0) {
     *plan = Plan{};
-    primitives::post_to_host(posted, outcome, sequence);
+    primitives::post_to_host(end.posted, outcome, end.sequence);
   }
 }
 

@@ -44,9 +44,9 @@ constexpr auto kCountingBucketSort =
     counting_bucket_sort_kernel<kSmallSort.threads, kSmallSort.items, kSmallSort.min_blocks>;
 constexpr std::size_t kCountingStagedBytes = staged_bucket_bytes<kSmallSort.threads, kSmallSort.items>();
 constexpr auto kWideBucketSort =
-    radix_bucket_sort_kernel<kSmallSort.threads, kSmallSort.items, kSmallSort.min_blocks, kSmallSort.radix_bits>;
+    radix_bucket_sort_kernel<kSmallSort.threads, kSmallSort.items, kSmallSort.min_blocks, kSmallSort.radix_bits, false>;
 constexpr auto kLargeBucketSort =
-    radix_bucket_sort_kernel<kLargeSort.threads, kLargeSort.items, kLargeSort.min_blocks, kLargeSort.radix_bits>;
+    radix_bucket_sort_kernel<kLargeSort.threads, kLargeSort.items, kLargeSort.min_blocks, kLargeSort.radix_bits, true>;
 
 // The most pairs the bucket path takes: kMaxBuckets buckets of kBucketTarget pairs.
 constexpr std::size_t kMaxBucketPairs = std::size_t{kMaxBuckets} * kBucketTarget;
@@ -122,7 +122,7 @@ class RunBucketSorter final : public Sorter {
     large_list_ = DeviceBuffer<std::uint32_t>(buckets, owner);
     wide_list_ = DeviceBuffer<std::uint32_t>(buckets, owner);
     plan_ = DeviceBuffer<Plan>(1, owner);
-    // Zero for the first attempt; each attempt's finish_kernel zeroes them for the next.
+    // Zero for the first attempt; each attempt's end (finish_attempt) zeroes them for the next.
     DEPTHSORT_CUDA_CHECK(cudaMemset(plan_.data(), 0, plan_.bytes()));
     DEPTHSORT_CUDA_CHECK(cudaMemset(cursors_.data(), 0, cursors_.bytes()));
     DEPTHSORT_CUDA_CHECK(cudaMemset(sample_counts_.data(), 0, sample_counts_.bytes()));
@@ -186,6 +186,10 @@ class RunBucketSorter final : public Sorter {
       if (plan.spilled_pairs != 0) sort_overflowed_buckets(b, plan, stream, timer);
       segment_count_ = buckets;
     } else {
+      // Keys of the sample that already differ in too many bits for the span sort: so do the
+      // input's, and the fallback needs no key span (a cut's frame after a bucket-path one).
+      const int sample_bits = plan.sample_range.cub_differing_bits();
+      if (sample_bits > primitives::kMostBitsThatSaveAPass) last_differing_bits_ = sample_bits;
       fall_back(b, stream, timer);
     }
     // Keys narrow enough for the span sort, in tiles spread wider than max_spread: the span sort
@@ -277,16 +281,14 @@ class RunBucketSorter final : public Sorter {
       // sample says goes beyond the buckets' room should fill at most half the spill area.
       const auto most_excess_samples =
           static_cast<std::uint32_t>(spill_capacity_for(n) / 2 / (kBucketTarget / kSamplesPerBucket));
-      plan_kernel<<<primitives::grid_for(samples, 256), 256, 0, stream>>>(
+      plan_kernel<<<plan_blocks(samples) + kTableBlocks, 256, 0, stream>>>(
           b.keys_in, n, samples, splitters_.data(), buckets, sample_counts_.data(), plan_.data(), most_outside,
-          fresh ? 0xFFFFFFFFu : kMostSamplesInABucket, fresh ? 0xFFFFFFFFu : most_excess_samples);
+          fresh ? 0xFFFFFFFFu : kMostSamplesInABucket, fresh ? 0xFFFFFFFFu : most_excess_samples,
+          splitter_table_.data());
       DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket plan_kernel");
     }
     {
       StepScope step(timer, "scatter");
-      splitter_table_kernel<<<primitives::grid_for(kTableSlots + 1, 256), 256, 0, stream>>>(
-          splitters_.data(), buckets - 1, splitter_table_.data());
-      DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket splitter_table_kernel");
       scatter_kernel<<<primitives::grid_for(n, kTile, scatter_blocks_), kTileThreads, 0, stream>>>(
           b.keys_in, b.values_in, n, splitters_.data(), splitter_table_.data(), buckets, cursors_.data(),
           bucketed_keys_.data(), bucketed_values_.data(),
@@ -310,17 +312,16 @@ class RunBucketSorter final : public Sorter {
       DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket counting_bucket_sort_kernel");
       kWideBucketSort<<<buckets, kSmallSort.threads, 0, stream>>>(
           bucketed_keys_.data(), bucketed_values_.data(), cursors_.data(), starts_.data(), wide_list_.data(),
-          false, plan, b.keys_out, b.values_out);
+          false, plan, b.keys_out, b.values_out, AttemptEnd{});
       DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket radix_bucket_sort_kernel (wide)");
       kLargeBucketSort<<<large_blocks_, kLargeSort.threads, 0, stream>>>(
           bucketed_keys_.data(), bucketed_values_.data(), cursors_.data(), starts_.data(), large_list_.data(),
-          true, plan, b.keys_out, b.values_out);
-      DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket radix_bucket_sort_kernel (large)");
+          true, plan, b.keys_out, b.values_out,
+          AttemptEnd{cursors_.data(), sample_counts_.data(), buckets, plan_mailbox_.slot(),
+                     plan_mailbox_.next_sequence()});
+      DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket radix_bucket_sort_kernel (large, and the attempt's end)");
     }
     StepScope step(timer, "check");
-    finish_kernel<<<1, kStartsThreads, 0, stream>>>(plan_.data(), cursors_.data(), sample_counts_.data(), buckets,
-                                                   plan_mailbox_.slot(), plan_mailbox_.next_sequence());
-    DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket finish_kernel");
     return plan_mailbox_.wait(stream);
   }
 

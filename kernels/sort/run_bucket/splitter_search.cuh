@@ -95,11 +95,9 @@ inline constexpr std::uint32_t kTableSlots = 1u << kTableLog2;
 // The table's entries, then `first` and `shift`.
 inline constexpr std::uint32_t kTableEntries = kTableSlots + 3;
 
-// One thread an entry (kTableSlots + 1 of them); count >= 1 splitters, in order.
-__global__ void __launch_bounds__(256) splitter_table_kernel(const std::uint32_t* __restrict__ s, std::uint32_t count,
-                                                             std::uint32_t* __restrict__ table) {
-  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i > kTableSlots) return;
+// Entry i of the table (i <= kTableSlots); count >= 1 splitters, in order.
+__device__ __forceinline__ void fill_splitter_table_entry(const std::uint32_t* __restrict__ s, std::uint32_t count,
+                                                          std::uint32_t i, std::uint32_t* __restrict__ table) {
   const std::uint32_t first = s[0], width = s[count - 1] - first;
   const std::uint32_t shift = width >> kTableLog2 == 0 ? 0u : 32 - kTableLog2 - __clz(width);
   const std::uint64_t step_first = std::uint64_t{first} + (std::uint64_t{i} << shift);
