@@ -5,6 +5,8 @@
 // narrow keys differ in, one key value copied), every result checked against the CPU reference.
 #include <gtest/gtest.h>
 
+#include <cuda_runtime.h>
+
 #include <algorithm>
 #include <memory>
 #include <random>
@@ -13,6 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include "depthsort/device_buffer.hpp"
+#include "depthsort/errors.hpp"
 #include "sort/run_bucket/sample_position.hpp"
 #include "support/sort_suite.hpp"
 
@@ -169,6 +173,38 @@ TEST_F(RunBucket, SortsOnlyTheBitsNarrowKeysDifferIn) {
   for (int sort = 0; sort < 4; ++sort) {
     ASSERT_TRUE(sort_and_check(*strict, Distribution::CameraStep, n).ok);
     EXPECT_EQ(last_steps(*strict), kNarrow) << "sort " << sort;
+  }
+}
+
+// The scatter loads a thread's pairs 16 bytes at a time where both input arrays allow it; pairs
+// that start off a 16-byte boundary (a caller's buffers at an offset) take one load a pair, and
+// must come out the same.
+TEST_F(RunBucket, TakesTheBucketPathWithInputOffTheLoadsBoundaries) {
+  const std::size_t n = (std::size_t{4} << 20) + 3;
+  const std::unique_ptr<Sorter> sorter = make_reserved(n, "span=0");
+  const std::vector<float> keys = make_keys(Distribution::CameraStep, n);
+  const std::vector<std::uint32_t> values = make_values(n);
+  DeviceBuffer<float> keys_in(n + 1, "test"), keys_out(n, "test");
+  DeviceBuffer<std::uint32_t> values_in(n + 1, "test"), values_out(n, "test");
+  DEPTHSORT_CUDA_CHECK(cudaMemcpy(keys_in.data() + 1, keys.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+  DEPTHSORT_CUDA_CHECK(
+      cudaMemcpy(values_in.data() + 1, values.data(), n * sizeof(std::uint32_t), cudaMemcpyHostToDevice));
+  const SortBuffers buffers{keys_in.data() + 1, values_in.data() + 1, keys_out.data(), values_out.data(), n};
+  const std::vector<std::uint32_t> order = reference_order(keys);
+  for (int sort = 0; sort < 2; ++sort) {
+    DEPTHSORT_CUDA_CHECK(cudaMemset(keys_out.data(), 0xFF, keys_out.bytes()));  // poisoned
+    DEPTHSORT_CUDA_CHECK(cudaMemset(values_out.data(), 0xFF, values_out.bytes()));
+    sorter->sort(buffers, nullptr);
+    DEPTHSORT_CUDA_CHECK(cudaDeviceSynchronize());
+    const std::string path = "plan,scatter,bucket starts,bucket sort,check";
+    EXPECT_EQ(last_steps(*sorter), sort == 0 ? "sample," + path : path);
+    std::vector<float> sorted_keys(n);
+    std::vector<std::uint32_t> sorted_values(n);
+    DEPTHSORT_CUDA_CHECK(cudaMemcpy(sorted_keys.data(), keys_out.data(), keys_out.bytes(), cudaMemcpyDeviceToHost));
+    DEPTHSORT_CUDA_CHECK(
+        cudaMemcpy(sorted_values.data(), values_out.data(), values_out.bytes(), cudaMemcpyDeviceToHost));
+    const CheckResult result = check_sorted_pairs(keys, order, sorted_keys, sorted_values);
+    EXPECT_TRUE(result.ok) << "sort " << sort << ": " << result.message;
   }
 }
 

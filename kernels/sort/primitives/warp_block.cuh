@@ -5,7 +5,6 @@
 
 #include <cstdint>
 #include <cub/block/block_scan.cuh>
-#include <cub/util_ptx.cuh>
 
 namespace depthsort::primitives {
 
@@ -26,19 +25,13 @@ __device__ __forceinline__ unsigned lanes_below() {
 // adds the group's size, so that a warp whose keys all fall in one bucket costs one atomic, not
 // 32; each lane gets the counter's old value plus its rank in the group (need_result: the leader
 // broadcasts it). Every lane of the warp calls it; lanes with !valid take no part. Counter is a
-// 32-bit counter in shared or global memory, or a 64-bit one for counts beyond 2^32. With
-// kBucketBits, buckets lie below 2^kBucketBits and the groups are found by one ballot a bit (CUB's
-// MatchAny): for a few bits faster than the match instruction, whose result the warp waits on.
+// 32-bit counter in shared or global memory, or a 64-bit one for counts beyond 2^32.
 // ---------------------------------------------------------------------------------------------
-template <int kBucketBits = 0, class Counter>
+template <class Counter>
 __device__ __forceinline__ Counter warp_aggregated_add(Counter* counters, std::uint32_t bucket, bool valid,
                                                        bool need_result) {
-  const std::uint32_t id = valid ? bucket : 0xFFFFFFFFu;  // has bit kBucketBits set: no bucket's
-  std::uint32_t peers;
-  if constexpr (kBucketBits == 0)
-    peers = __match_any_sync(0xFFFFFFFFu, id);
-  else
-    peers = cub::MatchAny<kBucketBits + 1>(id);
+  const std::uint32_t id = valid ? bucket : 0xFFFFFFFFu;
+  const std::uint32_t peers = __match_any_sync(0xFFFFFFFFu, id);
   const int lane = threadIdx.x & 31;
   const int leader = __ffs(peers) - 1;
   const std::uint32_t rank = __popc(peers & lanes_below());

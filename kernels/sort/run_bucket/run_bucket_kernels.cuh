@@ -28,6 +28,7 @@ namespace depthsort::run_bucket {
 inline constexpr int kTileThreads = 256;
 inline constexpr int kTileItems = 8;
 inline constexpr std::uint32_t kTile = kTileThreads * kTileItems;
+static_assert(kTileItems % 4 == 0, "the scatter moves a thread's pairs 16 bytes at a time");
 // The room every bucket has (three times the target size), and the two block shapes of the
 // bucket sort: most buckets fit the small one, which leaves room for more blocks per
 // multiprocessor; the large one holds a full bucket and sorts the few listed for it.
@@ -53,7 +54,7 @@ static_assert(kSplitterSlots >= kMaxBuckets - 1);
 inline constexpr std::uint32_t kSamplesPerTile = kTile * kSamplesPerBucket / kBucketTarget;
 static_assert(kSamplesPerTile == 16);
 
-// Four scatter blocks fit a multiprocessor's shared memory, and the register budget matches (62,
+// Four scatter blocks fit a multiprocessor's shared memory, and the register budget matches (64,
 // no spills). Three took as long: the scatter is bound by instruction issue and its barriers
 // (docs/results/run-bucket.md).
 inline constexpr int kScatterBlocksPerMultiprocessor = 4;
@@ -61,10 +62,8 @@ inline constexpr int kScatterBlocksPerMultiprocessor = 4;
 // The scatter counts the pairs of a tile whose buckets lie within this many around the bucket of
 // the tile's middle pair in shared memory and writes them in runs. Tiles of frames that take the
 // bucket path span about 10-150 buckets (camera steps, the orbit, a fly-through, the mesh at 4M
-// pairs: docs/algorithms/run-bucket.md); the window's scan and its ranking's ballots grow with it.
+// pairs: docs/algorithms/run-bucket.md); the window's scan grows with it.
 inline constexpr std::uint32_t kWindow = 512;
-inline constexpr int kWindowBits = 9;
-static_assert(kWindow == 1u << kWindowBits);
 
 // What the plan and the scatter leave for the host (zeroed by finish_attempt for the next sort).
 struct Plan {
@@ -326,11 +325,8 @@ __global__ void __launch_bounds__(kStartsThreads) bucket_starts_kernel(const std
 static_assert(std::uint64_t{kMaxBuckets} * kBucketCapacity <= 0xFFFFFFFFull);
 
 // primitives::warp_aggregated_add (one atomic per group of lanes with equal buckets, each lane's
-// place returned) with a shortcut for the usual warp of input in nearly key order, whose keys all
-// fall into one bucket: one atomic and no grouping. With kBucketBits (the scatter's window) the
-// groups are found by ballots, which on camera-step keys was faster than the match instruction
-// (its wait was a quarter of the scatter's stalls, Nsight Compute).
-template <int kBucketBits = 0>
+// place returned) with a shortcut for a warp whose keys all fall into one bucket: one atomic and
+// no match.
 __device__ __forceinline__ std::uint32_t add_by_group(std::uint32_t* counters, std::uint32_t bucket, bool valid) {
   const unsigned lane = threadIdx.x & 31;
   const std::uint32_t first_lane_bucket = __shfl_sync(0xFFFFFFFFu, bucket, 0);  // every lane, before any branch
@@ -339,7 +335,7 @@ __device__ __forceinline__ std::uint32_t add_by_group(std::uint32_t* counters, s
     if (lane == 0) base = atomicAdd(&counters[bucket], 32u);
     return __shfl_sync(0xFFFFFFFFu, base, 0) + lane;
   }
-  return primitives::warp_aggregated_add<kBucketBits>(counters, bucket, valid, true);
+  return primitives::warp_aggregated_add(counters, bucket, valid, true);
 }
 
 // Where the pairs beyond their bucket's room go.
@@ -370,16 +366,19 @@ __device__ __forceinline__ void spill_pair(bool spill, std::uint32_t key, std::u
   }
 }
 
-// The scatter. Each block loops over tiles of kTile consecutive pairs: every key's bucket by the
-// splitter table and a short search (through the read-only cache). The pairs whose buckets lie
-// within kWindow around the bucket of the tile's middle pair are counted per bucket in shared
-// memory (one atomic per warp and bucket), room is reserved at each bucket's front with one global
+// The scatter. Each block loops over tiles of kTile consecutive pairs, each thread over
+// kTileItems consecutive pairs of a tile: every key's bucket by the splitter table and a short
+// search (through the read-only cache). The pairs whose buckets lie within kWindow around the
+// bucket of the tile's middle pair are counted per bucket in shared memory (one atomic per run of
+// a thread's pairs in one bucket: on input in nearly key order one or two a thread; one a warp
+// where the warp's pairs share a bucket), room is reserved at each bucket's front with one global
 // atomic per bucket and tile, the pairs are staged in shared memory grouped by bucket and written
-// from there: consecutive threads write consecutive places of a bucket's run. The pairs outside the window (a few keys that moved far
-// since the last frame) reserve their places per warp and bucket in global memory and are written
-// directly. The order of equal keys is not kept. Buckets are regions of kBucketCapacity pairs; a
-// pair beyond its bucket's room goes to the spill area, and where that is full sets
-// plan->overflow (the host then sorts with the fallback).
+// from there: consecutive threads write consecutive places of a bucket's run. Ranked by a match
+// or ballots per pair instead, a third more instructions (docs/results/run-bucket.md). The pairs
+// outside the window (a few keys that moved far since the last frame) reserve their places per
+// warp and bucket in global memory and are written directly. The order of equal keys is not kept.
+// Buckets are regions of kBucketCapacity pairs; a pair beyond its bucket's room goes to the spill
+// area, and where that is full sets plan->overflow (the host then sorts with the fallback).
 __global__ void __launch_bounds__(kTileThreads, kScatterBlocksPerMultiprocessor) scatter_kernel(
     const float* __restrict__ keys, const std::uint32_t* __restrict__ values, std::uint32_t n,
     const std::uint32_t* __restrict__ splitters, const std::uint32_t* __restrict__ table, std::uint32_t buckets,
@@ -392,56 +391,105 @@ __global__ void __launch_bounds__(kTileThreads, kScatterBlocksPerMultiprocessor)
   __shared__ typename Scan::TempStorage scan_storage;
   __shared__ std::uint32_t counters[kWindow];  // pairs per bucket, then their place at its front
   __shared__ std::uint32_t firsts[kWindow];    // a bucket's first place in the staged tile
-  __shared__ std::uint32_t staged_keys[kTile], staged_values[kTile];
-  __shared__ std::uint32_t tile_values[kTile];  // the tile's values as they come
-  __shared__ std::uint16_t staged_buckets[kTile];  // relative to the window's first
-  __shared__ std::uint32_t window_low, staged;
+  // The staged pairs at place p are at staged(p): a thread stages its pairs 8 places apart, a
+  // warp writes them out at consecutive places, and neither meets a bank twice.
+  const auto staged = [](std::uint32_t p) { return p + (p >> 5); };
+  constexpr std::uint32_t kStaged = kTile + kTile / 32;
+  __shared__ std::uint32_t staged_keys[kStaged], staged_values[kStaged];
+  __shared__ std::uint32_t staged_buckets[kStaged];  // relative to the window's first
+  __shared__ __align__(16) std::uint32_t tile_values[kTile];  // the tile's values as they come
+  __shared__ std::uint32_t window_low, in_window_total;
   const std::uint32_t count = buckets - 1;
   const std::uint32_t tiles = (n + kTile - 1) / kTile;
+  // A thread takes kTileItems consecutive pairs of a tile: loaded 16 bytes at a time where the
+  // arrays allow, and, on input in nearly key order, falling into one or a few buckets each.
+  const bool aligned =
+      ((reinterpret_cast<std::uintptr_t>(keys) | reinterpret_cast<std::uintptr_t>(values)) & 15) == 0;
+  const std::uint32_t mine = threadIdx.x * kTileItems;  // this thread's first pair in a tile
   for (std::uint32_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
     const std::uint32_t base = tile * kTile;
     const std::uint32_t size = min(kTile, n - base);
+    const bool whole = aligned && mine + kTileItems <= size;
     // The values go to shared memory while the keys are searched and ranked; each thread copies
     // the ones it stages later, so its own wait is enough.
+    if (whole) {
 #pragma unroll
-    for (int j = 0; j < kTileItems; ++j) {
-      const std::uint32_t s = j * kTileThreads + threadIdx.x;
-      if (s < size) __pipeline_memcpy_async(&tile_values[s], &values[base + s], sizeof(std::uint32_t));
+      for (int j = 0; j < kTileItems; j += 4)
+        __pipeline_memcpy_async(&tile_values[mine + j], &values[base + mine + j], 4 * sizeof(std::uint32_t));
+    } else {
+#pragma unroll
+      for (int j = 0; j < kTileItems; ++j)
+        if (mine + j < size)
+          __pipeline_memcpy_async(&tile_values[mine + j], &values[base + mine + j], sizeof(std::uint32_t));
     }
     __pipeline_commit();
     for (std::uint32_t i = threadIdx.x; i < kWindow; i += kTileThreads) counters[i] = 0;
     // All of a thread's key loads in flight at once, then their table entries, then their
     // searches side by side.
     std::uint32_t key[kTileItems], bucket[kTileItems];
+    if (whole) {
 #pragma unroll
-    for (int j = 0; j < kTileItems; ++j) {
-      const std::uint32_t s = j * kTileThreads + threadIdx.x;
-      key[j] = s < size ? ordered_key(keys[base + s]) : 0u;
+      for (int j = 0; j < kTileItems; j += 4) {
+        const float4 four = *reinterpret_cast<const float4*>(&keys[base + mine + j]);
+        key[j] = ordered_key(four.x);
+        key[j + 1] = ordered_key(four.y);
+        key[j + 2] = ordered_key(four.z);
+        key[j + 3] = ordered_key(four.w);
+      }
+    } else {
+#pragma unroll
+      for (int j = 0; j < kTileItems; ++j) key[j] = mine + j < size ? ordered_key(keys[base + mine + j]) : 0u;
     }
     buckets_by_table(splitters, count, table, table_first, table_shift, key, tile, bucket);
 #pragma unroll
     for (int j = 0; j < kTileItems; ++j)
-      if (j * kTileThreads + threadIdx.x == size / 2)
-        window_low = bucket[j] > kWindow / 2 ? bucket[j] - kWindow / 2 : 0u;
+      if (mine + j == size / 2) window_low = bucket[j] > kWindow / 2 ? bucket[j] - kWindow / 2 : 0u;
     __syncthreads();
     const std::uint32_t low = window_low;
     bool overflow = false;
-    std::uint32_t rank[kTileItems];
+    // The pairs inside the window, ranked run by run: a run of a thread's consecutive pairs in one
+    // bucket takes its places with one shared atomic (its length, found from the end backwards).
+    bool inside[kTileItems];
+    std::uint32_t run[kTileItems], rank[kTileItems];
+#pragma unroll
+    for (int j = 0; j < kTileItems; ++j) inside[j] = mine + j < size && bucket[j] - low < kWindow;
+    run[kTileItems - 1] = 1;
+#pragma unroll
+    for (int j = kTileItems - 2; j >= 0; --j)
+      run[j] = inside[j] && inside[j + 1] && bucket[j] == bucket[j + 1] ? run[j + 1] + 1 : 1;
+    // A warp whose pairs all fall into one bucket (sorted keys, between two buckets' edges) takes
+    // its places with one atomic: a run's atomic from every lane on one word would queue 32 deep.
+    const std::uint32_t first_lane_bucket = __shfl_sync(0xFFFFFFFFu, bucket[0], 0);
+    if (__all_sync(0xFFFFFFFFu, inside[0] && run[0] == kTileItems && bucket[0] == first_lane_bucket)) {
+      std::uint32_t warp_base = 0;
+      if ((threadIdx.x & 31) == 0) warp_base = atomicAdd(&counters[first_lane_bucket - low], 32u * kTileItems);
+      warp_base = __shfl_sync(0xFFFFFFFFu, warp_base, 0) + (threadIdx.x & 31) * kTileItems;
+#pragma unroll
+      for (int j = 0; j < kTileItems; ++j) rank[j] = warp_base + j;
+    } else {
+#pragma unroll
+      for (int j = 0; j < kTileItems; ++j) {
+        if (!inside[j]) continue;
+        if (j > 0 && inside[j - 1] && bucket[j - 1] == bucket[j])
+          rank[j] = rank[j - 1] + 1;
+        else
+          rank[j] = atomicAdd(&counters[bucket[j] - low], run[j]);
+      }
+    }
+    // The pairs outside it (a few keys that moved far since the last frame), one atomic per warp
+    // and bucket in global memory, written directly.
 #pragma unroll
     for (int j = 0; j < kTileItems; ++j) {
-      const std::uint32_t s = j * kTileThreads + threadIdx.x;
-      const bool valid = s < size;
-      const bool inside = valid && bucket[j] - low < kWindow;
-      rank[j] = add_by_group<kWindowBits>(counters, inside ? bucket[j] - low : 0u, inside);
-      if (!__any_sync(0xFFFFFFFFu, valid && !inside)) continue;
-      const std::uint32_t at = add_by_group(cursors, valid && !inside ? bucket[j] : 0u, valid && !inside);
-      const std::uint32_t value = valid && !inside ? values[base + s] : 0u;
-      if (valid && !inside && at < kBucketCapacity) {
+      const bool outside = mine + j < size && !inside[j];
+      if (!__any_sync(0xFFFFFFFFu, outside)) continue;
+      const std::uint32_t at = add_by_group(cursors, outside ? bucket[j] : 0u, outside);
+      const std::uint32_t value = outside ? values[base + mine + j] : 0u;
+      if (outside && at < kBucketCapacity) {
         const std::uint32_t to = bucket[j] * kBucketCapacity + at;
         bucketed_keys[to] = key[j];
         bucketed_values[to] = value;
       }
-      spill_pair(valid && !inside && at >= kBucketCapacity, key[j], value, spill, plan, overflow);
+      spill_pair(outside && at >= kBucketCapacity, key[j], value, spill, plan, overflow);
     }
     __syncthreads();
     std::uint32_t tally[kWindowItems], first[kWindowItems], inside_total;
@@ -454,37 +502,41 @@ __global__ void __launch_bounds__(kTileThreads, kScatterBlocksPerMultiprocessor)
       firsts[b] = first[k];
       if (tally[k] != 0) counters[b] = atomicAdd(&cursors[low + b], tally[k]);
     }
-    if (threadIdx.x == 0) staged = inside_total;
+    if (threadIdx.x == 0) in_window_total = inside_total;
     __pipeline_wait_prior(0);
     __syncthreads();
 #pragma unroll
-    for (int j = 0; j < kTileItems; ++j) {
-      const std::uint32_t s = j * kTileThreads + threadIdx.x;
-      if (s < size && bucket[j] - low < kWindow) {
-        const std::uint32_t p = firsts[bucket[j] - low] + rank[j];
-        staged_keys[p] = key[j];
-        staged_values[p] = tile_values[s];
-        staged_buckets[p] = static_cast<std::uint16_t>(bucket[j] - low);
+    for (int j = 0; j < kTileItems; j += 4) {
+      const uint4 four = *reinterpret_cast<const uint4*>(&tile_values[mine + j]);  // one access, not four 8 apart
+      const std::uint32_t value[4] = {four.x, four.y, four.z, four.w};
+#pragma unroll
+      for (int k = 0; k < 4; ++k) {
+        if (inside[j + k]) {
+          const std::uint32_t p = staged(firsts[bucket[j + k] - low] + rank[j + k]);
+          staged_keys[p] = key[j + k];
+          staged_values[p] = value[k];
+          staged_buckets[p] = bucket[j + k] - low;
+        }
       }
     }
     __syncthreads();
-    const std::uint32_t in_window = staged;
+    const std::uint32_t in_window = in_window_total;
 #pragma unroll
     for (int j = 0; j < kTileItems; ++j) {
       const std::uint32_t p = j * kTileThreads + threadIdx.x;
       bool beyond = false;
       if (p < in_window) {
-        const std::uint32_t b = staged_buckets[p];
+        const std::uint32_t b = staged_buckets[staged(p)];
         const std::uint32_t at = counters[b] + (p - firsts[b]);
         beyond = at >= kBucketCapacity;
         if (!beyond) {
           const std::uint32_t to = (low + b) * kBucketCapacity + at;
-          bucketed_keys[to] = staged_keys[p];
-          bucketed_values[to] = staged_values[p];
+          bucketed_keys[to] = staged_keys[staged(p)];
+          bucketed_values[to] = staged_values[staged(p)];
         }
       }
-      if (__any_sync(0xFFFFFFFFu, beyond))
-        spill_pair(beyond, staged_keys[p], staged_values[p], spill, plan, overflow);  // p < kTile
+      if (__any_sync(0xFFFFFFFFu, beyond))  // p < kTile
+        spill_pair(beyond, staged_keys[staged(p)], staged_values[staged(p)], spill, plan, overflow);
     }
     if (__syncthreads_or(overflow) && threadIdx.x == 0) atomicOr(&plan->overflow, 1u);
   }
