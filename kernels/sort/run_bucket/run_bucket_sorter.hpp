@@ -10,7 +10,7 @@ namespace depthsort::run_bucket {
 
 inline constexpr OptionSpec kRunBucketOptions[] = {
     {"max_outside",
-     "take the bucket path where the sample shows at most this many pairs per 1000 falling outside the 1024 "
+     "take the bucket path where the sample shows at most this many pairs per 1000 falling outside the 512 "
      "buckets around their tile's middle pair (input in nearly the key order); otherwise cub-radix",
      100, 0, 1000},
     {"min_pairs_log2", "below 2^this many pairs cub-radix sorts at once (the sample's fixed cost does not pay)", 21,
@@ -22,7 +22,7 @@ inline constexpr OptionSpec kRunBucketOptions[] = {
     {"max_spread",
      "where the keys are narrow enough for that sort, take the bucket path only if a tile's samples span at most "
      "this many buckets on average (beyond, the scatter's runs are short and that sort is faster)",
-     128, 0, 8192},
+     256, 0, 8192},
 };
 
 std::unique_ptr<Sorter> make_run_bucket_sorter(const OptionValues& options);
