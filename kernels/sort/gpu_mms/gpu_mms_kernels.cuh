@@ -409,7 +409,10 @@ void launch_round(const T* in, Out out, std::uint32_t* splits, const RoundShape&
   MaybeStep step(timer, kMergeNames[round]);
   const std::size_t smem = std::size_t{kMergeWarps} * (2 * K - 1) * kW * sizeof(T);
   auto* kernel = merge_round_kernel<K, T, Less, Out>;
-  primitives::allow_dynamic_smem(kernel, smem, "gpu-mms merge_round_kernel");
+  // The kernel has no static shared memory, so within the default there is nothing to allow, and
+  // no attribute query in every round of every sort.
+  if (smem > primitives::kDefaultSharedMemoryPerBlock)
+    primitives::allow_dynamic_smem(kernel, smem, "gpu-mms merge_round_kernel");
   const unsigned blocks = (s.warps + kMergeWarps - 1) / kMergeWarps;
   kernel<<<blocks, kMergeWarps * kW, smem, stream>>>(in, out, splits, s, sentinel, less, independent);
   DEPTHSORT_CUDA_CHECK_LAUNCH("gpu-mms merge_round_kernel");

@@ -10,7 +10,6 @@
 namespace depthsort::primitives {
 
 void allow_dynamic_smem(const void* kernel, std::size_t bytes, const char* what) {
-  constexpr std::size_t kAlwaysAllowed = 48 * 1024;  // static plus dynamic, until the ceiling is raised
   if (bytes == 0) return;
   cudaFuncAttributes attributes{};
   cudaError_t status = cudaFuncGetAttributes(&attributes, kernel);
@@ -18,8 +17,8 @@ void allow_dynamic_smem(const void* kernel, std::size_t bytes, const char* what)
     // Within the default, the kernel's static shared memory counted; otherwise the ceiling must be
     // at least `bytes`, and is raised to it, never lowered (another instance may launch with more).
     const auto ceiling = static_cast<std::size_t>(attributes.maxDynamicSharedSizeBytes);
-    if (bytes + attributes.sharedSizeBytes <= kAlwaysAllowed || (ceiling >= bytes && ceiling > kAlwaysAllowed))
-      return;
+    const bool within_default = bytes + attributes.sharedSizeBytes <= kDefaultSharedMemoryPerBlock;
+    if (within_default || (ceiling >= bytes && ceiling > kDefaultSharedMemoryPerBlock)) return;
     status = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                   static_cast<int>(std::max(bytes, ceiling)));
   }

@@ -11,6 +11,9 @@
 
 namespace depthsort::primitives {
 
+// Shared memory (static plus dynamic) every kernel may take per block before its ceiling is raised.
+inline constexpr std::size_t kDefaultSharedMemoryPerBlock = 48 * 1024;
+
 // Makes sure `kernel` may be launched with `bytes` of dynamic shared memory on the current device;
 // throws CudaError (with `what` in the message) if the device cannot give that much.
 void allow_dynamic_smem(const void* kernel, std::size_t bytes, const char* what);
