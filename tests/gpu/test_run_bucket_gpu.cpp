@@ -77,6 +77,9 @@ TEST_F(RunBucket, TakesTheBucketPathOnlyWhereTheInputFollowsTheKeyOrder) {
   const std::unique_ptr<Sorter> sorter = make_reserved(n, "span=0");
   ASSERT_TRUE(sort_and_check(*sorter, Distribution::Sorted, n).ok);
   constexpr std::string_view kPath = "plan,scatter,bucket starts,bucket sort,check";
+  // The plan's verdict reaches the host while the scatter (which returns at once) runs: none of the
+  // bucket sort's kernels are queued.
+  constexpr std::string_view kCalledOff = "plan,scatter,fallback-cub";
   EXPECT_EQ(last_steps(*sorter), "sample," + std::string(kPath)) << "first sort: fresh splitters";
   ASSERT_TRUE(sort_and_check(*sorter, Distribution::Reverse, n).ok);
   EXPECT_EQ(last_steps(*sorter), kPath) << "the same keys again: the last sort's splitters fit";
@@ -84,7 +87,7 @@ TEST_F(RunBucket, TakesTheBucketPathOnlyWhereTheInputFollowsTheKeyOrder) {
   // keeps this output's splitters); the probe beside the next fallback finds the input coherent;
   // the third sort takes the bucket path with the one-value splitters.
   ASSERT_TRUE(sort_and_check(*sorter, Distribution::AllEqual, n).ok);
-  EXPECT_EQ(last_steps(*sorter), std::string(kPath) + ",fallback-cub") << "the last splitters do not fit";
+  EXPECT_EQ(last_steps(*sorter), kCalledOff) << "the last splitters do not fit";
   EXPECT_EQ(sorter->segments().count, 0u);
   ASSERT_TRUE(sort_and_check(*sorter, Distribution::AllEqual, n).ok);
   EXPECT_EQ(last_steps(*sorter), "fallback-cub");
@@ -92,8 +95,7 @@ TEST_F(RunBucket, TakesTheBucketPathOnlyWhereTheInputFollowsTheKeyOrder) {
   EXPECT_EQ(last_steps(*sorter), kPath) << "the last probe found the input coherent";
   EXPECT_GT(sorter->segments().count, 1u);
   ASSERT_TRUE(sort_and_check(*sorter, Distribution::Uniform, n).ok);
-  const std::string steps = last_steps(*sorter);
-  EXPECT_TRUE(steps.starts_with("plan,") && steps.ends_with(",check,fallback-cub")) << steps;
+  EXPECT_EQ(last_steps(*sorter), kCalledOff) << "incoherent";
   EXPECT_EQ(sorter->segments().count, 0u);
   // After a fallback: the library sort at once (a probe of the input runs beside it) until a
   // probe finds the input coherent (the probe of one sort, with the splitters of the sort before,
@@ -160,7 +162,7 @@ TEST_F(RunBucket, SortsOnlyTheBitsNarrowKeysDifferIn) {
   std::shuffle(shuffled.begin(), shuffled.end(), shuffle_order);
   const CheckResult cut = sort_and_check(*sorter, shuffled);
   EXPECT_TRUE(cut.ok) << cut.message;
-  EXPECT_EQ(last_steps(*sorter), "plan,scatter,bucket starts,bucket sort,check,key span,fallback-cub (span bits)");
+  EXPECT_EQ(last_steps(*sorter), "plan,scatter,key span,fallback-cub (span bits)");
   steps.clear();
   for (int sort = 0; sort < 3 && steps != "plan,scatter,bucket starts,bucket sort,check"; ++sort) {
     ASSERT_TRUE(sort_and_check(*sorter, Distribution::CameraStep, n).ok);
@@ -168,7 +170,7 @@ TEST_F(RunBucket, SortsOnlyTheBitsNarrowKeysDifferIn) {
   }
   ASSERT_EQ(steps, "plan,scatter,bucket starts,bucket sort,check") << "back on the bucket path";
   ASSERT_TRUE(sort_and_check(*sorter, Distribution::Uniform, n).ok);
-  EXPECT_EQ(last_steps(*sorter), "plan,scatter,bucket starts,bucket sort,check,fallback-cub");
+  EXPECT_EQ(last_steps(*sorter), "plan,scatter,fallback-cub");
   const std::unique_ptr<Sorter> strict = make_reserved(n, "max_spread=1");
   for (int sort = 0; sort < 4; ++sort) {
     ASSERT_TRUE(sort_and_check(*strict, Distribution::CameraStep, n).ok);

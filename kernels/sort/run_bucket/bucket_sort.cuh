@@ -178,9 +178,8 @@ template <int kThreads, int kItems, int kMinBlocks>
 __global__ void __launch_bounds__(kThreads, kMinBlocks) counting_bucket_sort_kernel(
     const std::uint32_t* __restrict__ bucketed_keys, const std::uint32_t* __restrict__ bucketed_values,
     const std::uint32_t* __restrict__ counts, const std::uint32_t* __restrict__ starts,
-    const std::uint32_t* __restrict__ splitters, std::uint32_t buckets, const Plan* plan,
-    float* __restrict__ keys_out, std::uint32_t* __restrict__ values_out) {
-  if (plan->verdict != kBucketPath) return;
+    const std::uint32_t* __restrict__ splitters, std::uint32_t buckets, float* __restrict__ keys_out,
+    std::uint32_t* __restrict__ values_out) {
   constexpr std::uint32_t kCapacity = kThreads * kItems;
   static_assert(kCapacity * sizeof(std::uint32_t) % 16 == 0 && kBucketCapacity * sizeof(std::uint32_t) % 16 == 0,
                 "bulk copies move multiples of 16 bytes between 16-byte aligned places");
@@ -232,7 +231,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) counting_bucket_sort_ker
   }
 }
 
-// The body of radix_bucket_sort_kernel: the first `listed` buckets of `list`, every gridDim.x-th
+// The body of wide_bucket_sort_kernel and large_bucket_sort_kernel: the first `listed` buckets of `list`, every gridDim.x-th
 // one by this block.
 template <int kThreads, int kItems, int kRadixBits>
 __device__ __forceinline__ void sort_listed_buckets(const std::uint32_t* __restrict__ bucketed_keys,
@@ -279,33 +278,40 @@ __device__ __forceinline__ void sort_listed_buckets(const std::uint32_t* __restr
   }
 }
 
-// The listed buckets (plan->large_buckets of them in large_list, or plan->wide_buckets in
-// wide_list: too large for the counting kernel's shape, or too wide for its counting sort): one
-// block a bucket in a fixed grid, loaded from its region, CUB's block radix sort on the bits its
-// keys span (one key value: copied). With kFinishes (the attempt's last kernel: the large shape),
-// its last block to be done ends the attempt (finish_attempt), whatever the verdict, in place of a
-// kernel of its own: counts are among the cursors it zeroes.
-template <int kThreads, int kItems, int kMinBlocks, int kRadixBits, bool kFinishes>
-__global__ void __launch_bounds__(kThreads, kMinBlocks) radix_bucket_sort_kernel(
+// The listed buckets, too large for the counting kernel's shape or too wide for its counting
+// sort: one block a bucket in a fixed grid, loaded from its region, CUB's block radix sort on the
+// bits its keys span (one key value: copied). The wide ones (plan->wide_buckets of them in
+// wide_list) take the small shape.
+template <int kThreads, int kItems, int kMinBlocks, int kRadixBits>
+__global__ void __launch_bounds__(kThreads, kMinBlocks) wide_bucket_sort_kernel(
     const std::uint32_t* __restrict__ bucketed_keys, const std::uint32_t* __restrict__ bucketed_values,
-    const std::uint32_t* counts, const std::uint32_t* __restrict__ starts, const std::uint32_t* __restrict__ list,
-    bool large, Plan* plan, float* __restrict__ keys_out, std::uint32_t* __restrict__ values_out, AttemptEnd end) {
-  if (plan->verdict == kBucketPath)
-    sort_listed_buckets<kThreads, kItems, kRadixBits>(bucketed_keys, bucketed_values, counts, starts, list,
-                                                      large ? plan->large_buckets : plan->wide_buckets, keys_out,
-                                                      values_out);
-  if constexpr (kFinishes) {
-    __shared__ bool last;
-    __syncthreads();  // the block is done with the plan and the counts
-    if (threadIdx.x == 0) {
-      __threadfence();
-      last = atomicAdd(&plan->sort_blocks_done, 1u) == gridDim.x - 1;
-    }
-    __syncthreads();
-    if (last) {
-      __threadfence();
-      finish_attempt(plan, end);
-    }
+    const std::uint32_t* counts, const std::uint32_t* __restrict__ starts, const std::uint32_t* __restrict__ wide_list,
+    const Plan* plan, float* __restrict__ keys_out, std::uint32_t* __restrict__ values_out) {
+  sort_listed_buckets<kThreads, kItems, kRadixBits>(bucketed_keys, bucketed_values, counts, starts, wide_list,
+                                                    plan->wide_buckets, keys_out, values_out);
+}
+
+// The large ones (plan->large_buckets in large_list), in the large shape. This is the attempt's
+// last kernel: its last block to be done ends the attempt (finish_attempt) in place of a kernel of
+// its own; counts are among the cursors it zeroes.
+template <int kThreads, int kItems, int kMinBlocks, int kRadixBits>
+__global__ void __launch_bounds__(kThreads, kMinBlocks) large_bucket_sort_kernel(
+    const std::uint32_t* __restrict__ bucketed_keys, const std::uint32_t* __restrict__ bucketed_values,
+    const std::uint32_t* counts, const std::uint32_t* __restrict__ starts,
+    const std::uint32_t* __restrict__ large_list, Plan* plan, float* __restrict__ keys_out,
+    std::uint32_t* __restrict__ values_out, AttemptEnd end) {
+  sort_listed_buckets<kThreads, kItems, kRadixBits>(bucketed_keys, bucketed_values, counts, starts, large_list,
+                                                    plan->large_buckets, keys_out, values_out);
+  __shared__ bool last;
+  __syncthreads();  // the block is done with the plan and the counts
+  if (threadIdx.x == 0) {
+    __threadfence();
+    last = atomicAdd(&plan->sort_blocks_done, 1u) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (last) {
+    __threadfence();
+    finish_attempt(plan, end);
   }
 }
 

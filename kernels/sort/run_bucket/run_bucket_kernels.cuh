@@ -65,7 +65,8 @@ inline constexpr int kScatterBlocksPerMultiprocessor = 4;
 // pairs: docs/algorithms/run-bucket.md); the window's scan grows with it.
 inline constexpr std::uint32_t kWindow = 512;
 
-// What the plan and the scatter leave for the host (zeroed by finish_attempt for the next sort).
+// What the plan and the scatter leave for the host (zeroed for the next sort by finish_attempt, or
+// by the plan's last block where it calls the attempt off).
 struct Plan {
   std::uint32_t outside_samples;     // samples outside their tile's window (plan_kernel)
   std::uint32_t spread_sum;          // the buckets each tile's samples span, summed over tiles (plan_kernel)
@@ -88,8 +89,10 @@ struct Plan {
 // beyond either, the fallback (the plan judges the same from its sample).
 inline constexpr std::uint32_t kMostOverflowedBuckets = 16;
 
-// The plan's decision, taken on the device so that the bucket path runs without a read-back
-// before its end: every later kernel of the path returns at once unless it is kBucketPath.
+// The plan's decision, taken on the device and posted to the host by the plan's last block. The
+// scatter is queued before the host has it and returns at once unless it is kBucketPath; the host
+// queues the rest of the bucket path, or the fallback, once it has the verdict, which it gets while
+// the scatter runs.
 enum Verdict : std::uint32_t {
   kBucketPath = 0,
   kIncoherent = 1,  // too many pairs far from their tile's window: the library sort
@@ -151,9 +154,10 @@ __device__ __forceinline__ void judge_tile_samples(std::uint32_t bucket, bool va
 // order is (the samples whose bucket lies outside kWindow around the bucket of the middle sample
 // of their group of kSamplesPerTile, one tile of input: the pairs the scatter writes one by one
 // instead of in runs) and how even the buckets are (splitters from the last frame may no longer
-// fit this one). The last block to finish takes the verdict. Incoherence comes first: it holds
-// with any splitters (too few buckets make the window look wide, not narrow), and the library
-// sort is the answer to it either way.
+// fit this one). The last block to finish takes the verdict and posts the plan to `judged`, where
+// the host watches for it; where the verdict calls the attempt off, that block also ends it.
+// Incoherence comes first: it holds with any splitters (too few buckets make the window look wide,
+// not narrow), and the library sort is the answer to it either way.
 //
 // The blocks after the first plan_blocks(m) build the scatter's splitter table (splitter_search.cuh)
 // meanwhile, one thread an entry: like the plan's searches it waits on dependent loads, and beside
@@ -166,7 +170,8 @@ __global__ void __launch_bounds__(256) plan_kernel(const float* __restrict__ key
                                                    std::uint32_t* __restrict__ sample_counts, Plan* plan,
                                                    std::uint32_t most_outside, std::uint32_t most_in_a_bucket,
                                                    std::uint32_t most_excess_samples,
-                                                   std::uint32_t* __restrict__ splitter_table) {
+                                                   std::uint32_t* __restrict__ splitter_table,
+                                                   primitives::Posted<Plan>* judged, std::uint32_t sequence) {
   const std::uint32_t sample_blocks = plan_blocks(m);
   if (blockIdx.x >= sample_blocks) {
     const std::uint32_t entry = (blockIdx.x - sample_blocks) * blockDim.x + threadIdx.x;
@@ -206,7 +211,9 @@ __global__ void __launch_bounds__(256) plan_kernel(const float* __restrict__ key
     }
   }
   __syncthreads();
+  __shared__ bool called_off;
   if (threadIdx.x == 0) {
+    called_off = false;
     if (outside != 0) atomicAdd(&plan->outside_samples, outside);
     if (spread != 0) atomicAdd(&plan->spread_sum, spread);
     if (excess != 0) atomicAdd(&plan->excess_samples, excess);
@@ -216,10 +223,30 @@ __global__ void __launch_bounds__(256) plan_kernel(const float* __restrict__ key
     __threadfence();
     if (atomicAdd(&plan->plan_blocks_done, 1u) == sample_blocks - 1) {
       __threadfence();
-      const std::uint32_t outside_samples = atomicAdd(&plan->outside_samples, 0u);
-      const bool unfit = atomicAdd(&plan->hot_buckets, 0u) > kMostOverflowedBuckets ||
-                         atomicAdd(&plan->excess_samples, 0u) > most_excess_samples;
-      plan->verdict = outside_samples > most_outside ? kIncoherent : unfit ? kUnfit : kBucketPath;
+      // What every block added, read past the cache (atomics), and the verdict on it.
+      Plan outcome{};
+      outcome.outside_samples = atomicAdd(&plan->outside_samples, 0u);
+      outcome.spread_sum = atomicAdd(&plan->spread_sum, 0u);
+      outcome.hot_buckets = atomicAdd(&plan->hot_buckets, 0u);
+      outcome.excess_samples = atomicAdd(&plan->excess_samples, 0u);
+      outcome.sample_range = {atomicAdd(&plan->sample_range.lo_complement, 0u), atomicAdd(&plan->sample_range.hi, 0u)};
+      const bool unfit = outcome.hot_buckets > kMostOverflowedBuckets || outcome.excess_samples > most_excess_samples;
+      outcome.verdict = outcome.outside_samples > most_outside ? kIncoherent : unfit ? kUnfit : kBucketPath;
+      plan->verdict = outcome.verdict;
+      primitives::post_to_host(judged, outcome, sequence);
+      called_off = outcome.verdict != kBucketPath;
+    }
+  }
+  __syncthreads();
+  if (called_off) {
+    // The attempt ends here: the scatter returns at once, and no kernel after it is queued. What
+    // the plan counted in is zeroed for the next attempt; the verdict stays for the scatter to read
+    // (the next plan sets it before its scatter runs).
+    for (std::uint32_t bucket = threadIdx.x; bucket < buckets; bucket += blockDim.x) sample_counts[bucket] = 0;
+    if (threadIdx.x == 0) {
+      Plan cleared{};
+      cleared.verdict = plan->verdict;
+      *plan = cleared;
     }
   }
 }
@@ -293,7 +320,6 @@ __global__ void __launch_bounds__(kStartsThreads) bucket_starts_kernel(const std
                                                                        std::uint32_t* __restrict__ wide_list,
                                                                        std::uint32_t* __restrict__ overflowed_list,
                                                                        Plan* plan) {
-  if (plan->verdict != kBucketPath) return;
   using Scan = cub::BlockScan<std::uint32_t, kStartsThreads>;
   __shared__ typename Scan::TempStorage scan;
   std::uint32_t count[kStartsItems], start[kStartsItems];

@@ -1,11 +1,11 @@
-// run-bucket (docs/algorithms/run-bucket.md): the host dispatcher. It owns the workspace
-// (reserved once) and the last sort's splitters, and runs the steps on the caller's stream:
-// sample (only where no sort of this size came before: later ones take the last sort's output at
-// equal ranks as their splitters), plan (the verdict, taken on the device), scatter, bucket
-// starts, bucket sort, check (the one read-back: the verdict and whether the spill area held the
-// pairs beyond their buckets' room), and, where some did not fit, the overflowed buckets; or the
-// fallback, CUB's radix sort, where the input is small, large or incoherent, the splitters do not
-// fit it, or the spill area ran out. After a fallback the next sort falls back at once, with a
+// run-bucket (docs/algorithms/run-bucket.md): the host dispatcher. It owns the workspace (reserved
+// once) and the last sort's splitters, and runs the steps on the caller's stream: sample (only
+// where no sort of this size came before: later ones take the last sort's output at equal ranks as
+// their splitters), plan (the verdict, taken on the device and read by the host while the scatter
+// runs), scatter, bucket starts, bucket sort, check (the read-back of whether the spill area held
+// the pairs beyond their buckets' room), and, where some did not fit, the overflowed buckets; or
+// the fallback, CUB's radix sort, where the input is small, large or incoherent, the splitters do
+// not fit it, or the spill area ran out. After a fallback the next sort falls back at once, with a
 // probe of its input on a stream beside it (read without a wait by the sort after), until a probe
 // finds the input coherent. Where the last sort's keys differed in at most 24 low bits (a depth
 // range between two powers of two four apart, say), the fallback first finds this input's range
@@ -44,9 +44,9 @@ constexpr auto kCountingBucketSort =
     counting_bucket_sort_kernel<kSmallSort.threads, kSmallSort.items, kSmallSort.min_blocks>;
 constexpr std::size_t kCountingStagedBytes = staged_bucket_bytes<kSmallSort.threads, kSmallSort.items>();
 constexpr auto kWideBucketSort =
-    radix_bucket_sort_kernel<kSmallSort.threads, kSmallSort.items, kSmallSort.min_blocks, kSmallSort.radix_bits, false>;
+    wide_bucket_sort_kernel<kSmallSort.threads, kSmallSort.items, kSmallSort.min_blocks, kSmallSort.radix_bits>;
 constexpr auto kLargeBucketSort =
-    radix_bucket_sort_kernel<kLargeSort.threads, kLargeSort.items, kLargeSort.min_blocks, kLargeSort.radix_bits, true>;
+    large_bucket_sort_kernel<kLargeSort.threads, kLargeSort.items, kLargeSort.min_blocks, kLargeSort.radix_bits>;
 
 // The most pairs the bucket path takes: kMaxBuckets buckets of kBucketTarget pairs.
 constexpr std::size_t kMaxBucketPairs = std::size_t{kMaxBuckets} * kBucketTarget;
@@ -114,6 +114,7 @@ class RunBucketSorter final : public Sorter {
       ends_written_.emplace(cudaEventDisableTiming);
       output_ends_ = PinnedBuffer<std::uint32_t>(2);
       range_reader_ = primitives::KeyRangeReader(owner);
+      judged_mailbox_ = primitives::PinnedMailbox<Plan>("run-bucket's verdict");
       plan_mailbox_ = primitives::PinnedMailbox<Plan>("run-bucket's plan");
     }
     cursors_ = DeviceBuffer<std::uint32_t>(buckets + 1, owner);
@@ -260,9 +261,11 @@ class RunBucketSorter final : public Sorter {
     return true;
   }
 
-  // The bucket path, with fresh splitters or the last sort's, and its one read-back at the end:
-  // the plan's verdict (taken on the device: every kernel after it returns at once unless it is
-  // kBucketPath) and whether a bucket overflowed.
+  // The bucket path, with fresh splitters or the last sort's. Two read-backs, neither of which the
+  // device waits for: the plan's verdict, taken on the device, read while the scatter (queued
+  // before it, and returning at once on any other verdict) runs, so that a called-off attempt
+  // queues none of the bucket sort's kernels; and the plan at the end, with whether a bucket
+  // overflowed.
   Plan attempt(const SortBuffers& b, std::uint32_t buckets, bool fresh, cudaStream_t stream, StepTimer& timer) {
     const std::uint32_t n = static_cast<std::uint32_t>(b.n);
     const std::uint32_t samples = buckets * kSamplesPerBucket;
@@ -284,7 +287,7 @@ class RunBucketSorter final : public Sorter {
       plan_kernel<<<plan_blocks(samples) + kTableBlocks, 256, 0, stream>>>(
           b.keys_in, n, samples, splitters_.data(), buckets, sample_counts_.data(), plan_.data(), most_outside,
           fresh ? 0xFFFFFFFFu : kMostSamplesInABucket, fresh ? 0xFFFFFFFFu : most_excess_samples,
-          splitter_table_.data());
+          splitter_table_.data(), judged_mailbox_.slot(), judged_mailbox_.next_sequence());
       DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket plan_kernel");
     }
     {
@@ -296,6 +299,9 @@ class RunBucketSorter final : public Sorter {
           plan_.data());
       DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket scatter_kernel");
     }
+    // Called off: the plan's last block has ended the attempt.
+    const Plan judged = judged_mailbox_.wait(stream);
+    if (judged.verdict != kBucketPath) return judged;
     {
       StepScope step(timer, "bucket starts");
       bucket_starts_kernel<<<1, kStartsThreads, 0, stream>>>(cursors_.data(), buckets, kSmallSort.capacity(),
@@ -308,18 +314,18 @@ class RunBucketSorter final : public Sorter {
       Plan* const plan = plan_.data();
       kCountingBucketSort<<<std::min(counting_blocks_, buckets), kSmallSort.threads, kCountingStagedBytes, stream>>>(
           bucketed_keys_.data(), bucketed_values_.data(), cursors_.data(), starts_.data(), splitters_.data(), buckets,
-          plan, b.keys_out, b.values_out);
+          b.keys_out, b.values_out);
       DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket counting_bucket_sort_kernel");
       kWideBucketSort<<<buckets, kSmallSort.threads, 0, stream>>>(
-          bucketed_keys_.data(), bucketed_values_.data(), cursors_.data(), starts_.data(), wide_list_.data(),
-          false, plan, b.keys_out, b.values_out, AttemptEnd{});
-      DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket radix_bucket_sort_kernel (wide)");
+          bucketed_keys_.data(), bucketed_values_.data(), cursors_.data(), starts_.data(), wide_list_.data(), plan,
+          b.keys_out, b.values_out);
+      DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket wide_bucket_sort_kernel");
       kLargeBucketSort<<<large_blocks_, kLargeSort.threads, 0, stream>>>(
-          bucketed_keys_.data(), bucketed_values_.data(), cursors_.data(), starts_.data(), large_list_.data(),
-          true, plan, b.keys_out, b.values_out,
+          bucketed_keys_.data(), bucketed_values_.data(), cursors_.data(), starts_.data(), large_list_.data(), plan,
+          b.keys_out, b.values_out,
           AttemptEnd{cursors_.data(), sample_counts_.data(), buckets, plan_mailbox_.slot(),
                      plan_mailbox_.next_sequence()});
-      DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket radix_bucket_sort_kernel (large, and the attempt's end)");
+      DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket large_bucket_sort_kernel (and the attempt's end)");
     }
     StepScope step(timer, "check");
     return plan_mailbox_.wait(stream);
@@ -443,7 +449,8 @@ class RunBucketSorter final : public Sorter {
   std::optional<CudaEvent> ends_written_;
   PinnedBuffer<std::uint32_t> output_ends_;
   primitives::KeyRangeReader range_reader_;  // this input's range, for the fallback
-  primitives::PinnedMailbox<Plan> plan_mailbox_;  // the plan, posted by the bucket path's last kernel
+  primitives::PinnedMailbox<Plan> judged_mailbox_;  // the plan with its verdict, posted by the plan's last block
+  primitives::PinnedMailbox<Plan> plan_mailbox_;    // the plan, posted by the bucket path's last kernel
   DeviceBuffer<Plan> plan_;
   DeviceBuffer<unsigned char> temp_;
 };

@@ -14,11 +14,11 @@
 namespace depthsort::run_bucket {
 
 // The splitters are kept padded to kSplitterSlots entries with 0xFFFFFFFF, so that every search
-// takes the same kSearchSteps steps without a branch (the steps of a thread's keys interleave).
+// takes the same kSearchSteps steps without a branch.
 inline constexpr int kSearchSteps = 13;
 inline constexpr std::uint32_t kSplitterSlots = (1u << kSearchSteps) - 1;
 
-// Number of splitters < key among the first `count` (the lower bound; buckets_of finds the upper).
+// Number of splitters < key among the first `count` (the lower bound; bucket_of finds the upper).
 __device__ __forceinline__ std::uint32_t splitters_below(const std::uint32_t* s, std::uint32_t count,
                                                          std::uint32_t key) {
   std::uint32_t first = 0;
@@ -55,35 +55,17 @@ __device__ __forceinline__ void spread_over_equal_splitters(const std::uint32_t*
     if (below_splitter[j] == key[j]) bucket[j] = bucket_among_equal_splitters(s, count, key[j], bucket[j], spread);
 }
 
-// The buckets of kItems keys among count + 1 buckets. The searches go step by step over all the
-// keys, so that each step's kItems loads are in flight together: a thread waits 13 load latencies
-// for all its keys, not 13 per key.
-template <int kItems>
-__device__ __forceinline__ void buckets_of(const std::uint32_t* s, std::uint32_t count,
-                                           const std::uint32_t (&key)[kItems], std::uint32_t spread,
-                                           std::uint32_t (&bucket)[kItems]) {
-  std::uint32_t first[kItems];
-#pragma unroll
-  for (int j = 0; j < kItems; ++j) first[j] = 0;
-#pragma unroll
-  for (int step = kSearchSteps - 1; step >= 0; --step) {
-#pragma unroll
-    for (int j = 0; j < kItems; ++j) {
-      const std::uint32_t next = first[j] + (1u << step);
-      first[j] = s[next - 1] <= key[j] ? next : first[j];
-    }
-  }
-#pragma unroll
-  for (int j = 0; j < kItems; ++j) bucket[j] = min(first[j], count);  // the padding counts only for 0xFFFFFFFF
-  spread_over_equal_splitters(s, count, key, spread, bucket);
-}
-
+// The bucket of a key among count + 1 buckets, by a binary search over the padded splitters.
 __device__ __forceinline__ std::uint32_t bucket_of(const std::uint32_t* s, std::uint32_t count, std::uint32_t key,
                                                    std::uint32_t spread) {
-  const std::uint32_t keys[1] = {key};
-  std::uint32_t bucket[1];
-  buckets_of(s, count, keys, spread, bucket);
-  return bucket[0];
+  std::uint32_t first = 0;
+#pragma unroll
+  for (int step = kSearchSteps - 1; step >= 0; --step) {
+    const std::uint32_t next = first + (1u << step);
+    first = s[next - 1] <= key ? next : first;
+  }
+  const std::uint32_t above = min(first, count);  // the padding counts only for 0xFFFFFFFF
+  return above != 0 && s[above - 1] == key ? bucket_among_equal_splitters(s, count, key, above, spread) : above;
 }
 
 // The splitter table: the splitters' range [first, last] cut into kTableSlots steps of 2^shift key
@@ -108,7 +90,7 @@ __device__ __forceinline__ void fill_splitter_table_entry(const std::uint32_t* _
   }
 }
 
-// buckets_of by the splitter table: each key's step, the two entries around it (all the loads of a
+// The buckets of kItems keys, by the splitter table: each key's step, the two entries around it (all the loads of a
 // thread's keys in flight together), then a binary search between them, round by round over the
 // keys that still have a range left.
 template <int kItems>
