@@ -1,8 +1,9 @@
 // run-bucket beyond the generic suite and the coherent sequences: one instance through a chain of
 // unrelated inputs (sizes from 1 to 16M, input in key order and not), each of its paths seen taken
-// (the bucket path on input in nearly key order, cub-radix on input that is not, buckets beyond
-// their room sorted with the spill area, and the fall back where that runs out; CUB on the bits
-// narrow keys differ in, one key value copied), every result checked against the CPU reference.
+// (the bucket path on input in nearly key order or whose tiles fall into few buckets, cub-radix on
+// input that is not, buckets beyond their room sorted with the spill area, and the fall back where
+// that runs out; CUB on the bits narrow keys differ in, one key value copied), every result checked
+// against the CPU reference.
 #include <gtest/gtest.h>
 
 #include <cuda_runtime.h>
@@ -176,6 +177,39 @@ TEST_F(RunBucket, SortsOnlyTheBitsNarrowKeysDifferIn) {
     ASSERT_TRUE(sort_and_check(*strict, Distribution::CameraStep, n).ok);
     EXPECT_EQ(last_steps(*strict), kNarrow) << "sort " << sort;
   }
+}
+
+// A mesh in mesh order at 16M pairs: a third of its samples lie outside their tile's window, but a
+// tile's pairs crowd into about a hundred buckets (its rings lie at the same depths), so the scatter
+// still writes long runs: the bucket path once a probe has seen the input (its keys differ in 31
+// bits: no span sort). Two far-apart values in random order fall into two buckets a tile too, but
+// half their samples lie outside: cub-radix. With max_runs=0 the mesh takes cub-radix as well.
+TEST_F(RunBucket, TakesTheBucketPathWhereTilesFallIntoFewBuckets) {
+  const std::size_t n = std::size_t{16} << 20;
+  const std::vector<float> mesh = make_keys(Distribution::Mesh, n);
+  const auto sort_until_bucket_path = [&](Sorter& sorter) {
+    std::string steps;
+    for (int sort = 0; sort < 4 && !steps.starts_with("plan,scatter,bucket starts"); ++sort) {
+      const CheckResult result = sort_and_check(sorter, mesh);
+      EXPECT_TRUE(result.ok) << result.message;
+      steps = last_steps(sorter);
+    }
+    return steps;
+  };
+  const std::unique_ptr<Sorter> sorter = make_reserved(n);
+  EXPECT_EQ(sort_until_bucket_path(*sorter), "plan,scatter,bucket starts,bucket sort,check");
+  std::vector<float> two_values(n);
+  std::mt19937 mix(3);
+  for (float& key : two_values) key = (mix() & 1) != 0 ? 1.0f : 1.0e6f;
+  for (int sort = 0; sort < 4; ++sort) {
+    const CheckResult result = sort_and_check(*sorter, two_values);
+    EXPECT_TRUE(result.ok) << result.message;
+    if (sort > 0) {
+      EXPECT_EQ(last_steps(*sorter), "fallback-cub") << "two values, sort " << sort;
+    }
+  }
+  const std::unique_ptr<Sorter> strict = make_reserved(n, "max_runs=0");
+  EXPECT_EQ(sort_until_bucket_path(*strict), "fallback-cub");
 }
 
 // The scatter loads a thread's pairs 16 bytes at a time where both input arrays allow it; pairs

@@ -70,6 +70,7 @@ inline constexpr std::uint32_t kWindow = 512;
 struct Plan {
   std::uint32_t outside_samples;     // samples outside their tile's window (plan_kernel)
   std::uint32_t spread_sum;          // the buckets each tile's samples span, summed over tiles (plan_kernel)
+  std::uint32_t shared_buckets;      // ordered pairs of samples of one tile in one bucket, over tiles (plan_kernel)
   std::uint32_t hot_buckets;         // buckets with more samples than their room holds (plan_kernel)
   std::uint32_t excess_samples;      // the samples beyond that room, summed over those buckets (plan_kernel)
   std::uint32_t plan_blocks_done;    // plan_kernel's blocks that have counted
@@ -124,15 +125,36 @@ __global__ void pick_splitters_kernel(const std::uint32_t* __restrict__ sorted_s
   if (i < kSplitterSlots) splitters[i] = i + 1 < buckets ? sorted_sample[(i + 1) * kSamplesPerBucket] : 0xFFFFFFFFu;
 }
 
+// The scatter's verdict on an input, from its sample (or the probe's): whether the tiles leave long
+// enough runs. Either few samples lie outside their tile's window (max_outside_permille of them:
+// the pairs the scatter writes one by one), or, where max_runs allows it, a tile's pairs fall into
+// at most max_runs buckets on average and at most kMostOutsideInFewRuns per 1000 samples lie
+// outside. The buckets a tile's pairs fall into are estimated from how often two of its samples
+// share one: each of the 240 ordered pairs of a tile's 16 samples does so with a chance of 1/D for
+// pairs spread evenly over D buckets, more where they crowd into a few (a mesh's tile, whose rings
+// lie at the same depths, against a camera step's, whose keys are spread by the motion).
+inline constexpr std::uint64_t kMostOutsideInFewRuns = 400;
+DEPTHSORT_HD bool few_runs(std::uint64_t outside, std::uint64_t shared_buckets, std::uint64_t samples,
+                           std::uint32_t max_outside_permille, std::uint32_t max_runs) {
+  if (outside * 1000 <= max_outside_permille * samples) return true;
+  const std::uint64_t sample_pairs = samples / kSamplesPerTile * kSamplesPerTile * (kSamplesPerTile - 1);
+  return max_runs != 0 && outside * 1000 <= kMostOutsideInFewRuns * samples &&
+         shared_buckets * max_runs >= sample_pairs;
+}
+
 // Judges this warp's samples, in groups of kSamplesPerTile lanes (one tile of input each): adds
 // to *outside the samples whose bucket lies outside kWindow around the bucket of their group's
 // middle sample (the pairs the scatter writes one by one instead of in runs), and to *spread_sum
 // the buckets each group spans, its largest bucket less its smallest (the scatter's cost grows with
-// the runs a tile leaves: about as many as the buckets it spans). Every lane of the warp calls it;
-// a group is valid or not as a whole.
+// the runs a tile leaves: about as many as the buckets it spans), and to *shared_buckets the
+// ordered pairs of the group's samples that share a bucket (few_runs reads it). Every lane of the
+// warp calls it; a group is valid or not as a whole.
 __device__ __forceinline__ void judge_tile_samples(std::uint32_t bucket, bool valid, std::uint32_t* outside,
-                                                   std::uint32_t* spread_sum) {
-  static_assert(32 % kSamplesPerTile == 0);
+                                                   std::uint32_t* spread_sum, std::uint32_t* shared_buckets) {
+  static_assert(32 % kSamplesPerTile == 0 && kSamplesPerTile < 32);
+  const unsigned group_lanes = ((1u << kSamplesPerTile) - 1) << (threadIdx.x & 31 & ~(kSamplesPerTile - 1));
+  const unsigned same_bucket = __match_any_sync(0xFFFFFFFFu, valid ? bucket : 0xFFFFFFFFu) & group_lanes;
+  const std::uint32_t shared_in_warp = __reduce_add_sync(0xFFFFFFFFu, valid ? __popc(same_bucket) - 1 : 0u);
   const std::uint32_t middle = __shfl_sync(0xFFFFFFFFu, bucket, kSamplesPerTile / 2, kSamplesPerTile);
   const std::uint32_t low = middle > kWindow / 2 ? middle - kWindow / 2 : 0u;
   const unsigned outside_in_warp = __popc(__ballot_sync(0xFFFFFFFFu, valid && bucket - low >= kWindow));
@@ -147,6 +169,7 @@ __device__ __forceinline__ void judge_tile_samples(std::uint32_t bucket, bool va
   if ((threadIdx.x & 31) == 0) {
     if (outside_in_warp != 0) atomicAdd(outside, outside_in_warp);
     if (spread_in_warp != 0) atomicAdd(spread_sum, spread_in_warp);
+    if (shared_in_warp != 0) atomicAdd(shared_buckets, shared_in_warp);
   }
 }
 
@@ -168,7 +191,8 @@ inline constexpr std::uint32_t kTableBlocks = (kTableSlots + 1 + 255) / 256;
 __global__ void __launch_bounds__(256) plan_kernel(const float* __restrict__ keys, std::uint32_t n, std::uint32_t m,
                                                    const std::uint32_t* __restrict__ splitters, std::uint32_t buckets,
                                                    std::uint32_t* __restrict__ sample_counts, Plan* plan,
-                                                   std::uint32_t most_outside, std::uint32_t most_in_a_bucket,
+                                                   std::uint32_t max_outside_permille, std::uint32_t max_runs,
+                                                   std::uint32_t most_in_a_bucket,
                                                    std::uint32_t most_excess_samples,
                                                    std::uint32_t* __restrict__ splitter_table,
                                                    primitives::Posted<Plan>* judged, std::uint32_t sequence) {
@@ -180,10 +204,10 @@ __global__ void __launch_bounds__(256) plan_kernel(const float* __restrict__ key
   }
   // What the block's samples add to the plan, gathered in shared memory and added to it once (one
   // global atomic a warp on the same few words queues them behind each other).
-  __shared__ std::uint32_t outside, spread, excess, hot;
+  __shared__ std::uint32_t outside, spread, shared_buckets, excess, hot;
   __shared__ primitives::KeyRange range;
   if (threadIdx.x == 0) {
-    outside = spread = excess = hot = 0;
+    outside = spread = shared_buckets = excess = hot = 0;
     range = {};
   }
   __syncthreads();
@@ -192,7 +216,7 @@ __global__ void __launch_bounds__(256) plan_kernel(const float* __restrict__ key
   const std::uint32_t key = valid ? ordered_key(keys[sample_position(j, n, m)]) : 0u;
   // The scatter's bucket (with its spread of a repeated splitter value by tile) for the balance.
   const std::uint32_t b = valid ? bucket_of(splitters, buckets - 1, key, j / kSamplesPerTile) : 0u;
-  judge_tile_samples(b, valid, &outside, &spread);
+  judge_tile_samples(b, valid, &outside, &spread, &shared_buckets);
   // The sample's key range: where the plan calls the bucket path off and the sample's keys alone
   // are too wide for the span sort, the fallback skips the key span.
   const std::uint32_t lo_complement = __reduce_max_sync(0xFFFFFFFFu, valid ? ~key : 0u);
@@ -216,6 +240,7 @@ __global__ void __launch_bounds__(256) plan_kernel(const float* __restrict__ key
     called_off = false;
     if (outside != 0) atomicAdd(&plan->outside_samples, outside);
     if (spread != 0) atomicAdd(&plan->spread_sum, spread);
+    if (shared_buckets != 0) atomicAdd(&plan->shared_buckets, shared_buckets);
     if (excess != 0) atomicAdd(&plan->excess_samples, excess);
     if (hot != 0) atomicAdd(&plan->hot_buckets, hot);
     atomicMax(&plan->sample_range.lo_complement, range.lo_complement);
@@ -227,11 +252,14 @@ __global__ void __launch_bounds__(256) plan_kernel(const float* __restrict__ key
       Plan outcome{};
       outcome.outside_samples = atomicAdd(&plan->outside_samples, 0u);
       outcome.spread_sum = atomicAdd(&plan->spread_sum, 0u);
+      outcome.shared_buckets = atomicAdd(&plan->shared_buckets, 0u);
       outcome.hot_buckets = atomicAdd(&plan->hot_buckets, 0u);
       outcome.excess_samples = atomicAdd(&plan->excess_samples, 0u);
       outcome.sample_range = {atomicAdd(&plan->sample_range.lo_complement, 0u), atomicAdd(&plan->sample_range.hi, 0u)};
       const bool unfit = outcome.hot_buckets > kMostOverflowedBuckets || outcome.excess_samples > most_excess_samples;
-      outcome.verdict = outcome.outside_samples > most_outside ? kIncoherent : unfit ? kUnfit : kBucketPath;
+      const bool coherent =
+          few_runs(outcome.outside_samples, outcome.shared_buckets, m, max_outside_permille, max_runs);
+      outcome.verdict = !coherent ? kIncoherent : unfit ? kUnfit : kBucketPath;
       plan->verdict = outcome.verdict;
       primitives::post_to_host(judged, outcome, sequence);
       called_off = outcome.verdict != kBucketPath;
@@ -255,9 +283,10 @@ __global__ void __launch_bounds__(256) plan_kernel(const float* __restrict__ key
 // plan_kernel judges it but on kProbeTiles tiles spread over the input (kSamplesPerTile
 // samples each, at the places the full sample takes), in one launch of a few microseconds and
 // with no read-back in the sort. The last block to finish writes the count of samples outside
-// their tile's window and the sum of the tiles' spreads to verdict[0] and verdict[1] (page-locked
-// host memory, read once an event after the launch has completed) and zeroes counters ([0]
-// samples outside, [1] blocks done, [2] spreads) for the next.
+// their tile's window, the sum of the tiles' spreads and the pairs of samples that share a bucket
+// to verdict[0], [1] and [2] (page-locked host memory, read once an event after the launch has
+// completed) and zeroes counters ([0] samples outside, [1] blocks done, [2] spreads, [3] shared
+// buckets) for the next.
 inline constexpr std::uint32_t kProbeTiles = 512;
 // The tiles the probe looks at for n pairs (fewer than kProbeTiles where the input has fewer).
 DEPTHSORT_HD std::uint32_t probed_tiles(std::uint32_t n) {
@@ -279,13 +308,14 @@ __global__ void __launch_bounds__(256) probe_kernel(const float* __restrict__ ke
       valid ? bucket_of(splitters, buckets - 1, ordered_key(keys[sample_position(sample, n, tiles * kSamplesPerTile)]),
                         tile)
             : 0u;
-  judge_tile_samples(b, valid, &counters[0], &counters[2]);
+  judge_tile_samples(b, valid, &counters[0], &counters[2], &counters[3]);
   __syncthreads();
   if (threadIdx.x == 0) {
     __threadfence();
     if (atomicAdd(&counters[1], 1u) == gridDim.x - 1) {
       verdict[0] = atomicExch(&counters[0], 0u);
       verdict[1] = atomicExch(&counters[2], 0u);
+      verdict[2] = atomicExch(&counters[3], 0u);
       counters[1] = 0;
     }
   }

@@ -67,7 +67,8 @@ class RunBucketSorter final : public Sorter {
         max_outside_permille_(static_cast<std::uint32_t>(option_value(options, "max_outside"))),
         min_pairs_(std::size_t{1} << option_value(options, "min_pairs_log2")),
         span_bits_(option_value(options, "span") != 0),
-        max_spread_(static_cast<std::uint32_t>(option_value(options, "max_spread"))) {}
+        max_spread_(static_cast<std::uint32_t>(option_value(options, "max_spread"))),
+        max_runs_(static_cast<std::uint32_t>(option_value(options, "max_runs"))) {}
 
   std::size_t workspace_bytes() const override { return workspace_bytes_ + zero_fixup_.bytes(); }
 
@@ -104,13 +105,13 @@ class RunBucketSorter final : public Sorter {
     sorted_sample_ = DeviceBuffer<std::uint32_t>(samples, owner);
     splitters_ = DeviceBuffer<std::uint32_t>(kSplitterSlots, owner);
     splitter_table_ = DeviceBuffer<std::uint32_t>(kTableEntries, owner);
-    probe_counters_ = DeviceBuffer<std::uint32_t>(3, owner);
+    probe_counters_ = DeviceBuffer<std::uint32_t>(4, owner);
     DEPTHSORT_CUDA_CHECK(cudaMemset(probe_counters_.data(), 0, probe_counters_.bytes()));
     if (!probe_stream_) {
       probe_stream_.emplace();
       probe_start_.emplace(cudaEventDisableTiming);
       probe_done_.emplace(cudaEventDisableTiming);
-      probe_verdict_ = PinnedBuffer<std::uint32_t>(2);
+      probe_verdict_ = PinnedBuffer<std::uint32_t>(3);
       ends_written_.emplace(cudaEventDisableTiming);
       output_ends_ = PinnedBuffer<std::uint32_t>(2);
       range_reader_ = primitives::KeyRangeReader(owner);
@@ -240,7 +241,8 @@ class RunBucketSorter final : public Sorter {
   bool probe_found_bucket_path(std::size_t n) {
     if (!arrived(probe_pending_, *probe_done_)) return false;
     const std::uint64_t tiles = probed_tiles(static_cast<std::uint32_t>(n));
-    const bool coherent = probe_verdict_[0] <= std::uint64_t{max_outside_permille_} * tiles * kSamplesPerTile / 1000;
+    const bool coherent = few_runs(probe_verdict_[0], probe_verdict_[2], tiles * kSamplesPerTile,
+                                   max_outside_permille_, runs_limit(n));
     return coherent && (!span_sort_pays(n) || probe_verdict_[1] <= std::uint64_t{max_spread_} * tiles);
   }
 
@@ -278,14 +280,13 @@ class RunBucketSorter final : public Sorter {
     }
     {
       StepScope step(timer, "plan");
-      const auto most_outside =
-          static_cast<std::uint32_t>(std::uint64_t{max_outside_permille_} * samples / 1000);
       // Fresh splitters come from this sample: no bucket is judged by it. Otherwise what the
       // sample says goes beyond the buckets' room should fill at most half the spill area.
       const auto most_excess_samples =
           static_cast<std::uint32_t>(spill_capacity_for(n) / 2 / (kBucketTarget / kSamplesPerBucket));
       plan_kernel<<<plan_blocks(samples) + kTableBlocks, 256, 0, stream>>>(
-          b.keys_in, n, samples, splitters_.data(), buckets, sample_counts_.data(), plan_.data(), most_outside,
+          b.keys_in, n, samples, splitters_.data(), buckets, sample_counts_.data(), plan_.data(),
+          max_outside_permille_, runs_limit(b.n),
           fresh ? 0xFFFFFFFFu : kMostSamplesInABucket, fresh ? 0xFFFFFFFFu : most_excess_samples,
           splitter_table_.data(), judged_mailbox_.slot(), judged_mailbox_.next_sequence());
       DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket plan_kernel");
@@ -365,6 +366,10 @@ class RunBucketSorter final : public Sorter {
     return true;
   }
 
+  // max_runs where the competitor is CUB's full sort; where it is the span sort, 0 (its pass
+  // saved is worth more than the bucket path gains on such tiles).
+  std::uint32_t runs_limit(std::size_t n) const { return span_sort_pays(n) ? 0u : max_runs_; }
+
   // Whether the last keys differed in few enough low bits for CUB to skip a digit pass, at a size
   // where the pass saved outweighs finding the range (below min_pairs the read-back costs more).
   bool span_sort_pays(std::size_t n) const {
@@ -418,6 +423,7 @@ class RunBucketSorter final : public Sorter {
   bool ends_pending_ = false;         // the last output's key range is on its way to output_ends_
   bool span_bits_ = true;             // the fallback sorts only the bits its keys differ in
   std::uint32_t max_spread_ = 0;      // narrow keys take the bucket path up to this spread per tile
+  std::uint32_t max_runs_ = 0;        // or wide keys with many pairs outside their window, up to these runs
   int last_differing_bits_ = 0;       // low bits the last keys differed in, as far as known
   std::uint32_t splitter_buckets_ = 0;
   std::size_t min_pairs_ = 0;

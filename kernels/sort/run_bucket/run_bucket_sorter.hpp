@@ -23,6 +23,11 @@ inline constexpr OptionSpec kRunBucketOptions[] = {
      "where the keys are narrow enough for that sort, take the bucket path only if a tile's samples span at most "
      "this many buckets on average (beyond, the scatter's runs are short and that sort is faster)",
      256, 0, 8192},
+    {"max_runs",
+     "where the keys are too wide for that sort, also take the bucket path where up to 400 pairs per 1000 fall "
+     "outside their tile's window, if a tile's pairs fall into at most this many buckets on average (estimated "
+     "from the sample; a mesh in mesh order); 0: never",
+     128, 0, 8192},
 };
 
 std::unique_ptr<Sorter> make_run_bucket_sorter(const OptionValues& options);
