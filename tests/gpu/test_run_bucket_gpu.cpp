@@ -212,6 +212,27 @@ TEST_F(RunBucket, TakesTheBucketPathWhereTilesFallIntoFewBuckets) {
   EXPECT_EQ(sort_until_bucket_path(*strict), "fallback-cub");
 }
 
+// Every key moved the same way since the last sort (a camera flying forward): the keys beyond the
+// last output's range fall into the buckets kept beyond each end of it, not into one end bucket
+// far beyond its room.
+TEST_F(RunBucket, KeysMovedBeyondTheLastRangeFillTheOuterBuckets) {
+  const std::size_t n = std::size_t{4} << 20;
+  const std::unique_ptr<Sorter> sorter = make_reserved(n, "span=0");
+  std::vector<float> keys = make_keys(Distribution::Sorted, n);
+  for (float& key : keys) key += 1.0f;  // in [1, 2)
+  ASSERT_TRUE(sort_and_check(*sorter, keys).ok);
+  constexpr std::string_view kPath = "plan,scatter,bucket starts,bucket sort,check";
+  ASSERT_EQ(last_steps(*sorter), "sample," + std::string(kPath));
+  for (float& key : keys) key += 0.005f;  // half a percent of the keys beyond the last range: 10 buckets' share
+  const CheckResult shifted = sort_and_check(*sorter, keys);
+  EXPECT_TRUE(shifted.ok) << shifted.message;
+  EXPECT_EQ(last_steps(*sorter), kPath) << "no bucket beyond its room";
+  for (float& key : keys) key -= 0.01f;
+  const CheckResult back = sort_and_check(*sorter, keys);
+  EXPECT_TRUE(back.ok) << back.message;
+  EXPECT_EQ(last_steps(*sorter), kPath) << "no bucket beyond its room";
+}
+
 // The scatter loads a thread's pairs 16 bytes at a time where both input arrays allow it; pairs
 // that start off a 16-byte boundary (a caller's buffers at an offset) take one load a pair, and
 // must come out the same.
