@@ -33,7 +33,9 @@
 #include "sort/primitives/dynamic_smem.hpp"
 #include "sort/run_bucket/bucket_sort.cuh"
 #include "sort/run_bucket/overflow.cuh"
+#include "sort/run_bucket/plan.cuh"
 #include "sort/run_bucket/run_bucket_kernels.cuh"
+#include "sort/run_bucket/scatter.cuh"
 #include "sort/run_bucket/run_bucket_sorter.hpp"
 
 namespace depthsort::run_bucket {
