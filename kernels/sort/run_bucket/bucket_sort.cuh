@@ -231,8 +231,8 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) counting_bucket_sort_ker
   }
 }
 
-// The body of wide_bucket_sort_kernel and large_bucket_sort_kernel: the first `listed` buckets of `list`, every gridDim.x-th
-// one by this block.
+// The body of wide_bucket_sort_kernel and large_bucket_sort_kernel: the first `listed` buckets of
+// `list`, every gridDim.x-th one by this block.
 template <int kThreads, int kItems, int kRadixBits>
 __device__ __forceinline__ void sort_listed_buckets(const std::uint32_t* __restrict__ bucketed_keys,
                                                     const std::uint32_t* __restrict__ bucketed_values,

@@ -90,9 +90,9 @@ __device__ __forceinline__ void fill_splitter_table_entry(const std::uint32_t* _
   }
 }
 
-// The buckets of kItems keys, by the splitter table: each key's step, the two entries around it (all the loads of a
-// thread's keys in flight together), then a binary search between them, round by round over the
-// keys that still have a range left.
+// The buckets of kItems keys, by the splitter table: each key's step, the two entries around it
+// (all the loads of a thread's keys in flight together), then a binary search between them, round
+// by round over the keys that still have a range left.
 template <int kItems>
 __device__ __forceinline__ void buckets_by_table(const std::uint32_t* s, std::uint32_t count,
                                                  const std::uint32_t* table, std::uint32_t first,
