@@ -50,6 +50,12 @@ std::string last_steps(Sorter& sorter) {
   return names;
 }
 
+// The steps of a sort on the bucket path, and of one whose plan calls the attempt off (the verdict
+// reaches the host while the scatter, which returns at once, runs: none of the bucket sort's
+// kernels are queued).
+constexpr std::string_view kBucketPath = "plan,scatter,bucket starts,bucket sort,check";
+constexpr std::string_view kCalledOff = "plan,scatter,fallback-cub";
+
 TEST_F(RunBucket, OneInstanceExactOnUnrelatedInputs) {
   const std::size_t max_n = std::size_t{16} << 20;
   const std::unique_ptr<Sorter> sorter = make_reserved(max_n);
@@ -77,13 +83,9 @@ TEST_F(RunBucket, TakesTheBucketPathOnlyWhereTheInputFollowsTheKeyOrder) {
   const std::size_t n = std::size_t{4} << 20;
   const std::unique_ptr<Sorter> sorter = make_reserved(n, "span=0");
   ASSERT_TRUE(sort_and_check(*sorter, Distribution::Sorted, n).ok);
-  constexpr std::string_view kPath = "plan,scatter,bucket starts,bucket sort,check";
-  // The plan's verdict reaches the host while the scatter (which returns at once) runs: none of the
-  // bucket sort's kernels are queued.
-  constexpr std::string_view kCalledOff = "plan,scatter,fallback-cub";
-  EXPECT_EQ(last_steps(*sorter), "sample," + std::string(kPath)) << "first sort: fresh splitters";
+  EXPECT_EQ(last_steps(*sorter), "sample," + std::string(kBucketPath)) << "first sort: fresh splitters";
   ASSERT_TRUE(sort_and_check(*sorter, Distribution::Reverse, n).ok);
-  EXPECT_EQ(last_steps(*sorter), kPath) << "the same keys again: the last sort's splitters fit";
+  EXPECT_EQ(last_steps(*sorter), kBucketPath) << "the same keys again: the last sort's splitters fit";
   // One key value: the sorted keys' splitters leave one bucket too full, so it falls back (and
   // keeps this output's splitters); the probe beside the next fallback finds the input coherent;
   // the third sort takes the bucket path with the one-value splitters.
@@ -93,7 +95,7 @@ TEST_F(RunBucket, TakesTheBucketPathOnlyWhereTheInputFollowsTheKeyOrder) {
   ASSERT_TRUE(sort_and_check(*sorter, Distribution::AllEqual, n).ok);
   EXPECT_EQ(last_steps(*sorter), "fallback-cub");
   ASSERT_TRUE(sort_and_check(*sorter, Distribution::AllEqual, n).ok);
-  EXPECT_EQ(last_steps(*sorter), kPath) << "the last probe found the input coherent";
+  EXPECT_EQ(last_steps(*sorter), kBucketPath) << "the last probe found the input coherent";
   EXPECT_GT(sorter->segments().count, 1u);
   ASSERT_TRUE(sort_and_check(*sorter, Distribution::Uniform, n).ok);
   EXPECT_EQ(last_steps(*sorter), kCalledOff) << "incoherent";
@@ -107,7 +109,7 @@ TEST_F(RunBucket, TakesTheBucketPathOnlyWhereTheInputFollowsTheKeyOrder) {
     EXPECT_EQ(sorter->segments().count, 0u) << distribution_name(dist);
   }
   ASSERT_TRUE(sort_and_check(*sorter, Distribution::Sorted, n).ok);
-  EXPECT_EQ(last_steps(*sorter), kPath) << "the last probe found sorted input coherent";
+  EXPECT_EQ(last_steps(*sorter), kBucketPath) << "the last probe found sorted input coherent";
   ASSERT_TRUE(sort_and_check(*sorter, Distribution::Sorted, 1000).ok);
   EXPECT_EQ(last_steps(*sorter), "fallback-cub") << "below min_pairs";
 }
@@ -141,12 +143,12 @@ TEST_F(RunBucket, SortsOnlyTheBitsNarrowKeysDifferIn) {
   // Wide keys (uniform in [0, 1) differ in 28 bits): no key span; sorted ones take the bucket path
   // again once a probe finds them coherent.
   std::string steps;
-  for (int sort = 0; sort < 3 && steps != "plan,scatter,bucket starts,bucket sort,check"; ++sort) {
+  for (int sort = 0; sort < 3 && steps != kBucketPath; ++sort) {
     ASSERT_TRUE(sort_and_check(*sorter, Distribution::Sorted, n).ok);
     steps = last_steps(*sorter);
     EXPECT_EQ(steps.find("key span"), std::string::npos) << steps;
   }
-  EXPECT_EQ(steps, "plan,scatter,bucket starts,bucket sort,check");
+  EXPECT_EQ(steps, kBucketPath);
   ASSERT_TRUE(sort_and_check(*sorter, Distribution::CameraStep, n).ok);
   EXPECT_TRUE(last_steps(*sorter).starts_with("plan,")) << "the range is learnt from this output";
   ASSERT_TRUE(sort_and_check(*sorter, Distribution::CameraStep, n).ok);
@@ -154,7 +156,7 @@ TEST_F(RunBucket, SortsOnlyTheBitsNarrowKeysDifferIn) {
   // A camera step leaves a tile's pairs in a few dozen buckets: the probe finds that narrow
   // enough by default, and too wide for max_spread=1.
   ASSERT_TRUE(sort_and_check(*sorter, Distribution::CameraStep, n).ok);
-  EXPECT_EQ(last_steps(*sorter), "plan,scatter,bucket starts,bucket sort,check");
+  EXPECT_EQ(last_steps(*sorter), kBucketPath);
   // A cut after the bucket path on narrow keys: the plan calls the attempt off. Narrow keys in no
   // order take the key span and the span sort; wide keys skip the key span, since the plan's sample
   // is already wider than the span sort takes.
@@ -165,13 +167,13 @@ TEST_F(RunBucket, SortsOnlyTheBitsNarrowKeysDifferIn) {
   EXPECT_TRUE(cut.ok) << cut.message;
   EXPECT_EQ(last_steps(*sorter), "plan,scatter,key span,fallback-cub (span bits)");
   steps.clear();
-  for (int sort = 0; sort < 3 && steps != "plan,scatter,bucket starts,bucket sort,check"; ++sort) {
+  for (int sort = 0; sort < 3 && steps != kBucketPath; ++sort) {
     ASSERT_TRUE(sort_and_check(*sorter, Distribution::CameraStep, n).ok);
     steps = last_steps(*sorter);
   }
-  ASSERT_EQ(steps, "plan,scatter,bucket starts,bucket sort,check") << "back on the bucket path";
+  ASSERT_EQ(steps, kBucketPath) << "back on the bucket path";
   ASSERT_TRUE(sort_and_check(*sorter, Distribution::Uniform, n).ok);
-  EXPECT_EQ(last_steps(*sorter), "plan,scatter,fallback-cub");
+  EXPECT_EQ(last_steps(*sorter), kCalledOff);
   const std::unique_ptr<Sorter> strict = make_reserved(n, "max_spread=1");
   for (int sort = 0; sort < 4; ++sort) {
     ASSERT_TRUE(sort_and_check(*strict, Distribution::CameraStep, n).ok);
@@ -197,7 +199,7 @@ TEST_F(RunBucket, TakesTheBucketPathWhereTilesFallIntoFewBuckets) {
     return steps;
   };
   const std::unique_ptr<Sorter> sorter = make_reserved(n);
-  EXPECT_EQ(sort_until_bucket_path(*sorter), "plan,scatter,bucket starts,bucket sort,check");
+  EXPECT_EQ(sort_until_bucket_path(*sorter), kBucketPath);
   std::vector<float> two_values(n);
   std::mt19937 mix(3);
   for (float& key : two_values) key = (mix() & 1) != 0 ? 1.0f : 1.0e6f;
@@ -221,16 +223,15 @@ TEST_F(RunBucket, KeysMovedBeyondTheLastRangeFillTheOuterBuckets) {
   std::vector<float> keys = make_keys(Distribution::Sorted, n);
   for (float& key : keys) key += 1.0f;  // in [1, 2)
   ASSERT_TRUE(sort_and_check(*sorter, keys).ok);
-  constexpr std::string_view kPath = "plan,scatter,bucket starts,bucket sort,check";
-  ASSERT_EQ(last_steps(*sorter), "sample," + std::string(kPath));
+  ASSERT_EQ(last_steps(*sorter), "sample," + std::string(kBucketPath));
   for (float& key : keys) key += 0.005f;  // half a percent of the keys beyond the last range: 10 buckets' share
   const CheckResult shifted = sort_and_check(*sorter, keys);
   EXPECT_TRUE(shifted.ok) << shifted.message;
-  EXPECT_EQ(last_steps(*sorter), kPath) << "no bucket beyond its room";
+  EXPECT_EQ(last_steps(*sorter), kBucketPath) << "no bucket beyond its room";
   for (float& key : keys) key -= 0.01f;
   const CheckResult back = sort_and_check(*sorter, keys);
   EXPECT_TRUE(back.ok) << back.message;
-  EXPECT_EQ(last_steps(*sorter), kPath) << "no bucket beyond its room";
+  EXPECT_EQ(last_steps(*sorter), kBucketPath) << "no bucket beyond its room";
 }
 
 // The scatter loads a thread's pairs 16 bytes at a time where both input arrays allow it; pairs
@@ -253,8 +254,7 @@ TEST_F(RunBucket, TakesTheBucketPathWithInputOffTheLoadsBoundaries) {
     DEPTHSORT_CUDA_CHECK(cudaMemset(values_out.data(), 0xFF, values_out.bytes()));
     sorter->sort(buffers, nullptr);
     DEPTHSORT_CUDA_CHECK(cudaDeviceSynchronize());
-    const std::string path = "plan,scatter,bucket starts,bucket sort,check";
-    EXPECT_EQ(last_steps(*sorter), sort == 0 ? "sample," + path : path);
+    EXPECT_EQ(last_steps(*sorter), (sort == 0 ? "sample," : "") + std::string(kBucketPath));
     std::vector<float> sorted_keys(n);
     std::vector<std::uint32_t> sorted_values(n);
     DEPTHSORT_CUDA_CHECK(cudaMemcpy(sorted_keys.data(), keys_out.data(), keys_out.bytes(), cudaMemcpyDeviceToHost));
@@ -276,7 +276,7 @@ TEST_F(RunBucket, ExactAfterABucketOverflows) {
   for (std::uint32_t j = 0; j < samples; ++j)
     keys[run_bucket::sample_position(j, n, samples)] = static_cast<float>(j);
   const CheckResult result = sort_and_check(*sorter, keys);
-  EXPECT_EQ(last_steps(*sorter), "sample,plan,scatter,bucket starts,bucket sort,check,fallback-cub");
+  EXPECT_EQ(last_steps(*sorter), "sample," + std::string(kBucketPath) + ",fallback-cub");
   EXPECT_TRUE(result.ok) << result.message;
 }
 
@@ -290,7 +290,7 @@ TEST_F(RunBucket, SortsBucketsBeyondTheirRoomFromTheSpillArea) {
   const std::vector<float> sorted = make_keys(Distribution::Sorted, n);
   ASSERT_TRUE(sort_and_check(*sorter, sorted).ok);
   ASSERT_TRUE(sort_and_check(*sorter, sorted).ok);
-  ASSERT_EQ(last_steps(*sorter), "plan,scatter,bucket starts,bucket sort,check");
+  ASSERT_EQ(last_steps(*sorter), kBucketPath);
   std::vector<float> keys = sorted;
   // A bucket holds the sorted keys of ranks [k * 2048, (k + 1) * 2048): each run takes its keys
   // from the 500 ranks after its bucket's first + 100, in a scrambled order.
@@ -298,7 +298,7 @@ TEST_F(RunBucket, SortsBucketsBeyondTheirRoomFromTheSpillArea) {
                                   std::pair<std::size_t, std::size_t>{n / 4 + 100, 12000}})
     for (std::size_t i = 0; i < run; ++i) keys[first + i] = sorted[first + i * 7 % 500];
   const CheckResult result = sort_and_check(*sorter, keys);
-  EXPECT_EQ(last_steps(*sorter), "plan,scatter,bucket starts,bucket sort,check,overflowed buckets");
+  EXPECT_EQ(last_steps(*sorter), std::string(kBucketPath) + ",overflowed buckets");
   EXPECT_TRUE(result.ok) << result.message;
 }
 
