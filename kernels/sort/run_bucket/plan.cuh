@@ -47,18 +47,26 @@ DEPTHSORT_HD bool few_runs(std::uint64_t outside, std::uint64_t shared_buckets, 
          shared_buckets * max_runs >= sample_pairs;
 }
 
+// The warp's lanes whose (valid) sample falls into this lane's bucket: read by judge_tile_samples
+// and by the plan's sample counts, one match for both.
+__device__ __forceinline__ unsigned same_bucket_lanes(std::uint32_t bucket, bool valid) {
+  return __match_any_sync(0xFFFFFFFFu, valid ? bucket : 0xFFFFFFFFu);
+}
+
 // Judges this warp's samples, in groups of kSamplesPerTile lanes (one tile of input each): adds
 // to *outside the samples whose bucket lies outside kWindow around the bucket of their group's
 // middle sample (the pairs the scatter writes one by one instead of in runs), and to *spread_sum
 // the buckets each group spans, its largest bucket less its smallest (the scatter's cost grows with
 // the runs a tile leaves: about as many as the buckets it spans), and to *shared_buckets the
-// ordered pairs of the group's samples that share a bucket (few_runs reads it). Every lane of the
-// warp calls it; a group is valid or not as a whole.
-__device__ __forceinline__ void judge_tile_samples(std::uint32_t bucket, bool valid, std::uint32_t* outside,
-                                                   std::uint32_t* spread_sum, std::uint32_t* shared_buckets) {
+// ordered pairs of the group's samples that share a bucket (few_runs reads it). `peers` are the
+// warp's lanes with this lane's bucket (same_bucket_lanes). Every lane of the warp calls it; a
+// group is valid or not as a whole.
+__device__ __forceinline__ void judge_tile_samples(std::uint32_t bucket, bool valid, unsigned peers,
+                                                   std::uint32_t* outside, std::uint32_t* spread_sum,
+                                                   std::uint32_t* shared_buckets) {
   static_assert(32 % kSamplesPerTile == 0 && kSamplesPerTile < 32);
   const unsigned group_lanes = ((1u << kSamplesPerTile) - 1) << (threadIdx.x & 31 & ~(kSamplesPerTile - 1));
-  const unsigned same_bucket = __match_any_sync(0xFFFFFFFFu, valid ? bucket : 0xFFFFFFFFu) & group_lanes;
+  const unsigned same_bucket = peers & group_lanes;
   const std::uint32_t shared_in_warp = __reduce_add_sync(0xFFFFFFFFu, valid ? __popc(same_bucket) - 1 : 0u);
   const std::uint32_t middle = __shfl_sync(0xFFFFFFFFu, bucket, kSamplesPerTile / 2, kSamplesPerTile);
   const std::uint32_t low = middle > kWindow / 2 ? middle - kWindow / 2 : 0u;
@@ -121,7 +129,8 @@ __global__ void __launch_bounds__(256) plan_kernel(const float* __restrict__ key
   const std::uint32_t key = valid ? ordered_key(keys[sample_position(j, n, m)]) : 0u;
   // The scatter's bucket (with its spread of a repeated splitter value by tile) for the balance.
   const std::uint32_t b = valid ? bucket_of(splitters, buckets - 1, key, j / kSamplesPerTile) : 0u;
-  judge_tile_samples(b, valid, &outside, &spread, &shared_buckets);
+  const unsigned peers = same_bucket_lanes(b, valid);
+  judge_tile_samples(b, valid, peers, &outside, &spread, &shared_buckets);
   // The sample's key range: where the plan calls the bucket path off and the sample's keys alone
   // are too wide for the span sort, the fallback skips the key span.
   const std::uint32_t lo_complement = __reduce_max_sync(0xFFFFFFFFu, valid ? ~key : 0u);
@@ -131,7 +140,6 @@ __global__ void __launch_bounds__(256) plan_kernel(const float* __restrict__ key
     atomicMax(&range.hi, hi);
   }
   // One atomic per warp and bucket (a heavy key value sends every sample to one bucket).
-  const unsigned peers = __match_any_sync(0xFFFFFFFFu, valid ? b : 0xFFFFFFFFu);
   if (valid && static_cast<int>(threadIdx.x & 31) == __ffs(peers) - 1) {
     const std::uint32_t before = atomicAdd(&sample_counts[b], __popc(peers)), after = before + __popc(peers);
     if (after > most_in_a_bucket) {
@@ -213,7 +221,7 @@ __global__ void __launch_bounds__(256) probe_kernel(const float* __restrict__ ke
       valid ? bucket_of(splitters, buckets - 1, ordered_key(keys[sample_position(sample, n, tiles * kSamplesPerTile)]),
                         tile)
             : 0u;
-  judge_tile_samples(b, valid, &counters[0], &counters[2], &counters[3]);
+  judge_tile_samples(b, valid, same_bucket_lanes(b, valid), &counters[0], &counters[2], &counters[3]);
   __syncthreads();
   if (threadIdx.x == 0) {
     __threadfence();
