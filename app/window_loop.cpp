@@ -149,69 +149,77 @@ int App::run_windowed() {
       frame_rate_.reset();
       continue;
     }
-    renderer_->resize(width, height);
-    ++frames_run;
-    const double now = glfwGetTime();
-    // The simulation's step is capped (a slow frame does not throw the particles far); the
-    // frame rate shown is not: it counts the frames of the last second.
-    const auto dt = static_cast<float>(std::min(now - last, 0.1));
-    last = now;
-    frame_rate_.add(now);
-    const auto fps = static_cast<float>(frame_rate_.fps());
-    NvtxRange frame_range("frame");
-    const auto start = std::chrono::steady_clock::now();
-    before_ = settings_;  // copy-assigned into a member: reuses its storage, no allocation per frame
-    handle_keys();
-    handle_input(dt);
-    camera_.fit_planes(scene_.centre, scene_.radius);
-    const bool sorted = settings_.sort && !settings_.freeze;
-    cycle_select(f);
-    FramePlan plan = frame_plan(static_cast<float>(now), dt);
-    plan.draw.covered_left = covered_left(width);
-    pipeline_->compute(camera_, plan, f);
-    gl_timer_->begin_frame();
-    {
-      NvtxRange range("draw");
-      gl_timer_->begin_step("draw");
-      renderer_->draw(scene_, camera_, plan.draw);
-      gl_timer_->end_step();
-    }
-
-    if (pipeline_->on_gpu() && now - memory_polled > 1.0) {
-      std::size_t free_bytes = 0;
-      if (cudaMemGetInfo(&free_bytes, &total) == cudaSuccess) used = total - free_bytes;
-      memory_polled = now;
-    }
-    const PanelInfo info = panel_info(used, total, fps);
-    gl_timer_->begin_step("ui");
-    {
-      GlDebugGroup group("ui");
-      NvtxRange range("ui");
-      imgui_->begin_frame();
-      if (settings_.show_panel) panel_.draw(settings_, requests_, info, timings, now);
-      else panel_.hidden();
-      Panel::draw_help(settings_.show_help);
-      imgui_->end_frame();
-      gl_timer_->end_step();
-      gl_timer_->end_frame();
-      // The last frame, panel included: that of --frames, or the one before the window closes.
-      const bool last_frame = (frames != 0 && f + 1 == frames) || window_->should_close() || stop_signal();
-      if (!config_.screenshot.empty() && last_frame) {
-        outputs_ok &= write_output("--screenshot", [&] {
-          std::vector<std::uint8_t> pixels;
-          renderer_->read_pixels(pixels);
-          write_png(config_.screenshot, renderer_->width(), renderer_->height(), pixels);
-          say("screenshot: " + shown_path(config_.screenshot));
-        });
+    try {
+      renderer_->resize(width, height);
+      ++frames_run;
+      const double now = glfwGetTime();
+      // The simulation's step is capped (a slow frame does not throw the particles far); the
+      // frame rate shown is not: it counts the frames of the last second.
+      const auto dt = static_cast<float>(std::min(now - last, 0.1));
+      last = now;
+      frame_rate_.add(now);
+      const auto fps = static_cast<float>(frame_rate_.fps());
+      NvtxRange frame_range("frame");
+      const auto start = std::chrono::steady_clock::now();
+      before_ = settings_;  // copy-assigned into a member: reuses its storage, no allocation per frame
+      handle_keys();
+      handle_input(dt);
+      camera_.fit_planes(scene_.centre, scene_.radius);
+      const bool sorted = settings_.sort && !settings_.freeze;
+      cycle_select(f);
+      FramePlan plan = frame_plan(static_cast<float>(now), dt);
+      plan.draw.covered_left = covered_left(width);
+      pipeline_->compute(camera_, plan, f);
+      gl_timer_->begin_frame();
+      {
+        NvtxRange range("draw");
+        gl_timer_->begin_step("draw");
+        renderer_->draw(scene_, camera_, plan.draw);
+        gl_timer_->end_step();
       }
-      window_->swap();
-      const float host_ms =
-          std::chrono::duration<float, std::milli>(std::chrono::steady_clock::now() - start).count();
-      pipeline_->poll_check();
-      cycle_finish(f, frames);
-      collect(timings, false, sorted, now, f, host_ms);
-      note_slow_frames(f, host_ms);
-      if (!(settings_ == before_) || requests_.any()) apply_changes(before_, requests_);
+
+      if (pipeline_->on_gpu() && now - memory_polled > 1.0) {
+        std::size_t free_bytes = 0;
+        if (cudaMemGetInfo(&free_bytes, &total) == cudaSuccess) used = total - free_bytes;
+        memory_polled = now;
+      }
+      const PanelInfo info = panel_info(used, total, fps);
+      gl_timer_->begin_step("ui");
+      {
+        GlDebugGroup group("ui");
+        NvtxRange range("ui");
+        imgui_->begin_frame();
+        if (settings_.show_panel) panel_.draw(settings_, requests_, info, timings, now);
+        else panel_.hidden();
+        Panel::draw_help(settings_.show_help);
+        imgui_->end_frame();
+        gl_timer_->end_step();
+        gl_timer_->end_frame();
+        // The last frame, panel included: that of --frames, or the one before the window closes.
+        const bool last_frame = (frames != 0 && f + 1 == frames) || window_->should_close() || stop_signal();
+        if (!config_.screenshot.empty() && last_frame) {
+          outputs_ok &= write_output("--screenshot", [&] {
+            std::vector<std::uint8_t> pixels;
+            renderer_->read_pixels(pixels);
+            write_png(config_.screenshot, renderer_->width(), renderer_->height(), pixels);
+            say("screenshot: " + shown_path(config_.screenshot));
+          });
+        }
+        window_->swap();
+        const float host_ms =
+            std::chrono::duration<float, std::milli>(std::chrono::steady_clock::now() - start).count();
+        pipeline_->poll_check();
+        cycle_finish(f, frames);
+        collect(timings, false, sorted, now, f, host_ms);
+        note_slow_frames(f, host_ms);
+        if (!(settings_ == before_) || requests_.any()) apply_changes(before_, requests_);
+      }
+    } catch (const GlError&) {
+      // A window destroyed from outside can fail the frame's GL calls (llvmpipe's glClear says
+      // GL_OUT_OF_MEMORY) before its X error has reached the handler: if a round trip to the X
+      // server finds the window gone, the run ends as for a lost window; any other GL error stands.
+      if (!window_->lost()) throw;
+      break;
     }
   }
   int signal = stop_signal();

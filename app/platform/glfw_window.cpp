@@ -9,6 +9,10 @@
 
 #if DEPTHSORT_HAVE_X11
 #include <X11/Xlib.h>
+// GLFW's X11 accessors (libglfw exports them), declared here: glfw3native.h would also need the
+// XRandR headers, which nothing else here uses.
+extern "C" Display* glfwGetX11Display(void);
+extern "C" Window glfwGetX11Window(GLFWwindow* window);
 #endif
 
 namespace depthsort::app {
@@ -105,5 +109,16 @@ void GlfwWindow::wait_events(double timeout_s) const { glfwWaitEventsTimeout(tim
 void GlfwWindow::swap() const { glfwSwapBuffers(window_); }
 void GlfwWindow::set_vsync(bool on) const { glfwSwapInterval(on ? 1 : 0); }
 void GlfwWindow::framebuffer_size(int& width, int& height) const { glfwGetFramebufferSize(window_, &width, &height); }
+
+bool GlfwWindow::lost() const {
+#if DEPTHSORT_HAVE_X11
+  if (Display* display = glfwGetX11Display()) {
+    XWindowAttributes attributes{};
+    XGetWindowAttributes(display, glfwGetX11Window(window_), &attributes);  // BadWindow once destroyed
+    XSync(display, False);
+  }
+#endif
+  return stop_signal() == kWindowGone;
+}
 
 }  // namespace depthsort::app

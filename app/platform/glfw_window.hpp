@@ -31,6 +31,9 @@ class GlfwWindow {
   void swap() const;
   void set_vsync(bool on) const;
   void framebuffer_size(int& width, int& height) const;
+  // Whether the window is gone (destroyed from outside): a round trip to the X server brings any
+  // X error on it to the handler that notes it; without X, whether one was noted already.
+  bool lost() const;
   // Asks the loop to end (the window's close button does the same).
   void request_close() const;
   // Full screen on the primary monitor, or back to the window's size and place before it.
