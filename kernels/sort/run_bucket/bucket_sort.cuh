@@ -2,19 +2,21 @@
 // pairs, as the scatter left them in the bucket's region, sorted on chip and written at the
 // bucket's place in the output, keys restored to floats.
 //
-// Most buckets hold at most the small shape's pairs, between splitters fewer than kCountingSlots
-// values apart: a persistent grid sorts them by counting, each block taking every gridDim.x-th
-// such bucket and, while it sorts one, having the next one's keys and values brought to shared
-// memory by the bulk copy engine (cp.async.bulk, one thread, no registers). Sorting a bucket by
-// one block that loads it first left the block waiting on DRAM for a quarter of its time (Nsight
-// Compute, camera-step keys at 16M pairs). The buckets listed by bucket_starts_kernel, too wide
-// for counting (and the first and last) or too large for the small shape, are sorted one block a
-// bucket by CUB's block radix sort on the bits their keys span.
+// Most buckets hold at most the small shape's pairs: a persistent grid sorts them, each block
+// taking every gridDim.x-th bucket and, while it sorts one, having the next one's keys and values
+// brought to shared memory by the bulk copy engine (cp.async.bulk, one thread, no registers).
+// Sorting a bucket by one block that loads it first left the block waiting on DRAM for a quarter
+// of its time (Nsight Compute, camera-step keys at 16M pairs). Buckets between splitters fewer
+// than kCountingSlots values apart are sorted by counting, the others (and the open-ended first
+// and last) by CUB's block radix sort on the bits their keys span. The same blocks find the
+// buckets' places in the output first, each block for the buckets it sorts, and list the buckets
+// too large for the small shape, which the large kernel sorts after, one block a bucket.
 #pragma once
 
 #include <cub/block/block_load.cuh>
 #include <cub/block/block_radix_sort.cuh>
 #include <cub/block/block_scan.cuh>
+#include <cub/warp/warp_scan.cuh>
 
 #include <cuda/ptx>
 
@@ -26,16 +28,20 @@
 
 namespace depthsort::run_bucket {
 
-// The counting sort's work areas: its slots and its scan.
-template <int kThreads>
-struct CountingSortWork {
-  using Scan = cub::BlockScan<std::uint32_t, kThreads>;
-  std::uint32_t slots[kCountingSlots];
-  typename Scan::TempStorage scan;
-};
-
 template <int kThreads, int kItems, int kRadixBits>
 using BucketRadixSort = cub::BlockRadixSort<std::uint32_t, kThreads, kItems, std::uint32_t, kRadixBits>;
+
+// The small-bucket kernel's work areas: the counting sort's slots and its scan (also the scan of
+// the bucket starts), or the radix sort's.
+template <int kThreads, int kItems, int kRadixBits>
+union SmallBucketWork {
+  using Scan = cub::BlockScan<std::uint32_t, kThreads>;
+  struct {
+    std::uint32_t slots[kCountingSlots];
+    typename Scan::TempStorage scan;
+  } counting;
+  typename BucketRadixSort<kThreads, kItems, kRadixBits>::TempStorage radix;
+};
 
 // CUB's block radix sort of a bucket's pairs in registers, blocked (pads after the pairs hold
 // 0xFFFFFFFF), on the bits its keys span above `low`; written out striped from `to`. The pads
@@ -96,18 +102,15 @@ __device__ __forceinline__ void bucket_key_range(const std::uint32_t (&key)[kIte
 // bulk copy of its pairs to staged_keys/values has arrived): a counting sort that ranks the pairs
 // into the same buffer (every thread has its own in registers by then) and writes them from there
 // in order.
-template <int kThreads, int kItems>
-__device__ __forceinline__ void counting_sort_staged_bucket(std::uint32_t bucket, std::uint32_t* staged_keys,
-                                                            std::uint32_t* staged_values,
-                                                            CountingSortWork<kThreads>& work,
+template <int kThreads, int kItems, int kRadixBits>
+__device__ __forceinline__ void counting_sort_staged_bucket(std::uint32_t bucket, int pairs, std::uint32_t to,
+                                                            std::uint32_t* staged_keys, std::uint32_t* staged_values,
+                                                            SmallBucketWork<kThreads, kItems, kRadixBits>& work,
                                                             const std::uint32_t* __restrict__ splitters,
-                                                            const std::uint32_t* __restrict__ counts,
-                                                            const std::uint32_t* __restrict__ starts,
                                                             float* __restrict__ keys_out,
                                                             std::uint32_t* __restrict__ values_out) {
+  using Work = SmallBucketWork<kThreads, kItems, kRadixBits>;
   constexpr int kSlotsPerThread = kCountingSlots / kThreads;
-  const int pairs = static_cast<int>(counts[bucket]);
-  const std::uint32_t to = starts[bucket];
   const std::uint32_t low = splitters[bucket - 1];
   if (splitters[bucket] == low) {
     // One key value (a bucket between equal splitters): the values copied as they are.
@@ -126,7 +129,7 @@ __device__ __forceinline__ void counting_sort_staged_bucket(std::uint32_t bucket
     valid[j] = at < pairs;
     key[j] = valid[j] ? staged_keys[at] : 0u;
   }
-  std::uint32_t* slots = work.slots;
+  std::uint32_t* slots = work.counting.slots;
 #pragma unroll
   for (int k = 0; k < kSlotsPerThread; ++k) slots[k * kThreads + threadIdx.x] = 0;
   __syncthreads();
@@ -137,7 +140,7 @@ __device__ __forceinline__ void counting_sort_staged_bucket(std::uint32_t bucket
   std::uint32_t tally[kSlotsPerThread];
 #pragma unroll
   for (int k = 0; k < kSlotsPerThread; ++k) tally[k] = slots[threadIdx.x * kSlotsPerThread + k];
-  typename CountingSortWork<kThreads>::Scan(work.scan).ExclusiveSum(tally, tally);
+  typename Work::Scan(work.counting.scan).ExclusiveSum(tally, tally);
 #pragma unroll
   for (int k = 0; k < kSlotsPerThread; ++k) slots[threadIdx.x * kSlotsPerThread + k] = tally[k];
   // The values are read only now, so that they are not held through the scan; nobody writes the
@@ -165,33 +168,79 @@ __device__ __forceinline__ void counting_sort_staged_bucket(std::uint32_t bucket
   }
 }
 
-// The counting kernel: a persistent grid; block i sorts the buckets i, i + gridDim.x, ... that
-// hold 1 to kThreads * kItems pairs between splitters fewer than kCountingSlots values apart,
-// each one's pairs fetched while the one before is sorted (a fixed share each: blocks claiming
-// buckets from a counter took 10% longer). Its two buffers are dynamic shared memory
-// (staged_bucket_bytes).
+// A bucket of the small shape too wide for the counting sort (or the first or the last, which are
+// open-ended), its pairs in staged_keys/values: CUB's block radix sort on the bits its keys span,
+// from the staged pairs in registers (blocked, pads after them).
+template <int kThreads, int kItems, int kRadixBits>
+__device__ __forceinline__ void radix_sort_staged_bucket(int pairs, std::uint32_t to,
+                                                         const std::uint32_t* staged_keys,
+                                                         const std::uint32_t* staged_values,
+                                                         SmallBucketWork<kThreads, kItems, kRadixBits>& work,
+                                                         std::uint32_t* range_parts, float* __restrict__ keys_out,
+                                                         std::uint32_t* __restrict__ values_out) {
+  std::uint32_t key[kItems], value[kItems];
+  bool valid[kItems];
+#pragma unroll
+  for (int j = 0; j < kItems; ++j) {
+    const int at = static_cast<int>(threadIdx.x) * kItems + j;
+    valid[j] = at < pairs;
+    key[j] = valid[j] ? staged_keys[at] : 0xFFFFFFFFu;
+    value[j] = valid[j] ? staged_values[at] : 0u;
+  }
+  std::uint32_t low, high;
+  bucket_key_range<kThreads, kItems>(key, valid, range_parts, low, high);
+  if (high == low) {
+    const float only = key_from_ordered(low);
+    for (int at = static_cast<int>(threadIdx.x); at < pairs; at += kThreads) {
+      keys_out[to + at] = only;
+      values_out[to + at] = staged_values[at];
+    }
+    return;
+  }
+  radix_sort_bucket<kThreads, kItems, kRadixBits>(key, value, pairs, low, high - low, work.radix, to, keys_out,
+                                                  values_out);
+}
+
+// The most buckets one block of the small-bucket kernel keeps the starts of (its grid is at least
+// (buckets + 1) / this).
+inline constexpr std::uint32_t kMostBucketsPerSmallSortBlock = 64;
+
+// The small-bucket kernel: a persistent grid; block i owns the buckets i, i + gridDim.x, ... First
+// each block scans every bucket's count (buckets + 1 of them, the last zero: its start is the
+// total), from L2 where the scatter just counted them, while the bulk copy of its first bucket is
+// on its way, and writes the starts of the buckets it owns, and lists those of its buckets too
+// large for this shape (for the large kernel) or beyond their room (sorted with the spill area).
+// That took a one-block kernel of its own before, 0.009-0.013 ms at 4M-16M pairs. Then it sorts
+// its buckets of 1 to kThreads * kItems pairs, each one's pairs fetched while the one before is
+// sorted (a fixed share each: blocks claiming buckets from a counter took 10% longer): by counting
+// where the splitters are fewer than kCountingSlots values apart, otherwise by radix. Its two
+// buffers are dynamic shared memory (staged_bucket_bytes).
 template <int kThreads, int kItems>
 constexpr std::size_t staged_bucket_bytes() {
   return 4 * std::size_t{kThreads} * kItems * sizeof(std::uint32_t);  // keys and values, two buffers
 }
-template <int kThreads, int kItems, int kMinBlocks>
-__global__ void __launch_bounds__(kThreads, kMinBlocks) counting_bucket_sort_kernel(
+template <int kThreads, int kItems, int kMinBlocks, int kRadixBits>
+__global__ void __launch_bounds__(kThreads, kMinBlocks) small_bucket_sort_kernel(
     const std::uint32_t* __restrict__ bucketed_keys, const std::uint32_t* __restrict__ bucketed_values,
-    const std::uint32_t* __restrict__ counts, const std::uint32_t* __restrict__ starts,
-    const std::uint32_t* __restrict__ splitters, std::uint32_t buckets, float* __restrict__ keys_out,
+    const std::uint32_t* __restrict__ counts, const std::uint32_t* __restrict__ splitters, std::uint32_t buckets,
+    std::uint32_t* __restrict__ starts, std::uint32_t* __restrict__ large_list,
+    std::uint32_t* __restrict__ overflowed_list, Plan* plan, float* __restrict__ keys_out,
     std::uint32_t* __restrict__ values_out) {
+  using Work = SmallBucketWork<kThreads, kItems, kRadixBits>;
   constexpr std::uint32_t kCapacity = kThreads * kItems;
   static_assert(kCapacity * sizeof(std::uint32_t) % 16 == 0 && kBucketCapacity * sizeof(std::uint32_t) % 16 == 0,
                 "bulk copies move multiples of 16 bytes between 16-byte aligned places");
   extern __shared__ __align__(128) std::uint32_t staged[];  // keys of buffers 0 and 1, then their values
   const auto staged_keys = [&](int k) { return staged + k * kCapacity; };
   const auto staged_values = [&](int k) { return staged + (2 + k) * kCapacity; };
-  __shared__ CountingSortWork<kThreads> work;
+  __shared__ Work work;
+  __shared__ std::uint32_t range_parts[2 * kThreads / 32];
+  __shared__ std::uint32_t owned_starts[kMostBucketsPerSmallSortBlock];
+  __shared__ typename cub::WarpScan<std::uint32_t>::TempStorage warp_scan;
   __shared__ std::uint64_t arrived[2];  // mbarriers: buffer k's copies have landed
   const std::uint32_t count = buckets - 1;
-  const auto next_counted = [&](std::uint32_t b) {
-    while (b < buckets && (counts[b] == 0 || counts[b] > kCapacity || !counting_sorts(splitters, count, b)))
-      b += gridDim.x;
+  const auto next_small = [&](std::uint32_t b) {
+    while (b < buckets && (counts[b] == 0 || counts[b] > kCapacity)) b += gridDim.x;
     return b;
   };
   // One thread: bucket b's keys and values into buffer k. The copies round up to 16 bytes, within
@@ -208,31 +257,81 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) counting_bucket_sort_ker
     cuda::ptx::cp_async_bulk(cuda::ptx::space_cluster, cuda::ptx::space_global, staged_values(k),
                              bucketed_values + from, bytes, &arrived[k]);
   };
+  std::uint32_t bucket = next_small(blockIdx.x);
   if (threadIdx.x == 0) {
     cuda::ptx::mbarrier_init(&arrived[0], 1);
     cuda::ptx::mbarrier_init(&arrived[1], 1);
     cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
+    if (bucket < buckets) fetch(bucket, 0);
   }
-  __syncthreads();
-  std::uint32_t bucket = next_counted(blockIdx.x);
-  if (threadIdx.x == 0 && bucket < buckets) fetch(bucket, 0);
+  {
+    // The starts of the buckets this block owns, b_k = i + k * gridDim.x: the counts from b_(k-1)
+    // up to b_k (from 0 for k = 0) summed by one warp a stretch, in coalesced loads, then the
+    // stretches' sums scanned by one warp, two a lane. Each thread summing a run of consecutive
+    // counts instead (33 words apart across a warp at 16M pairs) left the bucket sort at 16M as
+    // slow as with the one-block kernel this replaces.
+    constexpr int kWarps = kThreads / 32;
+    const unsigned lane = threadIdx.x & 31, warp = threadIdx.x / 32;
+    const std::uint32_t owned = (buckets - blockIdx.x) / gridDim.x + 1;  // the grid has at most buckets + 1 blocks
+    for (std::uint32_t k = warp; k < owned; k += kWarps) {
+      const std::uint32_t end = blockIdx.x + k * gridDim.x, begin = k == 0 ? 0u : end - gridDim.x;
+      std::uint32_t sum = 0;
+#pragma unroll 16
+      for (std::uint32_t b = begin + lane; b < end; b += 32) sum += counts[b];
+      sum = __reduce_add_sync(0xFFFFFFFFu, sum);
+      if (lane == 0) owned_starts[k] = sum;
+    }
+    __syncthreads();
+    if (warp == 0) {
+      static_assert(kMostBucketsPerSmallSortBlock == 64, "one warp scans the stretches, two a lane");
+      const std::uint32_t k0 = 2 * lane, k1 = k0 + 1;
+      const std::uint32_t sum0 = k0 < owned ? owned_starts[k0] : 0u, sum1 = k1 < owned ? owned_starts[k1] : 0u;
+      std::uint32_t through1 = 0;
+      cub::WarpScan<std::uint32_t>(warp_scan).InclusiveSum(sum0 + sum1, through1);
+      const std::uint32_t through[2] = {through1 - sum1, through1};
+#pragma unroll
+      for (int j = 0; j < 2; ++j) {
+        const std::uint32_t k = k0 + j, b = blockIdx.x + k * gridDim.x;
+        if (k >= owned) continue;
+        owned_starts[k] = through[j];
+        starts[b] = through[j];
+        const std::uint32_t pairs = b < buckets ? counts[b] : 0u;
+        if (pairs > kBucketCapacity) {
+          const std::uint32_t at = atomicAdd(&plan->overflowed_buckets, 1u);
+          if (at < kMostOverflowedBuckets)
+            overflowed_list[at] = b;
+          else
+            atomicOr(&plan->overflow, 1u);
+        } else if (pairs > kCapacity) {
+          large_list[atomicAdd(&plan->large_buckets, 1u)] = b;
+        }
+      }
+    }
+  }
+  __syncthreads();  // the owned starts and the mbarriers' initialisation
   std::uint32_t phases = 0;  // bit k: the phase of arrived[k] to wait for
   for (int k = 0; bucket < buckets; k ^= 1) {
-    const std::uint32_t next = next_counted(bucket + gridDim.x);
+    const std::uint32_t next = next_small(bucket + gridDim.x);
     // The other buffer's last reads were before the barrier that ended the last bucket.
     if (threadIdx.x == 0 && next < buckets) fetch(next, k ^ 1);
     while (!cuda::ptx::mbarrier_try_wait_parity(&arrived[k], (phases >> k) & 1u)) {
     }
     phases ^= 1u << k;
-    counting_sort_staged_bucket<kThreads, kItems>(bucket, staged_keys(k), staged_values(k), work, splitters, counts,
-                                                  starts, keys_out, values_out);
+    const int pairs = static_cast<int>(counts[bucket]);
+    const std::uint32_t to = owned_starts[(bucket - blockIdx.x) / gridDim.x];
+    if (counting_sorts(splitters, count, bucket))
+      counting_sort_staged_bucket<kThreads, kItems, kRadixBits>(bucket, pairs, to, staged_keys(k), staged_values(k),
+                                                                work, splitters, keys_out, values_out);
+    else
+      radix_sort_staged_bucket<kThreads, kItems, kRadixBits>(pairs, to, staged_keys(k), staged_values(k), work,
+                                                             range_parts, keys_out, values_out);
     __syncthreads();  // the buffer and the work areas are free
     bucket = next;
   }
 }
 
-// The body of wide_bucket_sort_kernel and large_bucket_sort_kernel: the first `listed` buckets of
-// `list`, every gridDim.x-th one by this block.
+// The body of large_bucket_sort_kernel: the first `listed` buckets of `list`, every gridDim.x-th
+// one by this block.
 template <int kThreads, int kItems, int kRadixBits>
 __device__ __forceinline__ void sort_listed_buckets(const std::uint32_t* __restrict__ bucketed_keys,
                                                     const std::uint32_t* __restrict__ bucketed_values,
@@ -278,21 +377,10 @@ __device__ __forceinline__ void sort_listed_buckets(const std::uint32_t* __restr
   }
 }
 
-// The listed buckets, too large for the counting kernel's shape or too wide for its counting
-// sort: one block a bucket in a fixed grid, loaded from its region, CUB's block radix sort on the
-// bits its keys span (one key value: copied). The wide ones (plan->wide_buckets of them in
-// wide_list) take the small shape.
-template <int kThreads, int kItems, int kMinBlocks, int kRadixBits>
-__global__ void __launch_bounds__(kThreads, kMinBlocks) wide_bucket_sort_kernel(
-    const std::uint32_t* __restrict__ bucketed_keys, const std::uint32_t* __restrict__ bucketed_values,
-    const std::uint32_t* counts, const std::uint32_t* __restrict__ starts, const std::uint32_t* __restrict__ wide_list,
-    const Plan* plan, float* __restrict__ keys_out, std::uint32_t* __restrict__ values_out) {
-  sort_listed_buckets<kThreads, kItems, kRadixBits>(bucketed_keys, bucketed_values, counts, starts, wide_list,
-                                                    plan->wide_buckets, keys_out, values_out);
-}
-
-// The large ones (plan->large_buckets in large_list), in the large shape. This is the attempt's
-// last kernel: its last block to be done ends the attempt (finish_attempt) in place of a kernel of
+// The buckets too large for the small shape (plan->large_buckets of them in large_list, listed by
+// the small-bucket kernel): one block a bucket in a fixed grid, loaded from its region, CUB's
+// block radix sort on the bits its keys span (one key value: copied). This is the attempt's last
+// kernel: its last block to be done ends the attempt (finish_attempt) in place of a kernel of
 // its own; counts are among the cursors it zeroes.
 template <int kThreads, int kItems, int kMinBlocks, int kRadixBits>
 __global__ void __launch_bounds__(kThreads, kMinBlocks) large_bucket_sort_kernel(

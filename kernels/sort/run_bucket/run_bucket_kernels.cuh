@@ -3,15 +3,13 @@
 // frame's keys listed in the last frame's order, a mesh's triangles in mesh order), so that a tile
 // of consecutive input keys falls into a few consecutive buckets and leaves as a few long runs.
 // This file holds what every step shares (the tile and bucket shapes, the plan the steps leave
-// for the host, the verdict), the bucket starts and the attempt's end; plan.cuh the sample, the
-// plan, the probe and the splitters kept from an output; scatter.cuh the scatter; bucket_sort.cuh
-// and overflow.cuh the bucket sort.
+// for the host, the verdict) and the attempt's end; plan.cuh the sample, the plan, the probe and
+// the splitters kept from an output; scatter.cuh the scatter; bucket_sort.cuh (with the bucket
+// starts) and overflow.cuh the bucket sort.
 //
 // Keys are handled as ordered keys (keys.hpp); which bucket a key belongs to is said in
 // splitter_search.cuh.
 #pragma once
-
-#include <cub/block/block_scan.cuh>
 
 #include <cstddef>
 #include <cstdint>
@@ -76,9 +74,8 @@ struct Plan {
   std::uint32_t verdict;             // plan_kernel's last block: Verdict
   std::uint32_t spilled_pairs;       // pairs beyond their bucket's room, in the spill area (scatter_kernel)
   std::uint32_t overflow;            // the spill area or the list of overflowed buckets ran out: the fallback
-  std::uint32_t overflowed_buckets;  // buckets beyond their room (bucket_starts_kernel)
-  std::uint32_t large_buckets;       // buckets too large for the small sort shape (bucket_starts_kernel)
-  std::uint32_t wide_buckets;        // buckets the small shape sorts by radix (bucket_starts_kernel)
+  std::uint32_t overflowed_buckets;  // buckets beyond their room (small_bucket_sort_kernel)
+  std::uint32_t large_buckets;       // buckets too large for the small sort shape (small_bucket_sort_kernel)
   primitives::KeyRange sample_range;  // the plan's sample's smallest and largest ordered key (plan_kernel)
   std::uint32_t sort_blocks_done;    // blocks of the attempt's last kernel that are done (finish_attempt)
 };
@@ -107,48 +104,6 @@ inline constexpr std::uint32_t kCountingSlots = 4096;
 // (splitter_search.cuh). The first and the last bucket are open-ended.
 __device__ __forceinline__ bool counting_sorts(const std::uint32_t* s, std::uint32_t count, std::uint32_t b) {
   return b > 0 && b < count && s[b] - s[b - 1] <= kCountingSlots;
-}
-
-// The buckets' places in the output, an exclusive sum of their counts (count + 1 entries, the
-// last the total), in one block; and three lists: the buckets beyond their room (sorted with the
-// spill area), the buckets too large for the small sort shape (for the large one), and those of
-// the small one that its counting sort cannot take (by radix).
-inline constexpr int kStartsThreads = 1024;
-inline constexpr int kStartsItems = (kMaxBuckets + 1 + kStartsThreads - 1) / kStartsThreads;
-__global__ void __launch_bounds__(kStartsThreads) bucket_starts_kernel(const std::uint32_t* __restrict__ counts,
-                                                                       std::uint32_t buckets,
-                                                                       std::uint32_t small_capacity,
-                                                                       const std::uint32_t* __restrict__ splitters,
-                                                                       std::uint32_t* __restrict__ starts,
-                                                                       std::uint32_t* __restrict__ large_list,
-                                                                       std::uint32_t* __restrict__ wide_list,
-                                                                       std::uint32_t* __restrict__ overflowed_list,
-                                                                       Plan* plan) {
-  using Scan = cub::BlockScan<std::uint32_t, kStartsThreads>;
-  __shared__ typename Scan::TempStorage scan;
-  std::uint32_t count[kStartsItems], start[kStartsItems];
-#pragma unroll
-  for (int k = 0; k < kStartsItems; ++k) {
-    const std::uint32_t b = threadIdx.x * kStartsItems + k;
-    count[k] = b <= buckets ? counts[b] : 0u;
-  }
-  Scan(scan).ExclusiveSum(count, start);
-#pragma unroll
-  for (int k = 0; k < kStartsItems; ++k) {
-    const std::uint32_t b = threadIdx.x * kStartsItems + k;
-    if (b <= buckets) starts[b] = start[k];
-    if (b >= buckets || count[k] == 0) continue;
-    if (count[k] > kBucketCapacity) {
-      const std::uint32_t at = atomicAdd(&plan->overflowed_buckets, 1u);
-      if (at < kMostOverflowedBuckets)
-        overflowed_list[at] = b;
-      else
-        atomicOr(&plan->overflow, 1u);
-    } else if (count[k] > small_capacity)
-      large_list[atomicAdd(&plan->large_buckets, 1u)] = b;
-    else if (!counting_sorts(splitters, buckets - 1, b))
-      wide_list[atomicAdd(&plan->wide_buckets, 1u)] = b;
-  }
 }
 
 // What the bucket path's end needs: where the next attempt counts (zeroed) and where the plan goes.

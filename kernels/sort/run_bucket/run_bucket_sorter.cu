@@ -2,7 +2,7 @@
 // once) and the last sort's splitters, and runs the steps on the caller's stream: sample (only
 // where no sort of this size came before: later ones take the last sort's output at equal ranks as
 // their splitters), plan (the verdict, taken on the device and read by the host while the scatter
-// runs), scatter, bucket starts, bucket sort, check (the read-back of whether the spill area held
+// runs), scatter, bucket sort (with the buckets' places in the output), check (the read-back of whether the spill area held
 // the pairs beyond their buckets' room), and, where some did not fit, the overflowed buckets; or
 // the fallback, CUB's radix sort, where the input is small, large or incoherent, the splitters do
 // not fit it, or the spill area ran out. After a fallback the next sort falls back at once, with a
@@ -41,12 +41,10 @@
 namespace depthsort::run_bucket {
 namespace {
 
-// The bucket sort's kernels (bucket_sort.cuh), and the counting one's dynamic shared memory.
-constexpr auto kCountingBucketSort =
-    counting_bucket_sort_kernel<kSmallSort.threads, kSmallSort.items, kSmallSort.min_blocks>;
-constexpr std::size_t kCountingStagedBytes = staged_bucket_bytes<kSmallSort.threads, kSmallSort.items>();
-constexpr auto kWideBucketSort =
-    wide_bucket_sort_kernel<kSmallSort.threads, kSmallSort.items, kSmallSort.min_blocks, kSmallSort.radix_bits>;
+// The bucket sort's kernels (bucket_sort.cuh), and the small one's dynamic shared memory.
+constexpr auto kSmallBucketSort =
+    small_bucket_sort_kernel<kSmallSort.threads, kSmallSort.items, kSmallSort.min_blocks, kSmallSort.radix_bits>;
+constexpr std::size_t kSmallStagedBytes = staged_bucket_bytes<kSmallSort.threads, kSmallSort.items>();
 constexpr auto kLargeBucketSort =
     large_bucket_sort_kernel<kLargeSort.threads, kLargeSort.items, kLargeSort.min_blocks, kLargeSort.radix_bits>;
 
@@ -124,7 +122,6 @@ class RunBucketSorter final : public Sorter {
     starts_ = DeviceBuffer<std::uint32_t>(buckets + 1, owner);
     sample_counts_ = DeviceBuffer<std::uint32_t>(buckets, owner);
     large_list_ = DeviceBuffer<std::uint32_t>(buckets, owner);
-    wide_list_ = DeviceBuffer<std::uint32_t>(buckets, owner);
     plan_ = DeviceBuffer<Plan>(1, owner);
     // Zero for the first attempt; each attempt's end (finish_attempt) zeroes them for the next.
     DEPTHSORT_CUDA_CHECK(cudaMemset(plan_.data(), 0, plan_.bytes()));
@@ -146,10 +143,10 @@ class RunBucketSorter final : public Sorter {
         cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, scatter_kernel, kTileThreads, 0));
     const int multiprocessors = primitives::multiprocessor_count();
     scatter_blocks_ = static_cast<unsigned>(std::max(1, per_multiprocessor) * multiprocessors);
-    primitives::allow_dynamic_smem(kCountingBucketSort, kCountingStagedBytes, "run-bucket counting_bucket_sort_kernel");
-    DEPTHSORT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, kCountingBucketSort,
-                                                                     kSmallSort.threads, kCountingStagedBytes));
-    counting_blocks_ = static_cast<unsigned>(std::max(1, per_multiprocessor) * multiprocessors);
+    primitives::allow_dynamic_smem(kSmallBucketSort, kSmallStagedBytes, "run-bucket small_bucket_sort_kernel");
+    DEPTHSORT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, kSmallBucketSort,
+                                                                     kSmallSort.threads, kSmallStagedBytes));
+    small_blocks_ = static_cast<unsigned>(std::max(1, per_multiprocessor) * multiprocessors);
     large_blocks_ = static_cast<unsigned>(multiprocessors);
     workspace_bytes_ = plan_.bytes() + temp_.bytes() + range_reader_.bytes();
     for (const DeviceBuffer<std::uint32_t>* buffer : word_buffers()) workspace_bytes_ += buffer->bytes();
@@ -306,23 +303,16 @@ class RunBucketSorter final : public Sorter {
     const Plan judged = judged_mailbox_.wait(stream);
     if (judged.verdict != kBucketPath) return judged;
     {
-      StepScope step(timer, "bucket starts");
-      bucket_starts_kernel<<<1, kStartsThreads, 0, stream>>>(cursors_.data(), buckets, kSmallSort.capacity(),
-                                                             splitters_.data(), starts_.data(), large_list_.data(),
-                                                             wide_list_.data(), overflowed_list_.data(), plan_.data());
-      DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket bucket_starts_kernel");
-    }
-    {
       StepScope step(timer, "bucket sort");
       Plan* const plan = plan_.data();
-      kCountingBucketSort<<<std::min(counting_blocks_, buckets), kSmallSort.threads, kCountingStagedBytes, stream>>>(
-          bucketed_keys_.data(), bucketed_values_.data(), cursors_.data(), starts_.data(), splitters_.data(), buckets,
-          b.keys_out, b.values_out);
-      DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket counting_bucket_sort_kernel");
-      kWideBucketSort<<<buckets, kSmallSort.threads, 0, stream>>>(
-          bucketed_keys_.data(), bucketed_values_.data(), cursors_.data(), starts_.data(), wide_list_.data(), plan,
-          b.keys_out, b.values_out);
-      DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket wide_bucket_sort_kernel");
+      // Every block keeps the starts of at most kMostBucketsPerSmallSortBlock buckets.
+      const std::uint32_t small_blocks =
+          std::max(std::min(small_blocks_, buckets + 1),
+                   (buckets + kMostBucketsPerSmallSortBlock) / kMostBucketsPerSmallSortBlock);
+      kSmallBucketSort<<<small_blocks, kSmallSort.threads, kSmallStagedBytes, stream>>>(
+          bucketed_keys_.data(), bucketed_values_.data(), cursors_.data(), splitters_.data(), buckets, starts_.data(),
+          large_list_.data(), overflowed_list_.data(), plan, b.keys_out, b.values_out);
+      DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket small_bucket_sort_kernel");
       kLargeBucketSort<<<large_blocks_, kLargeSort.threads, 0, stream>>>(
           bucketed_keys_.data(), bucketed_values_.data(), cursors_.data(), starts_.data(), large_list_.data(), plan,
           b.keys_out, b.values_out,
@@ -431,19 +421,19 @@ class RunBucketSorter final : public Sorter {
   std::size_t min_pairs_ = 0;
   SignedZeroFixup zero_fixup_;
   unsigned scatter_blocks_ = 1;
-  unsigned counting_blocks_ = 1;
+  unsigned small_blocks_ = 1;
   unsigned large_blocks_ = 1;
   std::size_t workspace_bytes_ = 0;
   std::uint32_t segment_count_ = 0;
   DeviceBuffer<std::uint32_t> bucketed_keys_, bucketed_values_, sample_, sorted_sample_, splitters_,
-      splitter_table_, cursors_, starts_, sample_counts_, large_list_, wide_list_, probe_counters_, spill_keys_,
+      splitter_table_, cursors_, starts_, sample_counts_, large_list_, probe_counters_, spill_keys_,
       spill_values_, overflowed_list_, overflowed_keys_, overflowed_values_, sorted_overflowed_keys_,
       sorted_overflowed_values_;
   // Every buffer of words above, for the reservation and the workspace's size.
-  std::array<DeviceBuffer<std::uint32_t>*, 19> word_buffers() {
+  std::array<DeviceBuffer<std::uint32_t>*, 18> word_buffers() {
     return {&bucketed_keys_,   &bucketed_values_, &sample_,          &sorted_sample_,
             &splitters_,       &splitter_table_,  &cursors_,         &starts_,
-            &sample_counts_,   &large_list_,      &wide_list_,       &probe_counters_,
+            &sample_counts_,   &large_list_,      &probe_counters_,
             &spill_keys_,      &spill_values_,    &overflowed_list_, &overflowed_keys_,
             &overflowed_values_, &sorted_overflowed_keys_, &sorted_overflowed_values_};
   }
