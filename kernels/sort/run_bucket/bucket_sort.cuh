@@ -98,29 +98,31 @@ __device__ __forceinline__ void bucket_key_range(const std::uint32_t (&key)[kIte
   }
 }
 
-// A bucket of the small shape whose splitters are fewer than kCountingSlots values apart (the
-// bulk copy of its pairs to staged_keys/values has arrived): a counting sort that ranks the pairs
-// into the same buffer (every thread has its own in registers by then) and writes them from there
-// in order.
-template <int kThreads, int kItems, int kRadixBits>
-__device__ __forceinline__ void counting_sort_staged_bucket(std::uint32_t bucket, int pairs, std::uint32_t to,
+// A staged bucket whose keys are all `only` (an ordered key): its values copied as they are.
+template <int kThreads>
+__device__ __forceinline__ void copy_one_value_bucket(int pairs, std::uint32_t to, std::uint32_t only,
+                                                      const std::uint32_t* staged_values, float* __restrict__ keys_out,
+                                                      std::uint32_t* __restrict__ values_out) {
+  const float key = key_from_ordered(only);
+  for (int at = static_cast<int>(threadIdx.x); at < pairs; at += kThreads) {
+    keys_out[to + at] = key;
+    values_out[to + at] = staged_values[at];
+  }
+}
+
+// A bucket of the small shape whose keys lie in [low, low + kSlots) (the bulk copy of its pairs
+// to staged_keys/values has arrived): a counting sort over kSlots values that ranks the pairs into
+// the same buffer (every thread has its own in registers by then) and writes them from there in
+// order.
+template <int kThreads, int kItems, int kRadixBits, int kSlots>
+__device__ __forceinline__ void counting_sort_staged_bucket(int pairs, std::uint32_t to, std::uint32_t low,
                                                             std::uint32_t* staged_keys, std::uint32_t* staged_values,
                                                             SmallBucketWork<kThreads, kItems, kRadixBits>& work,
-                                                            const std::uint32_t* __restrict__ splitters,
                                                             float* __restrict__ keys_out,
                                                             std::uint32_t* __restrict__ values_out) {
   using Work = SmallBucketWork<kThreads, kItems, kRadixBits>;
-  constexpr int kSlotsPerThread = kCountingSlots / kThreads;
-  const std::uint32_t low = splitters[bucket - 1];
-  if (splitters[bucket] == low) {
-    // One key value (a bucket between equal splitters): the values copied as they are.
-    const float only = key_from_ordered(low);
-    for (int at = static_cast<int>(threadIdx.x); at < pairs; at += kThreads) {
-      keys_out[to + at] = only;
-      values_out[to + at] = staged_values[at];
-    }
-    return;
-  }
+  static_assert(kSlots % kThreads == 0 && kSlots <= kCountingSlots);
+  constexpr int kSlotsPerThread = kSlots / kThreads;
   std::uint32_t key[kItems];
   bool valid[kItems];
 #pragma unroll
@@ -189,14 +191,7 @@ __device__ __forceinline__ void radix_sort_staged_bucket(int pairs, std::uint32_
   }
   std::uint32_t low, high;
   bucket_key_range<kThreads, kItems>(key, valid, range_parts, low, high);
-  if (high == low) {
-    const float only = key_from_ordered(low);
-    for (int at = static_cast<int>(threadIdx.x); at < pairs; at += kThreads) {
-      keys_out[to + at] = only;
-      values_out[to + at] = staged_values[at];
-    }
-    return;
-  }
+  if (high == low) return copy_one_value_bucket<kThreads>(pairs, to, low, staged_values, keys_out, values_out);
   radix_sort_bucket<kThreads, kItems, kRadixBits>(key, value, pairs, low, high - low, work.radix, to, keys_out,
                                                   values_out);
 }
@@ -319,12 +314,25 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) small_bucket_sort_kernel
     phases ^= 1u << k;
     const int pairs = static_cast<int>(counts[bucket]);
     const std::uint32_t to = owned_starts[(bucket - blockIdx.x) / gridDim.x];
-    if (counting_sorts(splitters, count, bucket))
-      counting_sort_staged_bucket<kThreads, kItems, kRadixBits>(bucket, pairs, to, staged_keys(k), staged_values(k),
-                                                                work, splitters, keys_out, values_out);
-    else
+    if (!counting_sorts(splitters, count, bucket)) {
       radix_sort_staged_bucket<kThreads, kItems, kRadixBits>(pairs, to, staged_keys(k), staged_values(k), work,
                                                              range_parts, keys_out, values_out);
+    } else {
+      // The bucket's keys lie in [low, low + span): the counting sort scans only the slots that
+      // span needs, in three sizes.
+      const std::uint32_t low = splitters[bucket - 1], span = splitters[bucket] - low;
+      if (span == 0)  // between equal splitters: one key value
+        copy_one_value_bucket<kThreads>(pairs, to, low, staged_values(k), keys_out, values_out);
+      else if (span <= kCountingSlots / 4)
+        counting_sort_staged_bucket<kThreads, kItems, kRadixBits, kCountingSlots / 4>(
+            pairs, to, low, staged_keys(k), staged_values(k), work, keys_out, values_out);
+      else if (span <= kCountingSlots / 2)
+        counting_sort_staged_bucket<kThreads, kItems, kRadixBits, kCountingSlots / 2>(
+            pairs, to, low, staged_keys(k), staged_values(k), work, keys_out, values_out);
+      else
+        counting_sort_staged_bucket<kThreads, kItems, kRadixBits, kCountingSlots>(
+            pairs, to, low, staged_keys(k), staged_values(k), work, keys_out, values_out);
+    }
     __syncthreads();  // the buffer and the work areas are free
     bucket = next;
   }
