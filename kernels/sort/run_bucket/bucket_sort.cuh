@@ -200,12 +200,12 @@ __device__ __forceinline__ void radix_sort_staged_bucket(int pairs, std::uint32_
 // (buckets + 1) / this).
 inline constexpr std::uint32_t kMostBucketsPerSmallSortBlock = 64;
 
-// The small-bucket kernel: a persistent grid; block i owns the buckets i, i + gridDim.x, ... First
-// each block scans every bucket's count (buckets + 1 of them, the last zero: its start is the
-// total), from L2 where the scatter just counted them, while the bulk copy of its first bucket is
-// on its way, and writes the starts of the buckets it owns, and lists those of its buckets too
-// large for this shape (for the large kernel) or beyond their room (sorted with the spill area).
-// That took a one-block kernel of its own before, 0.009-0.013 ms at 4M-16M pairs. Then it sorts
+// The small-bucket kernel: a persistent grid; block i owns the buckets i, i + gridDim.x, ... (and
+// the entry `buckets`, the total, if it falls to it). First each block finds the starts of the
+// buckets it owns from their counts, in L2 where the scatter just counted them, while the bulk
+// copy of its first bucket is on its way, and lists those of its buckets too large for this shape
+// (for the large kernel) or beyond their room (sorted with the spill area). That took a one-block
+// kernel of its own before, 0.009-0.013 ms at 4M-16M pairs. Then it sorts
 // its buckets of 1 to kThreads * kItems pairs, each one's pairs fetched while the one before is
 // sorted (a fixed share each: blocks claiming buckets from a counter took 10% longer): by counting
 // where the splitters are fewer than kCountingSlots values apart, otherwise by radix. Its two
