@@ -31,8 +31,8 @@ namespace depthsort::run_bucket {
 template <int kThreads, int kItems, int kRadixBits>
 using BucketRadixSort = cub::BlockRadixSort<std::uint32_t, kThreads, kItems, std::uint32_t, kRadixBits>;
 
-// The small-bucket kernel's work areas: the counting sort's slots and its scan (also the scan of
-// the bucket starts), or the radix sort's.
+// The small-bucket kernel's work areas: the counting sort's slots and its scan, or the radix
+// sort's.
 template <int kThreads, int kItems, int kRadixBits>
 union SmallBucketWork {
   using Scan = cub::BlockScan<std::uint32_t, kThreads>;
@@ -205,11 +205,11 @@ inline constexpr std::uint32_t kMostBucketsPerSmallSortBlock = 64;
 // buckets it owns from their counts, in L2 where the scatter just counted them, while the bulk
 // copy of its first bucket is on its way, and lists those of its buckets too large for this shape
 // (for the large kernel) or beyond their room (sorted with the spill area). That took a one-block
-// kernel of its own before, 0.009-0.013 ms at 4M-16M pairs. Then it sorts
-// its buckets of 1 to kThreads * kItems pairs, each one's pairs fetched while the one before is
-// sorted (a fixed share each: blocks claiming buckets from a counter took 10% longer): by counting
-// where the splitters are fewer than kCountingSlots values apart, otherwise by radix. Its two
-// buffers are dynamic shared memory (staged_bucket_bytes).
+// kernel of its own before, 0.009-0.013 ms at 4M-16M pairs. Then it sorts its buckets of 1 to
+// kThreads * kItems pairs, each one's pairs fetched while the one before is sorted (a fixed share
+// each: blocks claiming buckets from a counter took 10% longer): by counting where the splitters
+// are fewer than kCountingSlots values apart, otherwise by radix. Its two buffers are dynamic
+// shared memory (staged_bucket_bytes).
 template <int kThreads, int kItems>
 constexpr std::size_t staged_bucket_bytes() {
   return 4 * std::size_t{kThreads} * kItems * sizeof(std::uint32_t);  // keys and values, two buffers
