@@ -35,8 +35,8 @@ __global__ void gather_overflowed_kernel(const std::uint32_t* __restrict__ list,
 }
 
 // The sorted set's pair i at its place: the listed buckets in bucket order, each at its start in
-// the output (starts: buckets + 1 entries), take the sorted set's pairs one after the other. Each block orders the list (at most
-// kMostOverflowedBuckets buckets) in shared memory first.
+// the output (starts: buckets + 1 entries), take the sorted set's pairs one after the other. Each
+// block orders the list (at most kMostOverflowedBuckets buckets) in shared memory first.
 __global__ void __launch_bounds__(256) place_overflowed_kernel(const std::uint32_t* __restrict__ sorted_keys,
                                                                const std::uint32_t* __restrict__ sorted_values,
                                                                std::uint32_t pairs,

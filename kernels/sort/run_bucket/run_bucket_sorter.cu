@@ -2,18 +2,18 @@
 // once) and the last sort's splitters, and runs the steps on the caller's stream: sample (only
 // where no sort of this size came before: later ones take the last sort's output at equal ranks as
 // their splitters), plan (the verdict, taken on the device and read by the host while the scatter
-// runs), scatter, bucket sort (with the buckets' places in the output), check (the read-back of whether the spill area held
-// the pairs beyond their buckets' room), and, where some did not fit, the overflowed buckets; or
-// the fallback, CUB's radix sort, where the input is small, large or incoherent, the splitters do
-// not fit it, or the spill area ran out. After a fallback the next sort falls back at once, with a
-// probe of its input on a stream beside it (read without a wait by the sort after), until a probe
-// finds the input coherent. Where the last sort's keys differed in at most 24 low bits (a depth
-// range between two powers of two four apart, say), the fallback first finds this input's range
-// (key span, one read-back) and CUB sorts only the bits its keys differ in: three digit passes
-// instead of four. With such keys that sort also takes the bucket path's place where the input's
-// tiles spread over more than max_spread buckets (the scatter's cost grows with the runs a tile
-// leaves), where no splitters of this size exist (a sample sort costs more than it would save) and
-// where the keys were one value (a copy).
+// runs), scatter, bucket sort (with the buckets' places in the output), check (the read-back of
+// whether the spill area held the pairs beyond their buckets' room), and, where some did not fit,
+// the overflowed buckets; or the fallback, CUB's radix sort, where the input is small, large or
+// incoherent, the splitters do not fit it, or the spill area ran out. After a fallback the next
+// sort falls back at once, with a probe of its input on a stream beside it (read without a wait by
+// the sort after), until a probe finds the input coherent. Where the last sort's keys differed in
+// at most 24 low bits (a depth range between two powers of two four apart, say), the fallback first
+// finds this input's range (key span, one read-back) and CUB sorts only the bits its keys differ
+// in: three digit passes instead of four. With such keys that sort also takes the bucket path's
+// place where the input's tiles spread over more than max_spread buckets (the scatter's cost grows
+// with the runs a tile leaves), where no splitters of this size exist (a sample sort costs more
+// than it would save) and where the keys were one value (a copy).
 #include <cub/device/device_radix_sort.cuh>
 
 #include <algorithm>
