@@ -338,16 +338,17 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) small_bucket_sort_kernel
   }
 }
 
-// The body of large_bucket_sort_kernel: the first `listed` buckets of `list`, every gridDim.x-th
-// one by this block.
-template <int kThreads, int kItems, int kRadixBits>
-__device__ __forceinline__ void sort_listed_buckets(const std::uint32_t* __restrict__ bucketed_keys,
-                                                    const std::uint32_t* __restrict__ bucketed_values,
-                                                    const std::uint32_t* counts,
-                                                    const std::uint32_t* __restrict__ starts,
-                                                    const std::uint32_t* __restrict__ list, std::uint32_t listed,
-                                                    float* __restrict__ keys_out,
-                                                    std::uint32_t* __restrict__ values_out) {
+// The buckets too large for the small shape (plan->large_buckets of them in large_list, listed by
+// the small-bucket kernel): one block a bucket in a fixed grid, loaded from its region, CUB's
+// block radix sort on the bits its keys span (one key value: copied). This is the attempt's last
+// kernel: its last block to be done ends the attempt (finish_attempt) in place of a kernel of
+// its own; counts are among the cursors it zeroes.
+template <int kThreads, int kItems, int kMinBlocks, int kRadixBits>
+__global__ void __launch_bounds__(kThreads, kMinBlocks) large_bucket_sort_kernel(
+    const std::uint32_t* __restrict__ bucketed_keys, const std::uint32_t* __restrict__ bucketed_values,
+    const std::uint32_t* counts, const std::uint32_t* __restrict__ starts,
+    const std::uint32_t* __restrict__ large_list, Plan* plan, float* __restrict__ keys_out,
+    std::uint32_t* __restrict__ values_out, AttemptEnd end) {
   constexpr std::uint32_t kCapacity = kThreads * kItems;
   using Load = cub::BlockLoad<std::uint32_t, kThreads, kItems, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
   __shared__ union {
@@ -355,8 +356,9 @@ __device__ __forceinline__ void sort_listed_buckets(const std::uint32_t* __restr
     typename BucketRadixSort<kThreads, kItems, kRadixBits>::TempStorage sort;
   } storage;
   __shared__ std::uint32_t range_parts[2 * kThreads / 32];
+  const std::uint32_t listed = plan->large_buckets;
   for (std::uint32_t block = blockIdx.x; block < listed; block += gridDim.x) {
-    const std::uint32_t bucket = list[block];
+    const std::uint32_t bucket = large_list[block];
     const std::uint32_t pairs = counts[bucket];
     if (pairs > kCapacity) continue;
     __syncthreads();  // the last bucket of this block is done with the shared memory
@@ -383,21 +385,6 @@ __device__ __forceinline__ void sort_listed_buckets(const std::uint32_t* __restr
     radix_sort_bucket<kThreads, kItems, kRadixBits>(key, value, count, low, high - low, storage.sort, starts[bucket],
                                                     keys_out, values_out);
   }
-}
-
-// The buckets too large for the small shape (plan->large_buckets of them in large_list, listed by
-// the small-bucket kernel): one block a bucket in a fixed grid, loaded from its region, CUB's
-// block radix sort on the bits its keys span (one key value: copied). This is the attempt's last
-// kernel: its last block to be done ends the attempt (finish_attempt) in place of a kernel of
-// its own; counts are among the cursors it zeroes.
-template <int kThreads, int kItems, int kMinBlocks, int kRadixBits>
-__global__ void __launch_bounds__(kThreads, kMinBlocks) large_bucket_sort_kernel(
-    const std::uint32_t* __restrict__ bucketed_keys, const std::uint32_t* __restrict__ bucketed_values,
-    const std::uint32_t* counts, const std::uint32_t* __restrict__ starts,
-    const std::uint32_t* __restrict__ large_list, Plan* plan, float* __restrict__ keys_out,
-    std::uint32_t* __restrict__ values_out, AttemptEnd end) {
-  sort_listed_buckets<kThreads, kItems, kRadixBits>(bucketed_keys, bucketed_values, counts, starts, large_list,
-                                                    plan->large_buckets, keys_out, values_out);
   __shared__ bool last;
   __syncthreads();  // the block is done with the plan and the counts
   if (threadIdx.x == 0) {
