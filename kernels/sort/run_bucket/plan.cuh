@@ -197,10 +197,18 @@ __global__ void __launch_bounds__(256) plan_kernel(const float* __restrict__ key
 // samples each, at the places the full sample takes), in one launch of a few microseconds and
 // with no read-back in the sort. The last block to finish writes the count of samples outside
 // their tile's window, the sum of the tiles' spreads and the pairs of samples that share a bucket
-// to verdict[0], [1] and [2] (page-locked host memory, read once an event after the launch has
-// completed) and zeroes counters ([0] samples outside, [1] blocks done, [2] spreads, [3] shared
-// buckets) for the next.
+// to the verdict (page-locked host memory, read once an event after the launch has completed) and
+// zeroes its counters for the next.
 inline constexpr std::uint32_t kProbeTiles = 512;
+// The probe's verdict, kProbeVerdictWords words, and its counters, kProbeCounterWords words.
+enum ProbeVerdictWord : std::uint32_t { kProbedOutside, kProbedSpread, kProbedSharedBuckets, kProbeVerdictWords };
+enum ProbeCounterWord : std::uint32_t {
+  kOutsideCounter,
+  kBlocksDoneCounter,
+  kSpreadCounter,
+  kSharedBucketsCounter,
+  kProbeCounterWords
+};
 // The tiles the probe looks at for n pairs (fewer than kProbeTiles where the input has fewer).
 DEPTHSORT_HD std::uint32_t probed_tiles(std::uint32_t n) {
   const std::uint32_t tiles = (n + kTile - 1) / kTile;
@@ -221,15 +229,16 @@ __global__ void __launch_bounds__(256) probe_kernel(const float* __restrict__ ke
       valid ? bucket_of(splitters, buckets - 1, ordered_key(keys[sample_position(sample, n, tiles * kSamplesPerTile)]),
                         tile)
             : 0u;
-  judge_tile_samples(b, valid, same_bucket_lanes(b, valid), &counters[0], &counters[2], &counters[3]);
+  judge_tile_samples(b, valid, same_bucket_lanes(b, valid), &counters[kOutsideCounter], &counters[kSpreadCounter],
+                     &counters[kSharedBucketsCounter]);
   __syncthreads();
   if (threadIdx.x == 0) {
     __threadfence();
-    if (atomicAdd(&counters[1], 1u) == gridDim.x - 1) {
-      verdict[0] = atomicExch(&counters[0], 0u);
-      verdict[1] = atomicExch(&counters[2], 0u);
-      verdict[2] = atomicExch(&counters[3], 0u);
-      counters[1] = 0;
+    if (atomicAdd(&counters[kBlocksDoneCounter], 1u) == gridDim.x - 1) {
+      verdict[kProbedOutside] = atomicExch(&counters[kOutsideCounter], 0u);
+      verdict[kProbedSpread] = atomicExch(&counters[kSpreadCounter], 0u);
+      verdict[kProbedSharedBuckets] = atomicExch(&counters[kSharedBucketsCounter], 0u);
+      counters[kBlocksDoneCounter] = 0;
     }
   }
 }

@@ -105,13 +105,13 @@ class RunBucketSorter final : public Sorter {
     sorted_sample_ = DeviceBuffer<std::uint32_t>(samples, owner);
     splitters_ = DeviceBuffer<std::uint32_t>(kSplitterSlots, owner);
     splitter_table_ = DeviceBuffer<std::uint32_t>(kTableEntries, owner);
-    probe_counters_ = DeviceBuffer<std::uint32_t>(4, owner);
+    probe_counters_ = DeviceBuffer<std::uint32_t>(kProbeCounterWords, owner);
     DEPTHSORT_CUDA_CHECK(cudaMemset(probe_counters_.data(), 0, probe_counters_.bytes()));
     if (!probe_stream_) {
       probe_stream_.emplace();
       probe_start_.emplace(cudaEventDisableTiming);
       probe_done_.emplace(cudaEventDisableTiming);
-      probe_verdict_ = PinnedBuffer<std::uint32_t>(3);
+      probe_verdict_ = PinnedBuffer<std::uint32_t>(kProbeVerdictWords);
       ends_written_.emplace(cudaEventDisableTiming);
       output_ends_ = PinnedBuffer<std::uint32_t>(2);
       range_reader_ = primitives::KeyRangeReader(owner);
@@ -240,9 +240,10 @@ class RunBucketSorter final : public Sorter {
   bool probe_found_bucket_path(std::size_t n) {
     if (!arrived(probe_pending_, *probe_done_)) return false;
     const std::uint64_t tiles = probed_tiles(static_cast<std::uint32_t>(n));
-    const bool coherent = few_runs(probe_verdict_[0], probe_verdict_[2], tiles * kSamplesPerTile,
-                                   max_outside_permille_, runs_limit(n));
-    return coherent && (!span_sort_pays(n) || probe_verdict_[1] <= std::uint64_t{max_spread_} * tiles);
+    const bool coherent = few_runs(probe_verdict_[kProbedOutside], probe_verdict_[kProbedSharedBuckets],
+                                   tiles * kSamplesPerTile, max_outside_permille_, runs_limit(n));
+    return coherent &&
+           (!span_sort_pays(n) || probe_verdict_[kProbedSpread] <= std::uint64_t{max_spread_} * tiles);
   }
 
   // Probes this input with the last sort's splitters on a stream of its own, beside the library
