@@ -18,16 +18,23 @@ namespace depthsort::run_bucket {
 inline constexpr int kSearchSteps = 13;
 inline constexpr std::uint32_t kSplitterSlots = (1u << kSearchSteps) - 1;
 
-// Number of splitters < key among the first `count` (the lower bound; bucket_of finds the upper).
-__device__ __forceinline__ std::uint32_t splitters_below(const std::uint32_t* s, std::uint32_t count,
-                                                         std::uint32_t key) {
+// Number of splitters among the first `count` that are below key (the lower bound) or, with
+// kAtMost, at most key (the upper bound); the padding counts only for 0xFFFFFFFF, and not beyond
+// count.
+template <bool kAtMost>
+__device__ __forceinline__ std::uint32_t splitters_before(const std::uint32_t* s, std::uint32_t count,
+                                                          std::uint32_t key) {
   std::uint32_t first = 0;
 #pragma unroll
   for (int step = kSearchSteps - 1; step >= 0; --step) {
     const std::uint32_t next = first + (1u << step);
-    first = s[next - 1] < key ? next : first;
+    first = (kAtMost ? s[next - 1] <= key : s[next - 1] < key) ? next : first;
   }
   return min(first, count);
+}
+__device__ __forceinline__ std::uint32_t splitters_below(const std::uint32_t* s, std::uint32_t count,
+                                                         std::uint32_t key) {
+  return splitters_before<false>(s, count, key);
 }
 
 // The bucket of a key equal to the splitter s[above - 1]: where that splitter repeats, `spread`
@@ -58,13 +65,7 @@ __device__ __forceinline__ void spread_over_equal_splitters(const std::uint32_t*
 // The bucket of a key among count + 1 buckets, by a binary search over the padded splitters.
 __device__ __forceinline__ std::uint32_t bucket_of(const std::uint32_t* s, std::uint32_t count, std::uint32_t key,
                                                    std::uint32_t spread) {
-  std::uint32_t first = 0;
-#pragma unroll
-  for (int step = kSearchSteps - 1; step >= 0; --step) {
-    const std::uint32_t next = first + (1u << step);
-    first = s[next - 1] <= key ? next : first;
-  }
-  const std::uint32_t above = min(first, count);  // the padding counts only for 0xFFFFFFFF
+  const std::uint32_t above = splitters_before<true>(s, count, key);
   return above != 0 && s[above - 1] == key ? bucket_among_equal_splitters(s, count, key, above, spread) : above;
 }
 
