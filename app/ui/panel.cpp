@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "keys.hpp"
+#include "stop_signal.hpp"
 #include "ui/views/sort_views.hpp"
 
 namespace depthsort::app {
@@ -46,10 +47,15 @@ void ImGuiLayer::begin_frame() {
   ImGui_ImplOpenGL3_NewFrame();
   if (window_) {
     ImGui_ImplGlfw_NewFrame();
-    // A window destroyed from outside in the middle of a frame leaves the backend's size read
-    // unanswered (garbage); the frame loop stops after this frame, which must still be valid.
+    // A window destroyed from outside in the middle of a frame leaves the backend's size reads
+    // unanswered (GLFW returns what its stack held: any size, negative or huge); the frame loop
+    // stops after this frame, which draws no panel then. The X error those reads raise has
+    // reached the handler by now (they wait for the server's answer).
     ImGuiIO& io = ImGui::GetIO();
-    if (!(io.DisplaySize.x >= 0.0f) || !(io.DisplaySize.y >= 0.0f)) io.DisplaySize = ImVec2(0.0f, 0.0f);
+    if (stop_signal() == kWindowGone || !(io.DisplaySize.x >= 0.0f) || !(io.DisplaySize.y >= 0.0f)) {
+      io.DisplaySize = ImVec2(0.0f, 0.0f);
+      io.DisplayFramebufferScale = ImVec2(1.0f, 1.0f);
+    }
   } else {
     ImGuiIO& io = ImGui::GetIO();
     io.DisplaySize = ImVec2(static_cast<float>(width_), static_cast<float>(height_));
