@@ -9,6 +9,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <initializer_list>
 #include <memory>
 #include <random>
 #include <string>
@@ -24,6 +25,15 @@
 namespace depthsort::testing {
 namespace {
 
+// The names of the last sort's steps, joined by commas.
+std::string last_steps(Sorter& sorter);
+
+// The steps of a sort on the bucket path, and of one whose plan calls the attempt off (the verdict
+// reaches the host while the scatter, which returns at once, runs: none of the bucket sort's
+// kernels are queued).
+constexpr std::string_view kBucketPath = "plan,scatter,bucket sort";
+constexpr std::string_view kCalledOff = "plan,scatter,fallback-cub";
+
 // Each test skips, with the registry's reason, where there is no CUDA device.
 class RunBucket : public ::testing::Test {
  protected:
@@ -38,6 +48,23 @@ class RunBucket : public ::testing::Test {
     sorter->reserve(n);
     return sorter;
   }
+  // run-bucket (span=0) after two sorts of `sorted`, the second on the bucket path: its splitters
+  // are those keys at equal ranks. Null (with a failure) where a sort went wrong.
+  std::unique_ptr<Sorter> with_splitters_of(const std::vector<float>& sorted) const {
+    std::unique_ptr<Sorter> sorter = make_reserved(sorted.size(), "span=0");
+    for (int sort = 0; sort < 2; ++sort) {
+      const CheckResult result = sort_and_check(*sorter, sorted);
+      if (!result.ok) {
+        ADD_FAILURE() << result.message;
+        return nullptr;
+      }
+    }
+    if (last_steps(*sorter) != kBucketPath) {
+      ADD_FAILURE() << "the sorted keys again took " << last_steps(*sorter);
+      return nullptr;
+    }
+    return sorter;
+  }
 
  private:
   const SorterInfo* info_ = nullptr;
@@ -49,12 +76,6 @@ std::string last_steps(Sorter& sorter) {
   for (const StepTime& step : sorter.timer().wait_last()) names += std::string(names.empty() ? "" : ",") + step.name;
   return names;
 }
-
-// The steps of a sort on the bucket path, and of one whose plan calls the attempt off (the verdict
-// reaches the host while the scatter, which returns at once, runs: none of the bucket sort's
-// kernels are queued).
-constexpr std::string_view kBucketPath = "plan,scatter,bucket sort,check";
-constexpr std::string_view kCalledOff = "plan,scatter,fallback-cub";
 
 TEST_F(RunBucket, OneInstanceExactOnUnrelatedInputs) {
   const std::size_t max_n = std::size_t{16} << 20;
@@ -280,26 +301,56 @@ TEST_F(RunBucket, ExactAfterABucketOverflows) {
   EXPECT_TRUE(result.ok) << result.message;
 }
 
+// Sorted keys with runs {first, pairs} whose keys lie within one bucket of the splitters kept from
+// them (a bucket holds about 2100 ranks): each run takes its keys from the 500 ranks after its
+// first place, in a scrambled order.
+std::vector<float> with_runs_in_one_bucket(const std::vector<float>& sorted,
+                                           std::initializer_list<std::pair<std::size_t, std::size_t>> runs) {
+  std::vector<float> keys = sorted;
+  for (const auto& [first, pairs] : runs)
+    for (std::size_t i = 0; i < pairs; ++i) keys[first + i] = sorted[first + i * 7 % 500];
+  return keys;
+}
+
 // Splitters from sorted keys, then the same keys with two runs of tens of thousands of pairs whose
 // keys lie within one bucket each (ten and six times its share): the two buckets keep their
 // room's pairs in their regions, the rest goes to the spill area, and both are sorted after the
 // others, together; the bucket path still runs and the result is exact.
 TEST_F(RunBucket, SortsBucketsBeyondTheirRoomFromTheSpillArea) {
   const std::size_t n = std::size_t{4} << 20;
-  const std::unique_ptr<Sorter> sorter = make_reserved(n, "span=0");
   const std::vector<float> sorted = make_keys(Distribution::Sorted, n);
-  ASSERT_TRUE(sort_and_check(*sorter, sorted).ok);
-  ASSERT_TRUE(sort_and_check(*sorter, sorted).ok);
-  ASSERT_EQ(last_steps(*sorter), kBucketPath);
-  std::vector<float> keys = sorted;
-  // A bucket holds the sorted keys of ranks [k * 2048, (k + 1) * 2048): each run takes its keys
-  // from the 500 ranks after its bucket's first + 100, in a scrambled order.
-  for (const auto& [first, run] : {std::pair<std::size_t, std::size_t>{n / 2 + 100, 20000},
-                                  std::pair<std::size_t, std::size_t>{n / 4 + 100, 12000}})
-    for (std::size_t i = 0; i < run; ++i) keys[first + i] = sorted[first + i * 7 % 500];
+  const std::unique_ptr<Sorter> sorter = with_splitters_of(sorted);
+  ASSERT_TRUE(sorter);
+  const std::vector<float> keys = with_runs_in_one_bucket(sorted, {{n / 2 + 100, 20000}, {n / 4 + 100, 12000}});
   const CheckResult result = sort_and_check(*sorter, keys);
   EXPECT_EQ(last_steps(*sorter), std::string(kBucketPath) + ",overflowed buckets");
   EXPECT_TRUE(result.ok) << result.message;
+}
+
+// Splitters from sorted keys, then the same keys with a run of 4000 pairs whose keys lie within one
+// bucket (more than the small sort shape's 3072 pairs, within its room of 6144): the bucket sort
+// lists that bucket for the large kernel, which sorts it after the others; the bucket path runs
+// with no step more, and the result is exact.
+TEST_F(RunBucket, SortsBucketsLargerThanTheSmallShape) {
+  const std::size_t n = std::size_t{4} << 20;
+  const std::vector<float> sorted = make_keys(Distribution::Sorted, n);
+  const std::unique_ptr<Sorter> sorter = with_splitters_of(sorted);
+  ASSERT_TRUE(sorter);
+  const std::vector<float> keys = with_runs_in_one_bucket(sorted, {{n / 2 + 100, 4000}});
+  const CheckResult result = sort_and_check(*sorter, keys);
+  EXPECT_EQ(last_steps(*sorter), kBucketPath);
+  EXPECT_TRUE(result.ok) << result.message;
+  // The bucket of the run's keys took the pairs after its end up to the run's end: 1400 to 3500
+  // more than its share of about 2100.
+  const Segments segments = sorter->segments();
+  ASSERT_GT(segments.count, 0u);
+  std::vector<std::uint32_t> starts(segments.count + 1);
+  DEPTHSORT_CUDA_CHECK(
+      cudaMemcpy(starts.data(), segments.starts, starts.size() * sizeof(std::uint32_t), cudaMemcpyDeviceToHost));
+  std::uint32_t largest = 0;
+  for (std::uint32_t b = 0; b < segments.count; ++b) largest = std::max(largest, starts[b + 1] - starts[b]);
+  EXPECT_GT(largest, 3072u);
+  EXPECT_LE(largest, 6144u);
 }
 
 }  // namespace

@@ -10,7 +10,9 @@
 // than kCountingSlots values apart are sorted by counting, the others (and the open-ended first
 // and last) by CUB's block radix sort on the bits their keys span. The same blocks find the
 // buckets' places in the output first, each block for the buckets it sorts, and list the buckets
-// too large for the small shape, which the large kernel sorts after, one block a bucket.
+// too large for the small shape, which the large kernel sorts after, one block a bucket; the last
+// block to have listed posts the plan with the lists' lengths to the host, which queues the large
+// kernel only where there are such buckets.
 #pragma once
 
 #include <cub/block/block_load.cuh>
@@ -205,11 +207,16 @@ inline constexpr std::uint32_t kMostBucketsPerSmallSortBlock = 64;
 // buckets it owns from their counts, in L2 where the scatter just counted them, while the bulk
 // copy of its first bucket is on its way, and lists those of its buckets too large for this shape
 // (for the large kernel) or beyond their room (sorted with the spill area). That took a one-block
-// kernel of its own before, 0.009-0.013 ms at 4M-16M pairs. Then it sorts its buckets of 1 to
-// kThreads * kItems pairs, each one's pairs fetched while the one before is sorted (a fixed share
-// each: blocks claiming buckets from a counter took 10% longer): by counting where the splitters
-// are fewer than kCountingSlots values apart, otherwise by radix. Its two buffers are dynamic
-// shared memory (staged_bucket_bytes).
+// kernel of its own before, 0.009-0.013 ms at 4M-16M pairs. The last block to have listed posts the
+// plan (with the lists' lengths and the spill) to the host, which queues what comes after the
+// small buckets while they are sorted: the large kernel where a bucket needs it, the overflowed
+// buckets' sort or the fallback, the kept splitters. (Posted at the attempt's end instead, the
+// device waited for the host's turn in every sort; posted by the scatter's last block, with the
+// lists made by the scatter, the scatter took 2-9 microseconds longer at 16M pairs.) Then it
+// sorts its buckets of 1 to kThreads * kItems pairs, each one's pairs fetched while the one before
+// is sorted (a fixed share each: blocks claiming buckets from a counter took 10% longer): by
+// counting where the splitters are fewer than kCountingSlots values apart, otherwise by radix. Its
+// two buffers are dynamic shared memory (staged_bucket_bytes).
 template <int kThreads, int kItems>
 constexpr std::size_t staged_bucket_bytes() {
   return 4 * std::size_t{kThreads} * kItems * sizeof(std::uint32_t);  // keys and values, two buffers
@@ -219,8 +226,8 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) small_bucket_sort_kernel
     const std::uint32_t* __restrict__ bucketed_keys, const std::uint32_t* __restrict__ bucketed_values,
     const std::uint32_t* __restrict__ counts, const std::uint32_t* __restrict__ splitters, std::uint32_t buckets,
     std::uint32_t* __restrict__ starts, std::uint32_t* __restrict__ large_list,
-    std::uint32_t* __restrict__ overflowed_list, Plan* plan, float* __restrict__ keys_out,
-    std::uint32_t* __restrict__ values_out) {
+    std::uint32_t* __restrict__ overflowed_list, Plan* plan, primitives::Posted<Plan>* posted,
+    std::uint32_t sequence, float* __restrict__ keys_out, std::uint32_t* __restrict__ values_out) {
   using Work = SmallBucketWork<kThreads, kItems, kRadixBits>;
   constexpr std::uint32_t kCapacity = kThreads * kItems;
   static_assert(kCapacity * sizeof(std::uint32_t) % 16 == 0 && kBucketCapacity * sizeof(std::uint32_t) % 16 == 0,
@@ -284,6 +291,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) small_bucket_sort_kernel
       std::uint32_t through1 = 0;
       cub::WarpScan<std::uint32_t>(warp_scan).InclusiveSum(sum0 + sum1, through1);
       const std::uint32_t through[2] = {through1 - sum1, through1};
+      bool past_list = false;
 #pragma unroll
       for (int j = 0; j < 2; ++j) {
         const std::uint32_t k = k0 + j, b = blockIdx.x + k * gridDim.x;
@@ -296,9 +304,20 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) small_bucket_sort_kernel
           if (at < kMostOverflowedBuckets)
             overflowed_list[at] = b;
           else
-            atomicOr(&plan->overflow, 1u);
+            past_list = true;
         } else if (pairs > kCapacity) {
           large_list[atomicAdd(&plan->large_buckets, 1u)] = b;
+        }
+      }
+      // The lists' counts are in (each lane had its atomics' results); the last block to get here
+      // posts the plan. Only the posting thread waits for the post's system-wide fence.
+      const bool overflow = __any_sync(0xFFFFFFFFu, past_list);
+      if (lane == 0) {
+        if (overflow) atomicOr(&plan->overflow, 1u);
+        __threadfence();
+        if (atomicAdd(&plan->listing_blocks_done, 1u) == gridDim.x - 1) {
+          __threadfence();
+          post_plan(plan, posted, sequence);
         }
       }
     }
@@ -338,17 +357,15 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) small_bucket_sort_kernel
   }
 }
 
-// The buckets too large for the small shape (plan->large_buckets of them in large_list, listed by
-// the small-bucket kernel): one block a bucket in a fixed grid, loaded from its region, CUB's
-// block radix sort on the bits its keys span (one key value: copied). This is the attempt's last
-// kernel: its last block to be done ends the attempt (finish_attempt) in place of a kernel of
-// its own; counts are among the cursors it zeroes.
+// The buckets too large for the small shape (`listed` of them in large_list, listed by the
+// small-bucket kernel), queued by the host only where there are any: one block a bucket in a fixed grid, loaded from its region, CUB's block radix sort on the
+// bits its keys span (one key value: copied).
 template <int kThreads, int kItems, int kMinBlocks, int kRadixBits>
 __global__ void __launch_bounds__(kThreads, kMinBlocks) large_bucket_sort_kernel(
     const std::uint32_t* __restrict__ bucketed_keys, const std::uint32_t* __restrict__ bucketed_values,
-    const std::uint32_t* counts, const std::uint32_t* __restrict__ starts,
-    const std::uint32_t* __restrict__ large_list, Plan* plan, float* __restrict__ keys_out,
-    std::uint32_t* __restrict__ values_out, AttemptEnd end) {
+    const std::uint32_t* __restrict__ counts, const std::uint32_t* __restrict__ starts,
+    const std::uint32_t* __restrict__ large_list, std::uint32_t listed, float* __restrict__ keys_out,
+    std::uint32_t* __restrict__ values_out) {
   constexpr std::uint32_t kCapacity = kThreads * kItems;
   using Load = cub::BlockLoad<std::uint32_t, kThreads, kItems, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
   __shared__ union {
@@ -356,7 +373,6 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) large_bucket_sort_kernel
     typename BucketRadixSort<kThreads, kItems, kRadixBits>::TempStorage sort;
   } storage;
   __shared__ std::uint32_t range_parts[2 * kThreads / 32];
-  const std::uint32_t listed = plan->large_buckets;
   for (std::uint32_t block = blockIdx.x; block < listed; block += gridDim.x) {
     const std::uint32_t bucket = large_list[block];
     const std::uint32_t pairs = counts[bucket];
@@ -384,17 +400,6 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) large_bucket_sort_kernel
     }
     radix_sort_bucket<kThreads, kItems, kRadixBits>(key, value, count, low, high - low, storage.sort, starts[bucket],
                                                     keys_out, values_out);
-  }
-  __shared__ bool last;
-  __syncthreads();  // the block is done with the plan and the counts
-  if (threadIdx.x == 0) {
-    __threadfence();
-    last = atomicAdd(&plan->sort_blocks_done, 1u) == gridDim.x - 1;
-  }
-  __syncthreads();
-  if (last) {
-    __threadfence();
-    finish_attempt(plan, end);
   }
 }
 

@@ -249,12 +249,15 @@ __global__ void __launch_bounds__(256) probe_kernel(const float* __restrict__ ke
 // this output's range, as wide as the output's end buckets: a camera flying forward or back moves
 // every key the same way, and the keys that leave the range would fill one open-ended end bucket
 // (up to 30 times its share on the benchmark's fly-through), which the bucket path must then sort
-// after the others.
+// after the others. After an attempt, the last kernel on the stream, it also zeroes what the next
+// attempt counts in (clear_attempt): the bucket path's own kernels end without a kernel for it.
 inline constexpr std::uint32_t kOuterBuckets = 32;
 inline constexpr std::uint32_t kEndWidthBuckets = 8;  // the end buckets whose mean width the outer ones take
 __global__ void keep_from_output_kernel(const float* __restrict__ keys_out, std::uint64_t n, std::uint32_t buckets,
-                                        std::uint32_t* __restrict__ splitters, std::uint32_t* ends) {
+                                        std::uint32_t* __restrict__ splitters, std::uint32_t* ends,
+                                        AttemptToClear clear) {
   const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  clear_attempt(clear, i, gridDim.x * blockDim.x);
   if (i == 0) {
     ends[0] = ordered_key(keys_out[0]);
     ends[1] = ordered_key(keys_out[n - 1]);

@@ -62,8 +62,8 @@ inline constexpr int kScatterBlocksPerMultiprocessor = 4;
 // pairs: docs/algorithms/run-bucket.md); the window's scan grows with it.
 inline constexpr std::uint32_t kWindow = 512;
 
-// What the plan and the scatter leave for the host (zeroed for the next sort by finish_attempt, or
-// by the plan's last block where it calls the attempt off).
+// What the plan and the scatter leave for the host (zeroed for the next attempt by the kept
+// splitters' kernel, clear_attempt, or by the plan's last block where it calls the attempt off).
 struct Plan {
   std::uint32_t outside_samples;     // samples outside their tile's window (plan_kernel)
   std::uint32_t spread_sum;          // the buckets each tile's samples span, summed over tiles (plan_kernel)
@@ -77,8 +77,10 @@ struct Plan {
   std::uint32_t overflowed_buckets;  // buckets beyond their room (small_bucket_sort_kernel)
   std::uint32_t large_buckets;       // buckets too large for the small sort shape (small_bucket_sort_kernel)
   primitives::KeyRange sample_range;  // the plan's sample's smallest and largest ordered key (plan_kernel)
-  std::uint32_t sort_blocks_done;    // blocks of the attempt's last kernel that are done (finish_attempt)
+  std::uint32_t listing_blocks_done;  // small_bucket_sort_kernel's blocks that have listed (the last posts)
 };
+// post_plan reads the plan word by word.
+static_assert(sizeof(Plan) % sizeof(std::uint32_t) == 0 && alignof(Plan) == alignof(std::uint32_t));
 
 // A bucket that receives more than kBucketCapacity pairs keeps that many in its region; the rest
 // go to the spill area, and the bucket is sorted after the others with every other overflowed
@@ -106,30 +108,33 @@ __device__ __forceinline__ bool counting_sorts(const std::uint32_t* s, std::uint
   return b > 0 && b < count && s[b] - s[b - 1] <= kCountingSlots;
 }
 
-// What the bucket path's end needs: where the next attempt counts (zeroed) and where the plan goes.
-struct AttemptEnd {
-  std::uint32_t* cursors = nullptr;  // the bucket counts, buckets + 1 of them
+// Posts the plan, read word by word past the L1 cache (after a fence: what other blocks added).
+__device__ __forceinline__ void post_plan(const Plan* plan, primitives::Posted<Plan>* posted, std::uint32_t sequence) {
+  Plan outcome;
+  const auto* from = reinterpret_cast<const std::uint32_t*>(plan);
+  auto* to = reinterpret_cast<std::uint32_t*>(&outcome);
+  for (std::size_t w = 0; w < sizeof(Plan) / sizeof(std::uint32_t); ++w) to[w] = __ldcg(from + w);
+  primitives::post_to_host(posted, outcome, sequence);
+}
+
+// What the next attempt counts in, zeroed after this one by the kernel that keeps the splitters
+// from its output (keep_from_output_kernel): the bucket counts (buckets + 1 of them), the plan's
+// samples per bucket and the plan. buckets = 0: nothing to zero (no attempt, or one that the plan
+// called off, whose last block zeroed them).
+struct AttemptToClear {
+  std::uint32_t* cursors = nullptr;
   std::uint32_t* sample_counts = nullptr;
   std::uint32_t buckets = 0;
-  primitives::Posted<Plan>* posted = nullptr;
-  std::uint32_t sequence = 0;
+  Plan* plan = nullptr;
 };
 
-// The bucket path's end, by one block once every kernel of the attempt is done with the plan and
-// the counts (the last block of the last kernel): posts the plan to the host and zeroes what the
-// next attempt counts in (the bucket counts, the plan's samples per bucket, the plan itself), in
-// place of three memsets and a copy with a synchronisation.
-__device__ __forceinline__ void finish_attempt(Plan* plan, const AttemptEnd& end) {
-  const Plan outcome = *plan;
-  __syncthreads();  // every thread has read the plan
-  for (std::uint32_t b = threadIdx.x; b <= end.buckets; b += blockDim.x) {
-    end.cursors[b] = 0;
-    if (b < end.buckets) end.sample_counts[b] = 0;
+// Thread `i` of `threads` zeroes its share of what `clear` names, in place of three memsets.
+__device__ __forceinline__ void clear_attempt(const AttemptToClear& clear, std::uint32_t i, std::uint32_t threads) {
+  for (std::uint32_t b = i; b <= clear.buckets && clear.buckets != 0; b += threads) {
+    clear.cursors[b] = 0;
+    if (b < clear.buckets) clear.sample_counts[b] = 0;
   }
-  if (threadIdx.x == 0) {
-    *plan = Plan{};
-    primitives::post_to_host(end.posted, outcome, end.sequence);
-  }
+  if (i == 0 && clear.buckets != 0) *clear.plan = Plan{};
 }
 
 }  // namespace depthsort::run_bucket

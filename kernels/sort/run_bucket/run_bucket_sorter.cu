@@ -2,9 +2,10 @@
 // once) and the last sort's splitters, and runs the steps on the caller's stream: sample (only
 // where no sort of this size came before: later ones take the last sort's output at equal ranks as
 // their splitters), plan (the verdict, taken on the device and read by the host while the scatter
-// runs), scatter, bucket sort (with the buckets' places in the output), check (the read-back of
-// whether the spill area held the pairs beyond their buckets' room), and, where some did not fit,
-// the overflowed buckets; or the fallback, CUB's radix sort, where the input is small, large or
+// runs), scatter, bucket sort (with the buckets' places in the output; it lists the buckets too
+// large for its small shape or beyond their room and posts the plan with them as it starts, read
+// by the host while it sorts), and, where some pairs did not fit their bucket's room, the
+// overflowed buckets; or the fallback, CUB's radix sort, where the input is small, large or
 // incoherent, the splitters do not fit it, or the spill area ran out. After a fallback the next
 // sort falls back at once, with a probe of its input on a stream beside it (read without a wait by
 // the sort after), until a probe finds the input coherent. Where the last sort's keys differed in
@@ -123,7 +124,7 @@ class RunBucketSorter final : public Sorter {
     sample_counts_ = DeviceBuffer<std::uint32_t>(buckets, owner);
     large_list_ = DeviceBuffer<std::uint32_t>(buckets, owner);
     plan_ = DeviceBuffer<Plan>(1, owner);
-    // Zero for the first attempt; each attempt's end (finish_attempt) zeroes them for the next.
+    // Zero for the first attempt; after each attempt the kept splitters' kernel zeroes them for the next.
     DEPTHSORT_CUDA_CHECK(cudaMemset(plan_.data(), 0, plan_.bytes()));
     DEPTHSORT_CUDA_CHECK(cudaMemset(cursors_.data(), 0, cursors_.bytes()));
     DEPTHSORT_CUDA_CHECK(cudaMemset(sample_counts_.data(), 0, sample_counts_.bytes()));
@@ -196,7 +197,7 @@ class RunBucketSorter final : public Sorter {
     // Keys narrow enough for the span sort, in tiles spread wider than max_spread: the span sort
     // next time (a probe beside it says when the bucket path would be faster again).
     expect_fallback_ = !bucket_path || (span_sort_pays(b.n) && plan.spread_sum > std::uint64_t{max_spread_} * buckets);
-    keep_from_output(b, buckets, stream);
+    keep_from_output(b, buckets, stream, plan.verdict == kBucketPath);
   }
 
  private:
@@ -266,8 +267,12 @@ class RunBucketSorter final : public Sorter {
   // The bucket path, with fresh splitters or the last sort's. Two read-backs, neither of which the
   // device waits for: the plan's verdict, taken on the device, read while the scatter (queued
   // before it, and returning at once on any other verdict) runs, so that a called-off attempt
-  // queues none of the bucket sort's kernels; and the plan at the end, with whether a bucket
-  // overflowed.
+  // queues none of the bucket sort's kernels; and the plan with the buckets too large for the
+  // small shape or beyond their room and the spill, posted by the small-bucket kernel once its
+  // blocks have listed them (as it starts) and read while the small buckets are sorted, so that the host queues what comes after (the large kernel where a
+  // bucket needs it, the overflowed buckets' sort or the fallback, the kept splitters) before the
+  // device is done. Waiting for the plan at the attempt's end instead left the device idle for the
+  // host's turn in every sort.
   Plan attempt(const SortBuffers& b, std::uint32_t buckets, bool fresh, cudaStream_t stream, StepTimer& timer) {
     const std::uint32_t n = static_cast<std::uint32_t>(b.n);
     const std::uint32_t samples = buckets * kSamplesPerBucket;
@@ -303,33 +308,35 @@ class RunBucketSorter final : public Sorter {
     // Called off: the plan's last block has ended the attempt.
     const Plan judged = judged_mailbox_.wait(stream);
     if (judged.verdict != kBucketPath) return judged;
-    {
-      StepScope step(timer, "bucket sort");
-      Plan* const plan = plan_.data();
-      // Every block keeps the starts of at most kMostBucketsPerSmallSortBlock buckets.
-      const std::uint32_t small_blocks =
-          std::max(std::min(small_blocks_, buckets + 1),
-                   (buckets + kMostBucketsPerSmallSortBlock) / kMostBucketsPerSmallSortBlock);
-      kSmallBucketSort<<<small_blocks, kSmallSort.threads, kSmallStagedBytes, stream>>>(
-          bucketed_keys_.data(), bucketed_values_.data(), cursors_.data(), splitters_.data(), buckets, starts_.data(),
-          large_list_.data(), overflowed_list_.data(), plan, b.keys_out, b.values_out);
-      DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket small_bucket_sort_kernel");
-      kLargeBucketSort<<<large_blocks_, kLargeSort.threads, 0, stream>>>(
-          bucketed_keys_.data(), bucketed_values_.data(), cursors_.data(), starts_.data(), large_list_.data(), plan,
-          b.keys_out, b.values_out,
-          AttemptEnd{cursors_.data(), sample_counts_.data(), buckets, plan_mailbox_.slot(),
-                     plan_mailbox_.next_sequence()});
-      DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket large_bucket_sort_kernel (and the attempt's end)");
+    StepScope step(timer, "bucket sort");
+    // Every block keeps the starts of at most kMostBucketsPerSmallSortBlock buckets.
+    const std::uint32_t small_blocks =
+        std::max(std::min(small_blocks_, buckets + 1),
+                 (buckets + kMostBucketsPerSmallSortBlock) / kMostBucketsPerSmallSortBlock);
+    kSmallBucketSort<<<small_blocks, kSmallSort.threads, kSmallStagedBytes, stream>>>(
+        bucketed_keys_.data(), bucketed_values_.data(), cursors_.data(), splitters_.data(), buckets, starts_.data(),
+        large_list_.data(), overflowed_list_.data(), plan_.data(), plan_mailbox_.slot(), plan_mailbox_.next_sequence(),
+        b.keys_out, b.values_out);
+    DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket small_bucket_sort_kernel");
+    const Plan scattered = plan_mailbox_.wait(stream);
+    if (scattered.overflow == 0 && scattered.large_buckets != 0) {
+      kLargeBucketSort<<<std::min(large_blocks_, scattered.large_buckets), kLargeSort.threads, 0, stream>>>(
+          bucketed_keys_.data(), bucketed_values_.data(), cursors_.data(), starts_.data(), large_list_.data(),
+          scattered.large_buckets, b.keys_out, b.values_out);
+      DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket large_bucket_sort_kernel");
     }
-    StepScope step(timer, "check");
-    return plan_mailbox_.wait(stream);
+    return scattered;
   }
 
   // What the next sort takes from this one's output: its splitters (this output at equal ranks)
   // and the keys' range, read by the host once written.
-  void keep_from_output(const SortBuffers& b, std::uint32_t buckets, cudaStream_t stream) {
+  // After an attempt that took the bucket path (`clear_attempt`), the same kernel zeroes what the
+  // next attempt counts in.
+  void keep_from_output(const SortBuffers& b, std::uint32_t buckets, cudaStream_t stream, bool clear_attempt = false) {
     keep_from_output_kernel<<<primitives::grid_for(kSplitterSlots, 256), 256, 0, stream>>>(
-        b.keys_out, b.n, buckets, splitters_.data(), output_ends_.device_data());
+        b.keys_out, b.n, buckets, splitters_.data(), output_ends_.device_data(),
+        clear_attempt ? AttemptToClear{cursors_.data(), sample_counts_.data(), buckets, plan_.data()}
+                      : AttemptToClear{});
     DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket keep_from_output_kernel");
     note_output_ends(stream);
     reuse_splitters_ = true;
@@ -449,7 +456,7 @@ class RunBucketSorter final : public Sorter {
   PinnedBuffer<std::uint32_t> output_ends_;
   primitives::KeyRangeReader range_reader_;  // this input's range, for the fallback
   primitives::PinnedMailbox<Plan> judged_mailbox_;  // the plan with its verdict, posted by the plan's last block
-  primitives::PinnedMailbox<Plan> plan_mailbox_;    // the plan, posted by the bucket path's last kernel
+  primitives::PinnedMailbox<Plan> plan_mailbox_;    // the plan with the buckets listed, posted by the small-bucket kernel
   DeviceBuffer<Plan> plan_;
   DeviceBuffer<unsigned char> temp_;
 };
