@@ -206,6 +206,7 @@ __global__ void __launch_bounds__(kTileThreads, kScatterBlocksPerMultiprocessor)
     if (threadIdx.x == 0) in_window_total = inside_total;
     __pipeline_wait_prior(0);
     __syncthreads();
+    bool beyond_room = false;  // some pair of this thread's goes to the spill area
 #pragma unroll
     for (int j = 0; j < kTileItems; j += 4) {
       const uint4 four = *reinterpret_cast<const uint4*>(&tile_values[mine + j]);  // one access, not four 8 apart
@@ -219,13 +220,27 @@ __global__ void __launch_bounds__(kTileThreads, kScatterBlocksPerMultiprocessor)
           staged_keys[p] = key[j + k];
           staged_values[p] = value[k];
           staged_to[p] = at < kBucketCapacity ? bucket[j + k] * kBucketCapacity + at : kSpilled;
+          beyond_room |= at >= kBucketCapacity;
         }
       }
     }
-    __syncthreads();
+    // Where no pair of the tile's window is spilled (nearly every tile), the write-out needs no
+    // vote a pair.
+    const bool tile_spills = __syncthreads_or(beyond_room);
     const std::uint32_t in_window = in_window_total;
+    if (!tile_spills) {
 #pragma unroll
-    for (int j = 0; j < kTileItems; ++j) {
+      for (int j = 0; j < kTileItems; ++j) {
+        const std::uint32_t p = j * kTileThreads + threadIdx.x;
+        if (p < in_window) {
+          const std::uint32_t to = staged_to[staged(p)];
+          bucketed_keys[to] = staged_keys[staged(p)];
+          bucketed_values[to] = staged_values[staged(p)];
+        }
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < kTileItems && tile_spills; ++j) {
       const std::uint32_t p = j * kTileThreads + threadIdx.x;
       bool beyond = false;
       if (p < in_window) {
