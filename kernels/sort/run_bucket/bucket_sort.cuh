@@ -207,8 +207,8 @@ inline constexpr std::uint32_t kMostBucketsPerSmallSortBlock = 64;
 // buckets it owns from their counts, in L2 where the scatter just counted them, while the bulk
 // copy of its first bucket is on its way, and lists those of its buckets too large for this shape
 // (for the large kernel) or beyond their room (sorted with the spill area). That took a one-block
-// kernel of its own before, 0.009-0.013 ms at 4M-16M pairs. The last block to have listed posts the
-// plan (with the lists' lengths and the spill) to the host, which queues what comes after the
+// kernel of its own before, 0.009-0.013 ms at 4M-16M pairs. The last block to have listed posts
+// the plan (with the lists' lengths and the spill) to the host, which queues what comes after the
 // small buckets while they are sorted: the large kernel where a bucket needs it, the overflowed
 // buckets' sort or the fallback, the kept splitters. (Posted at the attempt's end instead, the
 // device waited for the host's turn in every sort; posted by the scatter's last block, with the
@@ -358,8 +358,9 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) small_bucket_sort_kernel
 }
 
 // The buckets too large for the small shape (`listed` of them in large_list, listed by the
-// small-bucket kernel), queued by the host only where there are any: one block a bucket in a fixed grid, loaded from its region, CUB's block radix sort on the
-// bits its keys span (one key value: copied).
+// small-bucket kernel; queued by the host only where there are any): one block a bucket in a fixed
+// grid, loaded from its region, CUB's block radix sort on the bits its keys span (one key value:
+// copied).
 template <int kThreads, int kItems, int kMinBlocks, int kRadixBits>
 __global__ void __launch_bounds__(kThreads, kMinBlocks) large_bucket_sort_kernel(
     const std::uint32_t* __restrict__ bucketed_keys, const std::uint32_t* __restrict__ bucketed_values,

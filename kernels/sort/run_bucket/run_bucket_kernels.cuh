@@ -3,9 +3,9 @@
 // frame's keys listed in the last frame's order, a mesh's triangles in mesh order), so that a tile
 // of consecutive input keys falls into a few consecutive buckets and leaves as a few long runs.
 // This file holds what every step shares (the tile and bucket shapes, the plan the steps leave
-// for the host, the verdict) and the attempt's end; plan.cuh the sample, the plan, the probe and
-// the splitters kept from an output; scatter.cuh the scatter; bucket_sort.cuh (with the bucket
-// starts) and overflow.cuh the bucket sort.
+// for the host, the verdict, the plan's post) and the counts cleared for the next attempt;
+// plan.cuh the sample, the plan, the probe and the splitters kept from an output; scatter.cuh the
+// scatter; bucket_sort.cuh (with the bucket starts) and overflow.cuh the bucket sort.
 //
 // Keys are handled as ordered keys (keys.hpp); which bucket a key belongs to is said in
 // splitter_search.cuh.

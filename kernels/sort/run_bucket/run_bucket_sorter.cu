@@ -124,7 +124,7 @@ class RunBucketSorter final : public Sorter {
     sample_counts_ = DeviceBuffer<std::uint32_t>(buckets, owner);
     large_list_ = DeviceBuffer<std::uint32_t>(buckets, owner);
     plan_ = DeviceBuffer<Plan>(1, owner);
-    // Zero for the first attempt; after each attempt the kept splitters' kernel zeroes them for the next.
+    // Zero for the first attempt; after each attempt the kept splitters' kernel zeroes them.
     DEPTHSORT_CUDA_CHECK(cudaMemset(plan_.data(), 0, plan_.bytes()));
     DEPTHSORT_CUDA_CHECK(cudaMemset(cursors_.data(), 0, cursors_.bytes()));
     DEPTHSORT_CUDA_CHECK(cudaMemset(sample_counts_.data(), 0, sample_counts_.bytes()));
@@ -269,10 +269,10 @@ class RunBucketSorter final : public Sorter {
   // before it, and returning at once on any other verdict) runs, so that a called-off attempt
   // queues none of the bucket sort's kernels; and the plan with the buckets too large for the
   // small shape or beyond their room and the spill, posted by the small-bucket kernel once its
-  // blocks have listed them (as it starts) and read while the small buckets are sorted, so that the host queues what comes after (the large kernel where a
-  // bucket needs it, the overflowed buckets' sort or the fallback, the kept splitters) before the
-  // device is done. Waiting for the plan at the attempt's end instead left the device idle for the
-  // host's turn in every sort.
+  // blocks have listed them (as it starts) and read while the small buckets are sorted, so that
+  // the host queues what comes after (the large kernel where a bucket needs it, the overflowed
+  // buckets' sort or the fallback, the kept splitters) before the device is done. Waiting for the
+  // plan at the attempt's end instead left the device idle for the host's turn in every sort.
   Plan attempt(const SortBuffers& b, std::uint32_t buckets, bool fresh, cudaStream_t stream, StepTimer& timer) {
     const std::uint32_t n = static_cast<std::uint32_t>(b.n);
     const std::uint32_t samples = buckets * kSamplesPerBucket;
@@ -456,7 +456,7 @@ class RunBucketSorter final : public Sorter {
   PinnedBuffer<std::uint32_t> output_ends_;
   primitives::KeyRangeReader range_reader_;  // this input's range, for the fallback
   primitives::PinnedMailbox<Plan> judged_mailbox_;  // the plan with its verdict, posted by the plan's last block
-  primitives::PinnedMailbox<Plan> plan_mailbox_;    // the plan with the buckets listed, posted by the small-bucket kernel
+  primitives::PinnedMailbox<Plan> plan_mailbox_;    // the plan with the lists, posted by the bucket sort
   DeviceBuffer<Plan> plan_;
   DeviceBuffer<unsigned char> temp_;
 };
