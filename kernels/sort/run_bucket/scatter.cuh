@@ -178,9 +178,13 @@ __global__ void __launch_bounds__(kTileThreads, kScatterBlocksPerMultiprocessor)
       }
     }
     // The pairs outside it (a few keys that moved far since the last frame), one atomic per warp
-    // and bucket in global memory, written directly.
+    // and bucket in global memory, written directly. One vote a warp first: most warps have none.
+    bool any_outside = false;
 #pragma unroll
-    for (int j = 0; j < kTileItems; ++j) {
+    for (int j = 0; j < kTileItems; ++j) any_outside |= mine + j < size && !inside[j];
+    const bool warp_outside = __any_sync(0xFFFFFFFFu, any_outside);
+#pragma unroll
+    for (int j = 0; j < kTileItems && warp_outside; ++j) {
       const bool outside = mine + j < size && !inside[j];
       if (!__any_sync(0xFFFFFFFFu, outside)) continue;
       const std::uint32_t at = add_by_group(cursors, outside ? bucket[j] : 0u, outside);
