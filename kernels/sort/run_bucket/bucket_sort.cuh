@@ -100,15 +100,16 @@ __device__ __forceinline__ void bucket_key_range(const std::uint32_t (&key)[kIte
   }
 }
 
-// A staged bucket whose keys are all `only` (an ordered key): its values copied as they are.
+// A bucket whose keys are all `only` (an ordered key): its values (staged, or in its region)
+// copied as they are.
 template <int kThreads>
 __device__ __forceinline__ void copy_one_value_bucket(int pairs, std::uint32_t to, std::uint32_t only,
-                                                      const std::uint32_t* staged_values, float* __restrict__ keys_out,
+                                                      const std::uint32_t* values, float* __restrict__ keys_out,
                                                       std::uint32_t* __restrict__ values_out) {
   const float key = key_from_ordered(only);
   for (int at = static_cast<int>(threadIdx.x); at < pairs; at += kThreads) {
     keys_out[to + at] = key;
-    values_out[to + at] = staged_values[at];
+    values_out[to + at] = values[at];
   }
 }
 
@@ -392,11 +393,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) large_bucket_sort_kernel
     bucket_key_range<kThreads, kItems>(key, valid, range_parts, low, high);
     __syncthreads();  // the loads are done with the shared memory the sort takes
     if (high == low) {
-      const float only = key_from_ordered(low);
-      for (int at = static_cast<int>(threadIdx.x); at < count; at += kThreads) {
-        keys_out[starts[bucket] + at] = only;
-        values_out[starts[bucket] + at] = bucketed_values[from + at];
-      }
+      copy_one_value_bucket<kThreads>(count, starts[bucket], low, bucketed_values + from, keys_out, values_out);
       continue;
     }
     radix_sort_bucket<kThreads, kItems, kRadixBits>(key, value, count, low, high - low, storage.sort, starts[bucket],

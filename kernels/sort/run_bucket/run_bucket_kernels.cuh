@@ -130,11 +130,12 @@ struct AttemptToClear {
 
 // Thread `i` of `threads` zeroes its share of what `clear` names, in place of three memsets.
 __device__ __forceinline__ void clear_attempt(const AttemptToClear& clear, std::uint32_t i, std::uint32_t threads) {
-  for (std::uint32_t b = i; b <= clear.buckets && clear.buckets != 0; b += threads) {
+  if (clear.buckets == 0) return;
+  for (std::uint32_t b = i; b <= clear.buckets; b += threads) {
     clear.cursors[b] = 0;
     if (b < clear.buckets) clear.sample_counts[b] = 0;
   }
-  if (i == 0 && clear.buckets != 0) *clear.plan = Plan{};
+  if (i == 0) *clear.plan = Plan{};
 }
 
 }  // namespace depthsort::run_bucket

@@ -197,7 +197,7 @@ class RunBucketSorter final : public Sorter {
     // Keys narrow enough for the span sort, in tiles spread wider than max_spread: the span sort
     // next time (a probe beside it says when the bucket path would be faster again).
     expect_fallback_ = !bucket_path || (span_sort_pays(b.n) && plan.spread_sum > std::uint64_t{max_spread_} * buckets);
-    keep_from_output(b, buckets, stream, plan.verdict == kBucketPath);
+    keep_from_output(b, buckets, stream, /*after_attempt=*/plan.verdict == kBucketPath);
   }
 
  private:
@@ -330,12 +330,12 @@ class RunBucketSorter final : public Sorter {
 
   // What the next sort takes from this one's output: its splitters (this output at equal ranks)
   // and the keys' range, read by the host once written.
-  // After an attempt that took the bucket path (`clear_attempt`), the same kernel zeroes what the
+  // After an attempt that took the bucket path (`after_attempt`), the same kernel zeroes what the
   // next attempt counts in.
-  void keep_from_output(const SortBuffers& b, std::uint32_t buckets, cudaStream_t stream, bool clear_attempt = false) {
+  void keep_from_output(const SortBuffers& b, std::uint32_t buckets, cudaStream_t stream, bool after_attempt = false) {
     keep_from_output_kernel<<<primitives::grid_for(kSplitterSlots, 256), 256, 0, stream>>>(
         b.keys_out, b.n, buckets, splitters_.data(), output_ends_.device_data(),
-        clear_attempt ? AttemptToClear{cursors_.data(), sample_counts_.data(), buckets, plan_.data()}
+        after_attempt ? AttemptToClear{cursors_.data(), sample_counts_.data(), buckets, plan_.data()}
                       : AttemptToClear{});
     DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket keep_from_output_kernel");
     note_output_ends(stream);
