@@ -107,6 +107,7 @@ __global__ void __launch_bounds__(kTileThreads, kScatterBlocksPerMultiprocessor)
   const bool aligned =
       ((reinterpret_cast<std::uintptr_t>(keys) | reinterpret_cast<std::uintptr_t>(values)) & 15) == 0;
   const std::uint32_t mine = threadIdx.x * kTileItems;  // this thread's first pair in a tile
+  bool overflow = false;  // a pair of this thread's found the spill area full
   for (std::uint32_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
     const std::uint32_t base = tile * kTile;
     const std::uint32_t size = min(kTile, n - base);
@@ -147,7 +148,6 @@ __global__ void __launch_bounds__(kTileThreads, kScatterBlocksPerMultiprocessor)
       if (mine + j == size / 2) window_low = bucket[j] > kWindow / 2 ? bucket[j] - kWindow / 2 : 0u;
     __syncthreads();
     const std::uint32_t low = window_low;
-    bool overflow = false;
     // The pairs inside the window, ranked run by run: a run of a thread's consecutive pairs in one
     // bucket takes its places with one shared atomic (its length, found from the end backwards).
     bool inside[kTileItems];
@@ -258,8 +258,11 @@ __global__ void __launch_bounds__(kTileThreads, kScatterBlocksPerMultiprocessor)
       if (__any_sync(0xFFFFFFFFu, beyond))  // p < kTile
         spill_pair(beyond, staged_keys[staged(p)], staged_values[staged(p)], spill, plan, overflow);
     }
-    if (__syncthreads_or(overflow) && threadIdx.x == 0) atomicOr(&plan->overflow, 1u);
   }
+  // Said once, after the last tile: a barrier at each tile's end for it held every warp back until
+  // the slowest had written its pairs (the next tile's first writes to shared memory come after
+  // its own barriers).
+  if (__syncthreads_or(overflow) && threadIdx.x == 0) atomicOr(&plan->overflow, 1u);
 }
 
 }  // namespace depthsort::run_bucket
