@@ -2,8 +2,8 @@
 // unrelated inputs (sizes from 1 to 16M, input in key order and not), each of its paths seen taken
 // (the bucket path on input in nearly key order or whose tiles fall into few buckets, cub-radix on
 // input that is not, buckets beyond their room sorted with the spill area, and the fall back where
-// that runs out; CUB on the bits narrow keys differ in, one key value copied), every result checked
-// against the CPU reference.
+// that runs out; CUB on the bits narrow keys differ in, one key value copied; the bucket path up to
+// 64M pairs), every result checked against the CPU reference.
 #include <gtest/gtest.h>
 
 #include <cuda_runtime.h>
@@ -233,6 +233,26 @@ TEST_F(RunBucket, TakesTheBucketPathWhereTilesFallIntoFewBuckets) {
   }
   const std::unique_ptr<Sorter> strict = make_reserved(n, "max_runs=0");
   EXPECT_EQ(sort_until_bucket_path(*strict), "fallback-cub");
+}
+
+// Beyond 8192 buckets (16M pairs) the splitter search takes more steps (15 at 32768 buckets) and
+// a small-sort block keeps more bucket starts: the bucket path up to 64M pairs, at a bucket count
+// that is no power of two and at the most, and cub-radix beyond.
+TEST_F(RunBucket, TakesTheBucketPathUpTo64MPairs) {
+  const std::size_t most = std::size_t{64} << 20;
+  const std::unique_ptr<Sorter> sorter = make_reserved(most + 1, "span=0");
+  for (const std::size_t n : {(std::size_t{40} << 20) + 5, most}) {
+    for (const Distribution dist : {Distribution::Sorted, Distribution::NearlySorted}) {
+      const CheckResult result = sort_and_check(*sorter, dist, n);
+      EXPECT_TRUE(result.ok) << distribution_name(dist) << " n=" << n << ": " << result.message;
+      EXPECT_EQ(last_steps(*sorter), dist == Distribution::Sorted ? "sample," + std::string(kBucketPath)
+                                                                  : std::string(kBucketPath))
+          << distribution_name(dist) << " n=" << n;
+    }
+  }
+  const CheckResult beyond = sort_and_check(*sorter, Distribution::Sorted, most + 1);
+  EXPECT_TRUE(beyond.ok) << beyond.message;
+  EXPECT_EQ(last_steps(*sorter), "fallback-cub");
 }
 
 // Every key moved the same way since the last sort (a camera flying forward): the keys beyond the

@@ -200,8 +200,12 @@ __device__ __forceinline__ void radix_sort_staged_bucket(int pairs, std::uint32_
 }
 
 // The most buckets one block of the small-bucket kernel keeps the starts of (its grid is at least
-// (buckets + 1) / this).
-inline constexpr std::uint32_t kMostBucketsPerSmallSortBlock = 64;
+// (buckets + 1) / this): 64 where a grid of one block per 64 buckets fits the GPU at once (8192
+// buckets, 16M pairs, on 132 multiprocessors), 128 beyond. Above 16M pairs, a first grid of 64-bucket
+// blocks left a second wave for the rest; with 128 at every size, the bucket sort at 15M pairs took
+// 3-4 microseconds longer on an H100.
+inline constexpr std::uint32_t kFewBucketsPerSmallSortBlock = 64;
+inline constexpr std::uint32_t kManyBucketsPerSmallSortBlock = 128;
 
 // The small-bucket kernel: a persistent grid; block i owns the buckets i, i + gridDim.x, ... (and
 // the entry `buckets`, the total, if it falls to it). First each block finds the starts of the
@@ -222,7 +226,7 @@ template <int kThreads, int kItems>
 constexpr std::size_t staged_bucket_bytes() {
   return 4 * std::size_t{kThreads} * kItems * sizeof(std::uint32_t);  // keys and values, two buffers
 }
-template <int kThreads, int kItems, int kMinBlocks, int kRadixBits>
+template <int kThreads, int kItems, int kMinBlocks, int kRadixBits, std::uint32_t kMostBucketsPerBlock>
 __global__ void __launch_bounds__(kThreads, kMinBlocks) small_bucket_sort_kernel(
     const std::uint32_t* __restrict__ bucketed_keys, const std::uint32_t* __restrict__ bucketed_values,
     const std::uint32_t* __restrict__ counts, const std::uint32_t* __restrict__ splitters, std::uint32_t buckets,
@@ -238,7 +242,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) small_bucket_sort_kernel
   const auto staged_values = [&](int k) { return staged + (2 + k) * kCapacity; };
   __shared__ Work work;
   __shared__ std::uint32_t range_parts[2 * kThreads / 32];
-  __shared__ std::uint32_t owned_starts[kMostBucketsPerSmallSortBlock];
+  __shared__ std::uint32_t owned_starts[kMostBucketsPerBlock];
   __shared__ typename cub::WarpScan<std::uint32_t>::TempStorage warp_scan;
   __shared__ std::uint64_t arrived[2];  // mbarriers: buffer k's copies have landed
   const std::uint32_t count = buckets - 1;
@@ -270,7 +274,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) small_bucket_sort_kernel
   {
     // The starts of the buckets this block owns, b_k = i + k * gridDim.x: the counts from b_(k-1)
     // up to b_k (from 0 for k = 0) summed by one warp a stretch, in coalesced loads, then the
-    // stretches' sums scanned by one warp, two a lane. Each thread summing a run of consecutive
+    // stretches' sums scanned by one warp, kMostBucketsPerBlock / 32 a lane. Each thread summing a run of consecutive
     // counts instead (33 words apart across a warp at 16M pairs) left the bucket sort at 16M as
     // slow as with the one-block kernel this replaces.
     constexpr int kWarps = kThreads / 32;
@@ -286,19 +290,25 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) small_bucket_sort_kernel
     }
     __syncthreads();
     if (warp == 0) {
-      static_assert(kMostBucketsPerSmallSortBlock == 64, "one warp scans the stretches, two a lane");
-      const std::uint32_t k0 = 2 * lane, k1 = k0 + 1;
-      const std::uint32_t sum0 = k0 < owned ? owned_starts[k0] : 0u, sum1 = k1 < owned ? owned_starts[k1] : 0u;
-      std::uint32_t through1 = 0;
-      cub::WarpScan<std::uint32_t>(warp_scan).InclusiveSum(sum0 + sum1, through1);
-      const std::uint32_t through[2] = {through1 - sum1, through1};
+      constexpr int kPerLane = kMostBucketsPerBlock / 32;
+      static_assert(kPerLane * 32 == kMostBucketsPerBlock, "one warp scans the stretches");
+      const std::uint32_t k0 = kPerLane * lane;
+      std::uint32_t sum[kPerLane], lane_sum = 0;
+#pragma unroll
+      for (int j = 0; j < kPerLane; ++j) {
+        sum[j] = k0 + j < owned ? owned_starts[k0 + j] : 0u;
+        lane_sum += sum[j];
+      }
+      std::uint32_t through = 0;  // the stretches before this lane's first
+      cub::WarpScan<std::uint32_t>(warp_scan).ExclusiveSum(lane_sum, through);
       bool past_list = false;
 #pragma unroll
-      for (int j = 0; j < 2; ++j) {
+      for (int j = 0; j < kPerLane; ++j) {
         const std::uint32_t k = k0 + j, b = blockIdx.x + k * gridDim.x;
+        through += sum[j];
         if (k >= owned) continue;
-        owned_starts[k] = through[j];
-        starts[b] = through[j];
+        owned_starts[k] = through;
+        starts[b] = through;
         const std::uint32_t pairs = b < buckets ? counts[b] : 0u;
         if (pairs > kBucketCapacity) {
           const std::uint32_t at = atomicAdd(&plan->overflowed_buckets, 1u);

@@ -23,11 +23,12 @@ __global__ void gather_sample_kernel(const float* __restrict__ keys, std::uint32
 }
 
 // splitter[i] = the sorted sample's (i+1)*kSamplesPerBucket-th key, i < buckets - 1; the rest of
-// the kSplitterSlots padded with 0xFFFFFFFF.
+// the searched_slots(buckets - 1) padded with 0xFFFFFFFF.
 __global__ void pick_splitters_kernel(const std::uint32_t* __restrict__ sorted_sample, std::uint32_t buckets,
                                       std::uint32_t* __restrict__ splitters) {
   const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < kSplitterSlots) splitters[i] = i + 1 < buckets ? sorted_sample[(i + 1) * kSamplesPerBucket] : 0xFFFFFFFFu;
+  if (i < searched_slots(buckets - 1))
+    splitters[i] = i + 1 < buckets ? sorted_sample[(i + 1) * kSamplesPerBucket] : 0xFFFFFFFFu;
 }
 
 // The scatter's verdict on an input, from its sample (or the probe's): whether the tiles leave long
@@ -262,7 +263,7 @@ __global__ void keep_from_output_kernel(const float* __restrict__ keys_out, std:
     ends[0] = ordered_key(keys_out[0]);
     ends[1] = ordered_key(keys_out[n - 1]);
   }
-  if (i >= kSplitterSlots) return;
+  if (i >= searched_slots(buckets - 1)) return;
   if (i + 1 >= buckets) {
     splitters[i] = 0xFFFFFFFFu;
     return;

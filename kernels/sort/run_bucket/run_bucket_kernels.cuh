@@ -42,10 +42,10 @@ inline constexpr SortShape kSmallSort{256, 12, 3, 5};
 inline constexpr SortShape kLargeSort{512, 12, 1, 5};
 static_assert(kLargeSort.capacity() == kBucketCapacity && kSmallSort.capacity() < kBucketCapacity);
 // Samples per bucket: with 16, a bucket's size has a spread of about a quarter of its mean, and
-// three times the mean is beyond any of 8192 buckets.
+// three times the mean is beyond any of 32768 buckets.
 inline constexpr std::uint32_t kSamplesPerBucket = 16;
-// At most this many buckets: the splitter search takes 13 steps (kSearchSteps).
-inline constexpr std::uint32_t kMaxBuckets = 8192;
+// At most this many buckets (64M pairs): the splitter search takes at most 15 steps (kSearchSteps).
+inline constexpr std::uint32_t kMaxBuckets = 32768;
 static_assert(kSplitterSlots >= kMaxBuckets - 1);
 // Samples of one tile's worth of input (kTile / (kBucketTarget / kSamplesPerBucket)).
 inline constexpr std::uint32_t kSamplesPerTile = kTile * kSamplesPerBucket / kBucketTarget;

@@ -43,8 +43,9 @@ namespace depthsort::run_bucket {
 namespace {
 
 // The bucket sort's kernels (bucket_sort.cuh), and the small one's dynamic shared memory.
-constexpr auto kSmallBucketSort =
-    small_bucket_sort_kernel<kSmallSort.threads, kSmallSort.items, kSmallSort.min_blocks, kSmallSort.radix_bits>;
+template <std::uint32_t kMostBucketsPerBlock>
+constexpr auto kSmallBucketSort = small_bucket_sort_kernel<kSmallSort.threads, kSmallSort.items, kSmallSort.min_blocks,
+                                                           kSmallSort.radix_bits, kMostBucketsPerBlock>;
 constexpr std::size_t kSmallStagedBytes = staged_bucket_bytes<kSmallSort.threads, kSmallSort.items>();
 constexpr auto kLargeBucketSort =
     large_bucket_sort_kernel<kLargeSort.threads, kLargeSort.items, kLargeSort.min_blocks, kLargeSort.radix_bits>;
@@ -144,8 +145,12 @@ class RunBucketSorter final : public Sorter {
         cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, scatter_kernel, kTileThreads, 0));
     const int multiprocessors = primitives::multiprocessor_count();
     scatter_blocks_ = static_cast<unsigned>(std::max(1, per_multiprocessor) * multiprocessors);
-    primitives::allow_dynamic_smem(kSmallBucketSort, kSmallStagedBytes, "run-bucket small_bucket_sort_kernel");
-    DEPTHSORT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, kSmallBucketSort,
+    primitives::allow_dynamic_smem(kSmallBucketSort<kFewBucketsPerSmallSortBlock>, kSmallStagedBytes,
+                                   "run-bucket small_bucket_sort_kernel");
+    primitives::allow_dynamic_smem(kSmallBucketSort<kManyBucketsPerSmallSortBlock>, kSmallStagedBytes,
+                                   "run-bucket small_bucket_sort_kernel");
+    DEPTHSORT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor,
+                                                                     kSmallBucketSort<kManyBucketsPerSmallSortBlock>,
                                                                      kSmallSort.threads, kSmallStagedBytes));
     small_blocks_ = static_cast<unsigned>(std::max(1, per_multiprocessor) * multiprocessors);
     large_blocks_ = static_cast<unsigned>(multiprocessors);
@@ -210,8 +215,8 @@ class RunBucketSorter final : public Sorter {
     std::size_t bytes = temp_.bytes();
     DEPTHSORT_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp_.data(), bytes, sample_.data(), sorted_sample_.data(),
                                                         static_cast<int>(samples), 0, 32, stream));
-    pick_splitters_kernel<<<primitives::grid_for(kSplitterSlots, 256), 256, 0, stream>>>(sorted_sample_.data(),
-                                                                                        buckets, splitters_.data());
+    pick_splitters_kernel<<<primitives::grid_for(searched_slots(buckets - 1), 256), 256, 0, stream>>>(
+        sorted_sample_.data(), buckets, splitters_.data());
     DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket pick_splitters_kernel");
   }
 
@@ -309,14 +314,17 @@ class RunBucketSorter final : public Sorter {
     const Plan judged = judged_mailbox_.wait(stream);
     if (judged.verdict != kBucketPath) return judged;
     StepScope step(timer, "bucket sort");
-    // Every block keeps the starts of at most kMostBucketsPerSmallSortBlock buckets.
+    // Every block keeps the starts of at most 64 buckets where such a grid fits the GPU at once,
+    // else of at most 128.
+    const bool few = (buckets + kFewBucketsPerSmallSortBlock) / kFewBucketsPerSmallSortBlock <= small_blocks_;
+    const std::uint32_t most_per_block = few ? kFewBucketsPerSmallSortBlock : kManyBucketsPerSmallSortBlock;
     const std::uint32_t small_blocks =
-        std::max(std::min(small_blocks_, buckets + 1),
-                 (buckets + kMostBucketsPerSmallSortBlock) / kMostBucketsPerSmallSortBlock);
-    kSmallBucketSort<<<small_blocks, kSmallSort.threads, kSmallStagedBytes, stream>>>(
-        bucketed_keys_.data(), bucketed_values_.data(), cursors_.data(), splitters_.data(), buckets, starts_.data(),
-        large_list_.data(), overflowed_list_.data(), plan_.data(), plan_mailbox_.slot(), plan_mailbox_.next_sequence(),
-        b.keys_out, b.values_out);
+        std::max(std::min(small_blocks_, buckets + 1), (buckets + most_per_block) / most_per_block);
+    (few ? kSmallBucketSort<kFewBucketsPerSmallSortBlock> : kSmallBucketSort<kManyBucketsPerSmallSortBlock>)
+        <<<small_blocks, kSmallSort.threads, kSmallStagedBytes, stream>>>(
+            bucketed_keys_.data(), bucketed_values_.data(), cursors_.data(), splitters_.data(), buckets,
+            starts_.data(), large_list_.data(), overflowed_list_.data(), plan_.data(), plan_mailbox_.slot(),
+            plan_mailbox_.next_sequence(), b.keys_out, b.values_out);
     DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket small_bucket_sort_kernel");
     const Plan scattered = plan_mailbox_.wait(stream);
     if (scattered.overflow == 0 && scattered.large_buckets != 0) {
@@ -333,7 +341,7 @@ class RunBucketSorter final : public Sorter {
   // After an attempt that took the bucket path (`after_attempt`), the same kernel zeroes what the
   // next attempt counts in.
   void keep_from_output(const SortBuffers& b, std::uint32_t buckets, cudaStream_t stream, bool after_attempt = false) {
-    keep_from_output_kernel<<<primitives::grid_for(kSplitterSlots, 256), 256, 0, stream>>>(
+    keep_from_output_kernel<<<primitives::grid_for(searched_slots(buckets - 1), 256), 256, 0, stream>>>(
         b.keys_out, b.n, buckets, splitters_.data(), output_ends_.device_data(),
         after_attempt ? AttemptToClear{cursors_.data(), sample_counts_.data(), buckets, plan_.data()}
                       : AttemptToClear{});

@@ -11,22 +11,33 @@
 
 #include <cstdint>
 
+#include "depthsort/keys.hpp"  // DEPTHSORT_HD
+
 namespace depthsort::run_bucket {
 
-// The splitters are kept padded to kSplitterSlots entries with 0xFFFFFFFF, so that every search
-// takes the same kSearchSteps steps without a branch.
-inline constexpr int kSearchSteps = 13;
+// The splitters are kept padded with 0xFFFFFFFF to searched_slots(count) entries, 2^steps - 1 for
+// the fewest steps that cover count, so that every search of them takes those steps without a
+// branch: 13 for 8192 buckets (16M pairs), 15 for 32768 (64M). The buffer holds kSplitterSlots.
+inline constexpr int kSearchSteps = 15;
 inline constexpr std::uint32_t kSplitterSlots = (1u << kSearchSteps) - 1;
+DEPTHSORT_HD constexpr std::uint32_t searched_slots(std::uint32_t count) {
+  std::uint32_t slots = 0;
+  while (slots < count) slots = 2 * slots + 1;
+  return slots;
+}
 
 // Number of splitters among the first `count` that are below key (the lower bound) or, with
 // kAtMost, at most key (the upper bound); the padding counts only for 0xFFFFFFFF, and not beyond
-// count.
+// count. The steps beyond those count needs are skipped by a test that is the same in every
+// thread, where a fixed 15 steps would add two dependent loads to every search at 16M pairs.
 template <bool kAtMost>
 __device__ __forceinline__ std::uint32_t splitters_before(const std::uint32_t* s, std::uint32_t count,
                                                           std::uint32_t key) {
+  const int steps = 32 - __clz(count);  // searched_slots(count) = 2^steps - 1
   std::uint32_t first = 0;
 #pragma unroll
   for (int step = kSearchSteps - 1; step >= 0; --step) {
+    if (step >= steps) continue;
     const std::uint32_t next = first + (1u << step);
     first = (kAtMost ? s[next - 1] <= key : s[next - 1] < key) ? next : first;
   }
@@ -72,7 +83,8 @@ __device__ __forceinline__ std::uint32_t bucket_of(const std::uint32_t* s, std::
 // The splitter table: the splitters' range [first, last] cut into kTableSlots steps of 2^shift key
 // values (the smallest shift that covers it), and for each step's first key the number of
 // splitters below it (entry kTableSlots: all of them). A key's bucket lies between the entries of
-// its step and the next: with 8192 buckets over 65536 steps, usually no search at all or one step.
+// its step and the next: with 8192 buckets over 65536 steps, usually no search at all or one step
+// (at 32768 buckets, one or two).
 inline constexpr int kTableLog2 = 16;
 inline constexpr std::uint32_t kTableSlots = 1u << kTableLog2;
 // The table's entries, then `first` and `shift`.
