@@ -255,6 +255,34 @@ TEST_F(RunBucket, TakesTheBucketPathUpTo64MPairs) {
   EXPECT_EQ(last_steps(*sorter), "fallback-cub");
 }
 
+// Buckets whose keys spread over more values than the counting sort's slots, with equal keys: each
+// key value four times, in an order shuffled within 512 places (equal keys from different warps),
+// and half of each group of 2048 keys one value.
+TEST_F(RunBucket, SortsWideBucketsWithEqualKeys) {
+  const std::size_t n = std::size_t{4} << 20;
+  std::vector<float> repeated(n), crowded(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    // Values 16 ordered keys apart in [1, 2), each four times.
+    repeated[i] = 1.0f + static_cast<float>(i / 4) / static_cast<float>(std::size_t{1} << 19);
+    const std::size_t group = i / 2048, j = i % 2048;
+    const float within = j < 1024 ? 0.0f : static_cast<float>(j - 1024) / 1024.0f;
+    crowded[i] = 1.0f + (static_cast<float>(group) + within) / 1024.0f;  // a group spans 8192 values in [1, 2)
+  }
+  std::mt19937 mix(7);
+  for (std::size_t first = 0; first < n; first += 512)
+    std::shuffle(repeated.begin() + static_cast<std::ptrdiff_t>(first),
+                 repeated.begin() + static_cast<std::ptrdiff_t>(first + 512), mix);
+  for (const std::vector<float>* keys : {&repeated, &crowded}) {
+    const std::unique_ptr<Sorter> sorter = make_reserved(n, "span=0");
+    for (int sort = 0; sort < 2; ++sort) {
+      const CheckResult result = sort_and_check(*sorter, *keys);
+      EXPECT_TRUE(result.ok) << (keys == &repeated ? "repeated" : "crowded") << ", sort " << sort << ": "
+                             << result.message;
+    }
+    EXPECT_EQ(last_steps(*sorter), kBucketPath) << (keys == &repeated ? "repeated" : "crowded");
+  }
+}
+
 // Every key moved the same way since the last sort (a camera flying forward): the keys beyond the
 // last output's range fall into the buckets kept beyond each end of it, not into one end bucket
 // far beyond its room.
