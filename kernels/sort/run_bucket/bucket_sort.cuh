@@ -200,10 +200,10 @@ __device__ __forceinline__ void radix_sort_staged_bucket(int pairs, std::uint32_
 }
 
 // The most buckets one block of the small-bucket kernel keeps the starts of (its grid is at least
-// (buckets + 1) / this): 64 where a grid of one block per 64 buckets fits the GPU at once (8192
-// buckets, 16M pairs, on 132 multiprocessors), 128 beyond. Above 16M pairs, a first grid of 64-bucket
-// blocks left a second wave for the rest; with 128 at every size, the bucket sort at 15M pairs took
-// 3-4 microseconds longer on an H100.
+// (buckets + 1) / this): 64 where a grid of one block per 64 buckets fits the GPU at once (up to
+// about 25000 buckets on an H100, three blocks on each of 132 multiprocessors), else 128, which
+// keeps the grid to one wave up to 32768 buckets. One instantiation each: with 128 at every size,
+// the bucket sort at 15M pairs took 3-4 microseconds longer on an H100.
 inline constexpr std::uint32_t kFewBucketsPerSmallSortBlock = 64;
 inline constexpr std::uint32_t kManyBucketsPerSmallSortBlock = 128;
 
@@ -274,9 +274,9 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) small_bucket_sort_kernel
   {
     // The starts of the buckets this block owns, b_k = i + k * gridDim.x: the counts from b_(k-1)
     // up to b_k (from 0 for k = 0) summed by one warp a stretch, in coalesced loads, then the
-    // stretches' sums scanned by one warp, kMostBucketsPerBlock / 32 a lane. Each thread summing a run of consecutive
-    // counts instead (33 words apart across a warp at 16M pairs) left the bucket sort at 16M as
-    // slow as with the one-block kernel this replaces.
+    // stretches' sums scanned by one warp, kMostBucketsPerBlock / 32 a lane. Each thread summing
+    // a run of consecutive counts instead (33 words apart across a warp at 16M pairs) left the
+    // bucket sort at 16M as slow as with the one-block kernel this replaces.
     constexpr int kWarps = kThreads / 32;
     const unsigned lane = threadIdx.x & 31, warp = threadIdx.x / 32;
     const std::uint32_t owned = (buckets - blockIdx.x) / gridDim.x + 1;  // the grid has at most buckets + 1 blocks
