@@ -162,14 +162,8 @@ __global__ void __launch_bounds__(256) plan_kernel(const float* __restrict__ key
     __threadfence();
     if (atomicAdd(&plan->plan_blocks_done, 1u) == sample_blocks - 1) {
       __threadfence();
-      // What every block added, read past the cache (atomics), and the verdict on it.
-      Plan outcome{};
-      outcome.outside_samples = atomicAdd(&plan->outside_samples, 0u);
-      outcome.spread_sum = atomicAdd(&plan->spread_sum, 0u);
-      outcome.shared_buckets = atomicAdd(&plan->shared_buckets, 0u);
-      outcome.hot_buckets = atomicAdd(&plan->hot_buckets, 0u);
-      outcome.excess_samples = atomicAdd(&plan->excess_samples, 0u);
-      outcome.sample_range = {atomicAdd(&plan->sample_range.lo_complement, 0u), atomicAdd(&plan->sample_range.hi, 0u)};
+      // What every block added, and the verdict on it.
+      Plan outcome = load_plan(plan);
       const bool unfit = outcome.hot_buckets > kMostOverflowedBuckets || outcome.excess_samples > most_excess_samples;
       const bool coherent =
           few_runs(outcome.outside_samples, outcome.shared_buckets, m, max_outside_permille, max_runs);

@@ -79,7 +79,7 @@ struct Plan {
   primitives::KeyRange sample_range;  // the plan's sample's smallest and largest ordered key (plan_kernel)
   std::uint32_t listing_blocks_done;  // small_bucket_sort_kernel's blocks that have listed (the last posts)
 };
-// post_plan reads the plan word by word.
+// load_plan reads the plan word by word.
 static_assert(sizeof(Plan) % sizeof(std::uint32_t) == 0 && alignof(Plan) == alignof(std::uint32_t));
 
 // A bucket that receives more than kBucketCapacity pairs keeps that many in its region; the rest
@@ -108,13 +108,16 @@ __device__ __forceinline__ bool counting_sorts(const std::uint32_t* s, std::uint
   return b > 0 && b < count && s[b] - s[b - 1] <= kCountingSlots;
 }
 
-// Posts the plan, read word by word past the L1 cache (after a fence: what other blocks added).
-__device__ __forceinline__ void post_plan(const Plan* plan, primitives::Posted<Plan>* posted, std::uint32_t sequence) {
+// The plan as every block has added to it, read word by word past the L1 cache (after a fence).
+__device__ __forceinline__ Plan load_plan(const Plan* plan) {
   Plan outcome;
   const auto* from = reinterpret_cast<const std::uint32_t*>(plan);
   auto* to = reinterpret_cast<std::uint32_t*>(&outcome);
   for (std::size_t w = 0; w < sizeof(Plan) / sizeof(std::uint32_t); ++w) to[w] = __ldcg(from + w);
-  primitives::post_to_host(posted, outcome, sequence);
+  return outcome;
+}
+__device__ __forceinline__ void post_plan(const Plan* plan, primitives::Posted<Plan>* posted, std::uint32_t sequence) {
+  primitives::post_to_host(posted, load_plan(plan), sequence);
 }
 
 // What the next attempt counts in, zeroed after this one by the kernel that keeps the splitters

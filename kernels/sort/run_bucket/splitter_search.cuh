@@ -9,6 +9,8 @@
 // fills several buckets instead of one.
 #pragma once
 
+#include <cuda/std/bit>
+
 #include <cstdint>
 
 #include "depthsort/keys.hpp"  // DEPTHSORT_HD
@@ -20,11 +22,8 @@ namespace depthsort::run_bucket {
 // branch: 13 for 8192 buckets (16M pairs), 15 for 32768 (64M). The buffer holds kSplitterSlots.
 inline constexpr int kSearchSteps = 15;
 inline constexpr std::uint32_t kSplitterSlots = (1u << kSearchSteps) - 1;
-DEPTHSORT_HD constexpr std::uint32_t searched_slots(std::uint32_t count) {
-  std::uint32_t slots = 0;
-  while (slots < count) slots = 2 * slots + 1;
-  return slots;
-}
+DEPTHSORT_HD constexpr int search_steps(std::uint32_t count) { return static_cast<int>(cuda::std::bit_width(count)); }
+DEPTHSORT_HD constexpr std::uint32_t searched_slots(std::uint32_t count) { return (1u << search_steps(count)) - 1; }
 
 // Number of splitters among the first `count` that are below key (the lower bound) or, with
 // kAtMost, at most key (the upper bound); the padding counts only for 0xFFFFFFFF, and not beyond
@@ -33,7 +32,7 @@ DEPTHSORT_HD constexpr std::uint32_t searched_slots(std::uint32_t count) {
 template <bool kAtMost>
 __device__ __forceinline__ std::uint32_t splitters_before(const std::uint32_t* s, std::uint32_t count,
                                                           std::uint32_t key) {
-  const int steps = 32 - __clz(count);  // searched_slots(count) = 2^steps - 1
+  const int steps = search_steps(count);
   std::uint32_t first = 0;
 #pragma unroll
   for (int step = kSearchSteps - 1; step >= 0; --step) {
