@@ -156,13 +156,16 @@ class GpuPipeline final : public FramePipeline {
     auto* segment_ids = static_cast<std::uint32_t*>(pointer(at_segments));
     auto* expanded = static_cast<ExpandedVertex*>(pointer(at_expanded));
 
+    // Each step starts at the last one's end (only host work lies between: the mapped pointers, the
+    // kept order), except after the check's work where a frame queues it.
+    StepStart next_start = StepStart::AtLastStepEnd;
     if (simulate) {
-      StepScope step(timer_, "simulate");
+      StepScope step(timer_, "simulate", StepStart::AtLastStepEnd);
       launch_particles_step(state_.data(), particle_vertices, particles_, plan.emitter, stream);
     }
     if (order) {
       {
-        StepScope step(timer_, "depth");
+        StepScope step(timer_, "depth", StepStart::AtLastStepEnd);
         // Coherent: the depths in id order (the scene read in its own order), then listed in last
         // frame's sorted order (values_out, which this frame's sort overwrites only after the
         // gather has read it); key_of_id_ is then also what the order check needs.
@@ -174,7 +177,7 @@ class GpuPipeline final : public FramePipeline {
                              keys_.values_in.data(), stream);
       }
       if (sorting) {
-        StepScope step(timer_, "sort");
+        StepScope step(timer_, "sort", StepStart::AtLastStepEnd);
         if (!separate) {
           sorter()->sort(keys_.buffers(0, n_), stream);
         } else {
@@ -186,7 +189,7 @@ class GpuPipeline final : public FramePipeline {
       const std::uint32_t* ids = sorting ? keys_.values_out.data() : keys_.values_in.data();
       keep_drawn_order(ids, sorting);
       if (!expand) {  // the expanded draw has nothing to gather: its expand step reads the order
-        StepScope step(timer_, "gather");
+        StepScope step(timer_, "gather", StepStart::AtLastStepEnd);
         if (primitive_order)
           DEPTHSORT_CUDA_CHECK(cudaMemcpyAsync(primitive_order, ids, n_ * sizeof(std::uint32_t),
                                                cudaMemcpyDeviceToDevice, stream));
@@ -199,16 +202,19 @@ class GpuPipeline final : public FramePipeline {
           launch_segment_ids(sorting ? sorter()->segments() : none, n_, segment_ids, stream);
         }
       }
-      if (sorting && !check_pending_ && frame_index % static_cast<std::uint64_t>(plan.check_every) == 0)
+      if (sorting && !check_pending_ && frame_index % static_cast<std::uint64_t>(plan.check_every) == 0) {
         queue_check(frame_index, coherent, separate);
+        next_start = StepStart::OwnEvent;
+      }
     }
     if (expand) {
-      StepScope step(timer_, "expand");
+      StepScope step(timer_, "expand", next_start);
       launch_expand(mesh_vertices, indices_.data(), triangles_, particle_vertices, n_, drawn_ids_,
                     expand_segments(plan), expand_view(camera, plan), expanded, stream);
+      next_start = StepStart::AtLastStepEnd;
     }
     {
-      StepScope step(timer_, "unmap");
+      StepScope step(timer_, "unmap", next_start);
       mapping->unmap();
     }
     timer_.end_frame();

@@ -7,6 +7,7 @@
 
 #include "depthsort/device_buffer.hpp"
 #include "depthsort/errors.hpp"
+#include "depthsort/step_timer.hpp"
 #include "support/sort_suite.hpp"
 
 namespace depthsort::testing {
@@ -73,6 +74,58 @@ TEST_P(GpuSorterLimits, OptionVariantsCoexist) {
 
 INSTANTIATE_TEST_SUITE_P(Registry, GpuSorterLimits, ::testing::ValuesIn(sorter_cases(Backend::Gpu)),
                          [](const auto& info) { return info.param.label; });
+
+// A step that starts at the last step's end shares its event: the steps still cover the frame
+// from the first start to the last end, each with its own time, and the time between two steps
+// that do not share one is in neither.
+TEST(StepTimer, StepsSharingAnEventCoverTheFrame) {
+  const SorterInfo* info = find_sorter("cub-radix");
+  ASSERT_NE(info, nullptr);
+  DEPTHSORT_SKIP_WITHOUT_DEVICE(*info);
+  DeviceBuffer<unsigned char> buffer(std::size_t{256} << 20, "step timer test");
+  const auto fill = [&](int value) {
+    DEPTHSORT_CUDA_CHECK(cudaMemsetAsync(buffer.data(), value, buffer.bytes(), nullptr));
+  };
+  fill(0);  // the buffer's first fill is slower: not in a step
+  DEPTHSORT_CUDA_CHECK(cudaDeviceSynchronize());
+  StepTimer timer;
+  timer.begin_frame(nullptr);
+  {
+    StepScope step(timer, "first");
+    fill(1);
+  }
+  {
+    StepScope step(timer, "second", StepStart::AtLastStepEnd);
+    fill(2);
+    fill(3);
+  }
+  fill(4);  // between steps: in neither
+  {
+    StepScope step(timer, "third");
+    fill(5);
+  }
+  timer.end_frame();
+  const std::vector<StepTime> steps(timer.wait_last().begin(), timer.wait_last().end());
+  const float frame_ms = timer.last_frame_ms();
+  ASSERT_EQ(steps.size(), 3u);
+  EXPECT_STREQ(steps[0].name, "first");
+  EXPECT_STREQ(steps[1].name, "second");
+  EXPECT_STREQ(steps[2].name, "third");
+  for (const StepTime& step : steps) EXPECT_GT(step.ms, 0.0f) << step.name;
+  // Two fills against one: the second step's own time, not the first's added to it.
+  EXPECT_GT(steps[1].ms, 1.5f * steps[0].ms);
+  EXPECT_LT(steps[1].ms, 2.5f * steps[0].ms);
+  // The fill between the steps is in the frame but in no step.
+  const float in_steps = steps[0].ms + steps[1].ms + steps[2].ms;
+  EXPECT_LT(in_steps, frame_ms - 0.5f * steps[0].ms);
+  EXPECT_GT(in_steps + 2.0f * steps[0].ms, frame_ms);
+}
+
+TEST(StepTimer, FirstStepCannotStartAtALastStepEnd) {
+  StepTimer timer(TimerClock::Host);
+  timer.begin_frame(nullptr);
+  EXPECT_THROW(timer.begin_step("first", StepStart::AtLastStepEnd), Error);
+}
 
 }  // namespace
 }  // namespace depthsort::testing

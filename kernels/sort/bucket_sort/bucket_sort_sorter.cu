@@ -333,13 +333,13 @@ void BucketSorter::do_sort(const SortBuffers& b, cudaStream_t stream, StepTimer&
     DEPTHSORT_CUDA_CHECK_LAUNCH("bucket-sort local_sort_kernel");
   }
   if (!inline_sampling_) {
-    StepScope step(timer, "local sampling");
+    StepScope step(timer, "local sampling", StepStart::AtLastStepEnd);
     local_sampling_kernel<<<primitives::grid_for(ms, 256), 256, 0, stream>>>(sorted_.data(), n, L, s, m, samples_.data());
     DEPTHSORT_CUDA_CHECK_LAUNCH("bucket-sort local_sampling_kernel");
   }
   const std::uint64_t* sorted_samples = samples_.data();
   {
-    StepScope step(timer, "sample sort");
+    StepScope step(timer, "sample sort", StepStart::AtLastStepEnd);
     if (cub_sample_sort_) {
       std::size_t bytes = radix_bytes_;
       // The samples lie in position order (sublist by sublist, each ascending), so a stable sort
@@ -355,19 +355,19 @@ void BucketSorter::do_sort(const SortBuffers& b, cudaStream_t stream, StepTimer&
     }
   }
   {
-    StepScope step(timer, "global sampling");
+    StepScope step(timer, "global sampling", StepStart::AtLastStepEnd);
     global_sampling_kernel<<<primitives::grid_for(s, 256), 256, 0, stream>>>(sorted_samples, m, s, splitters_.data());
     DEPTHSORT_CUDA_CHECK_LAUNCH("bucket-sort global_sampling_kernel");
   }
   {
-    StepScope step(timer, "sample indexing");
+    StepScope step(timer, "sample indexing", StepStart::AtLastStepEnd);
     sample_indexing_kernel<<<m, kIndexThreads, indexing_smem(L, s), stream>>>(sorted_.data(), n, L, s, m,
                                                                             splitters_.data(), c.gather,
                                                                             bounds_.data(), sizes_.data());
     DEPTHSORT_CUDA_CHECK_LAUNCH("bucket-sort sample_indexing_kernel");
   }
   {
-    StepScope step(timer, "prefix sum");
+    StepScope step(timer, "prefix sum", StepStart::AtLastStepEnd);
     std::size_t bytes = scan_bytes_;
     DEPTHSORT_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scan_temp_.data(), bytes, sizes_.data(), offsets_.data(),
                                                        static_cast<int>(ms), stream));
@@ -375,13 +375,13 @@ void BucketSorter::do_sort(const SortBuffers& b, cudaStream_t stream, StepTimer&
     DEPTHSORT_CUDA_CHECK_LAUNCH("bucket-sort bucket_begin_kernel");
   }
   if (!c.gather) {
-    StepScope step(timer, "relocation");
+    StepScope step(timer, "relocation", StepStart::AtLastStepEnd);
     relocation_kernel<<<m, kMoveThreads, 2 * s * 4, stream>>>(sorted_.data(), n, L, s, m, bounds_.data(),
                                                               offsets_.data(), buckets_.data());
     DEPTHSORT_CUDA_CHECK_LAUNCH("bucket-sort relocation_kernel");
   }
   {
-    StepScope step(timer, "sublist sort");
+    StepScope step(timer, "sublist sort", StepStart::AtLastStepEnd);
     if (c.onchip)
       sort_buckets_onchip(c, bucket_bound(b.n, c), b, stream);
     else

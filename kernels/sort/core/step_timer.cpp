@@ -53,15 +53,19 @@ void StepTimer::begin_frame(cudaStream_t stream) {
   stream_ = stream;
 }
 
-void StepTimer::begin_step(const char* name) {
+void StepTimer::begin_step(const char* name, StepStart start) {
   if (current_ < 0) throw Error("StepTimer: begin_step outside a frame");
   if (in_step_) throw Error(std::string("StepTimer: step '") + name + "' nested in another step");
   Frame& frame = frames_[current_];
   if (frame.steps == kMaxSteps) throw Error("StepTimer: more than kMaxSteps steps in one frame");
+  if (start == StepStart::AtLastStepEnd && frame.steps == 0)
+    throw Error(std::string("StepTimer: step '") + name + "' starts at the last step's end, but none came before");
   frame.names[frame.steps] = name;
-  if (clock_ == TimerClock::CudaEvents)
-    DEPTHSORT_CUDA_CHECK(cudaEventRecord(frame.events[2 * frame.steps], stream_));
-  else
+  const bool shared = start == StepStart::AtLastStepEnd;
+  frame.start_event[frame.steps] = shared ? 2 * frame.steps - 1 : 2 * frame.steps;
+  if (clock_ == TimerClock::CudaEvents) {
+    if (!shared) DEPTHSORT_CUDA_CHECK(cudaEventRecord(frame.events[2 * frame.steps], stream_));
+  } else
     host_step_start_ = std::chrono::steady_clock::now();
   nvtx_push(name);  // after the record, so a failed record leaves no range open
   in_step_ = true;
@@ -98,7 +102,7 @@ void StepTimer::read_frame(Frame& frame) {
   for (int i = 0; i < frame.steps; ++i) {
     float ms = frame.host_ms[i];
     if (clock_ == TimerClock::CudaEvents)
-      DEPTHSORT_CUDA_CHECK(cudaEventElapsedTime(&ms, frame.events[2 * i], frame.events[2 * i + 1]));
+      DEPTHSORT_CUDA_CHECK(cudaEventElapsedTime(&ms, frame.events[frame.start_event[i]], frame.events[2 * i + 1]));
     frame.result[i] = StepTime{frame.names[i], ms};
   }
   frame.pending = false;

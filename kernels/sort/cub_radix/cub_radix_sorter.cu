@@ -35,6 +35,7 @@ class CubRadixSorter final : public Sorter {
 
   void do_sort(const SortBuffers& b, cudaStream_t stream, StepTimer& timer) override {
     if (b.n == 0) return;
+    StepStart sort_start = StepStart::OwnEvent;
     if (range_) {
       primitives::KeyRange host_range;
       {
@@ -46,16 +47,17 @@ class CubRadixSorter final : public Sorter {
       // CUB sorts 8-bit digits: a span of more than 24 bits saves no pass, and the two passes over
       // the keys (reduce, expand) would only add to the full sort below.
       if (host_range.span_bits() <= primitives::kMostBitsThatSaveAPass) {
-        range_radix_.sort(b, range_reader_.device_range(), host_range, stream, timer);
+        range_radix_.sort(b, range_reader_.device_range(), host_range, stream, timer, StepStart::AtLastStepEnd);
         return;
       }
+      sort_start = StepStart::AtLastStepEnd;
     }
     {
-      StepScope step(timer, "radix sort");
+      StepScope step(timer, "radix sort", sort_start);
       std::size_t bytes = temp_.bytes();
       DEPTHSORT_CUDA_CHECK(sort_pairs(temp_.data(), bytes, b, stream));
     }
-    StepScope step(timer, "signed-zero fixup");
+    StepScope step(timer, "signed-zero fixup", StepStart::AtLastStepEnd);
     zero_fixup_.run(b.keys_out, b.values_out, b.n, stream);
   }
 

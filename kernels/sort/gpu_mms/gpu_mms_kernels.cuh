@@ -381,8 +381,8 @@ inline constexpr const char* kMergeNames[] = {
 // A step scope that also works without a timer (the types benchmark times whole sorts).
 class MaybeStep {
  public:
-  MaybeStep(StepTimer* timer, const char* name) : timer_(timer) {
-    if (timer_) timer_->begin_step(name);
+  MaybeStep(StepTimer* timer, const char* name, StepStart start = StepStart::OwnEvent) : timer_(timer) {
+    if (timer_) timer_->begin_step(name, start);
   }
   ~MaybeStep() {
     if (timer_) timer_->end_step();
@@ -401,12 +401,13 @@ template <int K, class T, class Less, class Out>
 void launch_round(const T* in, Out out, std::uint32_t* splits, const RoundShape& s, T sentinel, Less less,
                   bool independent, int round, cudaStream_t stream, StepTimer* timer) {
   {
-    MaybeStep step(timer, kPartitionNames[round]);
+    // Every round follows the base case or the last round's merge, with only host work between.
+    MaybeStep step(timer, kPartitionNames[round], StepStart::AtLastStepEnd);
     const unsigned blocks = (s.warps + 3) / 4;
     partition_kernel<K, T, Less><<<blocks, 128, 0, stream>>>(in, splits, s, less);
     DEPTHSORT_CUDA_CHECK_LAUNCH("gpu-mms partition_kernel");
   }
-  MaybeStep step(timer, kMergeNames[round]);
+  MaybeStep step(timer, kMergeNames[round], StepStart::AtLastStepEnd);
   const std::size_t smem = std::size_t{kMergeWarps} * (2 * K - 1) * kW * sizeof(T);
   auto* kernel = merge_round_kernel<K, T, Less, Out>;
   // The kernel has no static shared memory, so within the default there is nothing to allow, and

@@ -241,7 +241,9 @@ class HybridSorter final : public Sorter {
     const uint2* bucketed = packed_.data();
     uint2* tmp = packed_.data();
     if (split_ == Split::Bucket) {
-      bucket_split(src, n, L, bins, ctrl, hist, counts, counts2, stream, timer);
+      // Its first step starts where the shuffle ends; without one, after the zeroing.
+      const StepStart first = shuffle_ ? StepStart::AtLastStepEnd : StepStart::OwnEvent;
+      bucket_split(src, n, L, bins, ctrl, hist, counts, counts2, first, stream, timer);
     } else {
       const bool in_second = quick_split(src, n, L, counts, stream, timer);
       final_buckets = L + 1;
@@ -257,7 +259,7 @@ class HybridSorter final : public Sorter {
       return;
     }
     {
-      StepScope step(timer, "vector-merge");
+      StepScope step(timer, "vector-merge", StepStart::AtLastStepEnd);
       SortStageArgs args{bucketed, counts, offset_.data(), items_.data(), ctrl, skip_lo, skip_hi,
                          b.keys_out, b.values_out, tmp, chunk_mm_.data(), word_merge_};
       const std::size_t items = static_cast<std::size_t>(final_buckets) + b.n / kCap + 2;
@@ -274,7 +276,7 @@ class HybridSorter final : public Sorter {
       DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid vector_merge_onchip_kernel");
     }
     {
-      StepScope step(timer, "vector-merge-global");
+      StepScope step(timer, "vector-merge-global", StepStart::AtLastStepEnd);
       OversizedArgs args{ctrl,     counts,   offset_.data(), items_.data(), chunk_mm_.data(), ov_bucket_.data(),
                          ov_tile_start_.data(), unsorted, tile_start_.data(), skip_lo, skip_hi, b.keys_out,
                          b.values_out, tmp};
@@ -354,7 +356,7 @@ class HybridSorter final : public Sorter {
   // splitters of the next sort. On the device, no host sync.
   void keep_splitters(const SortBuffers& b, int L, cudaStream_t stream, StepTimer& timer) {
     if (!last_frame_pivots_ || split_ != Split::Bucket) return;
-    StepScope step(timer, "keep-splitters");
+    StepScope step(timer, "keep-splitters", StepStart::AtLastStepEnd);
     const std::uint32_t n = static_cast<std::uint32_t>(b.n);
     const std::uint32_t s = std::min(sample_size(b.n, L), static_cast<std::uint32_t>(last_sample_.size()));
     keep_splitters_kernel<<<primitives::grid_for(s, 256, 4u * sm_count_), 256, 0, stream>>>(b.keys_out, n, s, last_sample_.data());
@@ -369,14 +371,14 @@ class HybridSorter final : public Sorter {
   // having spent only the sample's cost. The validation estimates; a bucket that still overflows
   // stays exact (the global merge of oversized buckets), it only costs time.
   bool coherent_pivots(FloatPairs src, std::uint32_t n, int L, int bins, Control* ctrl, std::uint32_t* hits,
-                       std::uint32_t* pivots, cudaStream_t stream, StepTimer& timer) {
+                       std::uint32_t* pivots, StepStart first, cudaStream_t stream, StepTimer& timer) {
     {
-      StepScope step(timer, "refine");
+      StepScope step(timer, "refine", first);
       pivots_from_sample_kernel<<<1, kOneBlock, 0, stream>>>(last_sample_.data(), last_sample_size_, ctrl, bins, L,
                                                              pivots, table_.data());
       DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid pivots_from_sample_kernel");
     }
-    StepScope step(timer, "validate");
+    StepScope step(timer, "validate", StepStart::AtLastStepEnd);
     const std::uint32_t s = sample_size(n, L);
     // hits: the zeroed area's second counters, unused on this path.
     sample_hits_kernel<<<primitives::grid_for(s, 256, 4u * sm_count_), 256, 0, stream>>>(
@@ -400,15 +402,18 @@ class HybridSorter final : public Sorter {
   }
 
   // Section 5.1: min/max, histogram, refine (Fig. 5), count (Fig. 4), offsets, reposition (Fig. 6).
+  // `first`: where its first step starts.
   void bucket_split(FloatPairs src, std::uint32_t n, int L, int bins, Control* ctrl, std::uint32_t* hist,
-                    std::uint32_t* counts, std::uint32_t* counts2, cudaStream_t stream, StepTimer& timer) {
+                    std::uint32_t* counts, std::uint32_t* counts2, StepStart first, cudaStream_t stream,
+                    StepTimer& timer) {
     std::uint32_t* pivots = pivots_.data();
     std::uint32_t* spare = pivots2_.data();
     if (last_frame_pivots_ && last_sample_size_ > 0 && !atomic_count_ && !global_merge_ && L <= 65536 &&
         bucket16_.size() >= n) {
-      if (coherent_pivots(src, n, L, bins, ctrl, counts2, pivots, stream, timer)) {
+      if (coherent_pivots(src, n, L, bins, ctrl, counts2, pivots, first, stream, timer)) {
         {
-          StepScope step(timer, "count");
+          // The verdict was read inside the validation step: nothing is queued after its end.
+          StepScope step(timer, "count", StepStart::AtLastStepEnd);
           count_pass(src, n, L, bins, ctrl, counts, pivots, stream);
         }
         reposition_pass(src, n, L, ctrl, counts, stream, timer);
@@ -418,20 +423,21 @@ class HybridSorter final : public Sorter {
       // A cut: this frame from scratch.
       ++fallback_sorts_;
       DEPTHSORT_CUDA_CHECK(cudaMemsetAsync(zeroed_.data(), 0, zero_words_ * 4, stream));
+      first = StepStart::OwnEvent;  // the zeroing lies between
     }
     if (sample_splitter_)
-      sample_pivots(src, n, L, bins, ctrl, pivots, stream, timer);
+      sample_pivots(src, n, L, bins, ctrl, pivots, first, stream, timer);
     else
-      histogram_pivots(src, n, L, bins, ctrl, hist, pivots, stream, timer);
+      histogram_pivots(src, n, L, bins, ctrl, hist, pivots, first, stream, timer);
     bucket_pass(src, n, L, bins, ctrl, counts, counts2, pivots, spare, stream, timer);
   }
 
   // Deviation 12: pivots from a sorted sample of the keys (steps `sample`, `refine`).
   void sample_pivots(FloatPairs src, std::uint32_t n, int L, int bins, Control* ctrl, std::uint32_t* pivots,
-                     cudaStream_t stream, StepTimer& timer) {
+                     StepStart first, cudaStream_t stream, StepTimer& timer) {
     const std::uint32_t s = sample_size(n, L);
     {
-      StepScope step(timer, "sample");
+      StepScope step(timer, "sample", first);
       sample_keys_kernel<<<primitives::grid_for(s, 256, 4u * sm_count_), 256, 0, stream>>>(src.keys, n, s, 0x9E3779B9u,
                                                                               sample_.data());
       DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid sample_keys_kernel");
@@ -443,7 +449,7 @@ class HybridSorter final : public Sorter {
       DEPTHSORT_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(sample_temp_.data(), temp_bytes, sample_.data(),
                                                           sample_sorted_.data(), static_cast<int>(s), 0, 32, stream));
     }
-    StepScope step(timer, "refine");
+    StepScope step(timer, "refine", StepStart::AtLastStepEnd);
     pivots_from_sample_kernel<<<1, kOneBlock, 0, stream>>>(sample_sorted_.data(), s, ctrl, bins, L, pivots,
                                                            table_.data());
     DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid pivots_from_sample_kernel");
@@ -451,19 +457,19 @@ class HybridSorter final : public Sorter {
 
   // Section 5.1 as in the paper (splitter=0): min/max, histogram, refine (Fig. 5).
   void histogram_pivots(FloatPairs src, std::uint32_t n, int L, int bins, Control* ctrl, std::uint32_t* hist,
-                        std::uint32_t* pivots, cudaStream_t stream, StepTimer& timer) {
+                        std::uint32_t* pivots, StepStart first, cudaStream_t stream, StepTimer& timer) {
     {
-      StepScope step(timer, "min/max");
+      StepScope step(timer, "min/max", first);
       minmax_kernel<512><<<primitives::grid_for(n, 512 * 8, 4u * sm_count_), 512, 0, stream>>>(src.keys, n, ctrl);
       DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid minmax_kernel");
     }
     {
-      StepScope step(timer, "histogram");
+      StepScope step(timer, "histogram", StepStart::AtLastStepEnd);
       histogram_kernel<512><<<primitives::grid_for(n, 512 * 8, 2u * sm_count_), 512, bins * 4, stream>>>(src.keys, n, ctrl,
                                                                                              bins, hist);
       DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid histogram_kernel");
     }
-    StepScope step(timer, "refine");
+    StepScope step(timer, "refine", StepStart::AtLastStepEnd);
     refine_from_histogram_kernel<<<1, kOneBlock, (bins + 1) * 4, stream>>>(hist, bins, ctrl, n, L, pivots,
                                                                            table_.data());
     DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid refine_from_histogram_kernel");
@@ -475,11 +481,11 @@ class HybridSorter final : public Sorter {
                    StepTimer& timer) {
     for (int r = 1; r < refinements_; ++r) {
       {
-        StepScope step(timer, "count");
+        StepScope step(timer, "count", StepStart::AtLastStepEnd);
         DEPTHSORT_CUDA_CHECK(cudaMemsetAsync(counts2, 0, static_cast<std::size_t>(L) * 4, stream));
         launch_count(src, n, BoundSearch{pivots, table_.data(), ctrl, bins}, L, counts2, stream);
       }
-      StepScope step(timer, "refine");
+      StepScope step(timer, "refine", StepStart::AtLastStepEnd);
       refine_from_counts_kernel<<<1, kOneBlock, 0, stream>>>(counts2, pivots, cum_.data(), ctrl, bins, n, L, spare,
                                                              table_.data());
       DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid refine_from_counts_kernel");
@@ -488,7 +494,7 @@ class HybridSorter final : public Sorter {
     const BoundSearch search{pivots, table_.data(), ctrl, bins};
     if (!atomic_count_ && !global_merge_ && L <= 65536 && bucket16_.size() >= n) {
       {
-        StepScope step(timer, "count");
+        StepScope step(timer, "count", StepStart::AtLastStepEnd);
         count_pass(src, n, L, bins, ctrl, counts, pivots, stream);
       }
       reposition_pass(src, n, L, ctrl, counts, stream, timer);
@@ -517,13 +523,13 @@ class HybridSorter final : public Sorter {
       const std::uint32_t fine = static_cast<std::uint32_t>((L + kCoarse - 1) / kCoarse);
       const int coarse = static_cast<int>((static_cast<std::uint32_t>(L) + fine - 1) / fine);
       {
-        StepScope step(timer, "offsets");
+        StepScope step(timer, "offsets", StepStart::AtLastStepEnd);
         launch_offsets(L, 0, L - 1, counts, ctrl, stream);
         coarse_kernel<<<1, kCoarse, 0, stream>>>(offset_.data(), L, fine, coarse, coarse_cursor_.data(),
                                                  fine_items_.data(), ctrl);
         DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid coarse_kernel");
       }
-      StepScope step(timer, "reposition");
+      StepScope step(timer, "reposition", StepStart::AtLastStepEnd);
       const int smem = sizeof(TileScatterSmem);
       scatter_coarse_kernel<<<primitives::grid_for(n, kScatterTile, 2u * sm_count_), kScatterThreads, smem, stream>>>(
           src, n, bucket16_.data(), fine, coarse, coarse_cursor_.data(), packed2_.data(), moved16_.data());
@@ -540,7 +546,7 @@ class HybridSorter final : public Sorter {
   void bucket_pass_general(FloatPairs src, std::uint32_t n, int L, int bins, Control* ctrl, std::uint32_t* counts,
                            std::uint32_t* pivots, const BoundSearch& search, cudaStream_t stream, StepTimer& timer) {
     {
-      StepScope step(timer, "count");
+      StepScope step(timer, "count", StepStart::AtLastStepEnd);
       if (atomic_count_) {
         count_by_pivot_search_kernel<<<primitives::grid_for(n, 256, 1u << 30), 256, 0, stream>>>(src, n, pivots, L, counts,
                                                                           sublist_.data(), index_.data());
@@ -550,10 +556,10 @@ class HybridSorter final : public Sorter {
       }
     }
     {
-      StepScope step(timer, "offsets");
+      StepScope step(timer, "offsets", StepStart::AtLastStepEnd);
       launch_offsets(L, 0, L - 1, counts, ctrl, stream);
     }
-    StepScope step(timer, "reposition");
+    StepScope step(timer, "reposition", StepStart::AtLastStepEnd);
     if (atomic_count_) {
       if (global_merge_)
         move_to_bucket_place_kernel<<<primitives::grid_for(n, 256, 1u << 30), 256, 0, stream>>>(
@@ -581,7 +587,9 @@ class HybridSorter final : public Sorter {
     DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid quick_init_kernel");
     int cur = -1;  // -1: still the float input
     for (int pass = 0; pass < passes; ++pass) {
-      StepScope step(timer, kPartitionNames[std::min(pass, 16)]);
+      // The first pass follows the initialisation kernel, each later one the pass before.
+      const StepStart start = pass > 0 ? StepStart::AtLastStepEnd : StepStart::OwnEvent;
+      StepScope step(timer, kPartitionNames[std::min(pass, 16)], start);
       const std::uint32_t K = 1u << pass;
       const int buckets = static_cast<int>(2 * K + 1);
       if (pass > 0) DEPTHSORT_CUDA_CHECK(cudaMemsetAsync(counts, 0, static_cast<std::size_t>(buckets) * 4, stream));
@@ -605,7 +613,8 @@ class HybridSorter final : public Sorter {
     }
     Control* ctrl = reinterpret_cast<Control*>(zeroed_.data());
     {
-      StepScope step(timer, "offsets");
+      // After the last pass (with none, after the initialisation kernel).
+      StepScope step(timer, "offsets", passes > 0 ? StepStart::AtLastStepEnd : StepStart::OwnEvent);
       launch_offsets(L + 1, -1, L, counts, ctrl, stream);
     }
     return cur == 1;
@@ -618,7 +627,7 @@ class HybridSorter final : public Sorter {
     const unsigned grid_y = static_cast<unsigned>(std::min(L, 65535));
     const std::size_t per_bucket = b.n / static_cast<std::size_t>(L) + 4;
     {
-      StepScope step(timer, "sort-elements");
+      StepScope step(timer, "sort-elements", StepStart::AtLastStepEnd);
       const dim3 grid(primitives::grid_for(per_bucket / 4 + 1, 128, 1u << 16), grid_y);
       sort_elements_kernel<<<grid, 128, 0, stream>>>(args, reinterpret_cast<uint4*>(pkeys_[0].data()),
                                                      reinterpret_cast<uint4*>(pvalues_[0].data()));
@@ -626,7 +635,7 @@ class HybridSorter final : public Sorter {
     }
     const int passes = primitives::ceil_log2((b.n + 3) / 4 + 1);
     for (int pass = 0; pass < passes; ++pass) {
-      StepScope step(timer, kPassNames[std::min(pass, 29)]);
+      StepScope step(timer, kPassNames[std::min(pass, 29)], StepStart::AtLastStepEnd);
       const std::size_t pairs = per_bucket / (std::size_t{8} << pass) + 1;
       const dim3 grid(primitives::grid_for(2 * pairs, 64, 1u << 16), grid_y);
       const int s = pass & 1;
@@ -636,7 +645,7 @@ class HybridSorter final : public Sorter {
           reinterpret_cast<uint4*>(pvalues_[1 - s].data()));
       DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid merge_list_pairs_kernel");
     }
-    StepScope step(timer, "compact");
+    StepScope step(timer, "compact", StepStart::AtLastStepEnd);
     const dim3 grid(primitives::grid_for(per_bucket, 256, 1u << 16), grid_y);
     compact_kernel<<<grid, 256, 0, stream>>>(args, pkeys_[0].data(), pvalues_[0].data(), pkeys_[1].data(),
                                              pvalues_[1].data(), b.keys_out, b.values_out);

@@ -145,26 +145,26 @@ RangeRadix::RangeRadix(std::size_t max_n, const std::string& owner) {
 }
 
 void RangeRadix::sort(const SortBuffers& b, const KeyRange* range, const KeyRange& host_range, cudaStream_t stream,
-                      StepTimer& timer) {
+                      StepTimer& timer, StepStart first) {
   if (b.n == 0) return;
   const int bits = host_range.span_bits();
   if (bits == 0) {
-    StepScope step(timer, "copy (one key value)");
+    StepScope step(timer, "copy (one key value)", first);
     copy_pairs_in_order(b, stream);
     return;
   }
   auto* keys_out = reinterpret_cast<std::uint32_t*>(b.keys_out);
   {
-    StepScope step(timer, "reduce keys");
+    StepScope step(timer, "reduce keys", first);
     launch_reduce_keys(b.keys_in, b.n, range, reduced_.data(), stream);
   }
   {
-    StepScope step(timer, "radix sort (span bits)");
+    StepScope step(timer, "radix sort (span bits)", StepStart::AtLastStepEnd);
     std::size_t bytes = temp_.bytes();
     DEPTHSORT_CUDA_CHECK(
         cub_radix_sort_pairs(temp_.data(), bytes, reduced_.data(), keys_out, b.values_in, b.values_out, b.n, bits, stream));
   }
-  StepScope step(timer, "expand keys");
+  StepScope step(timer, "expand keys", StepStart::AtLastStepEnd);
   launch_expand_keys(keys_out, b.n, range, stream);
 }
 

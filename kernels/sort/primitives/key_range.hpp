@@ -98,8 +98,10 @@ class RangeRadix {
 
   // `range` is the device copy of the keys' range, `host_range` the same values read back (CUB
   // takes the bit count from the host). Writes the sorted pairs to b.keys_out / b.values_out.
+  // `first`: where its first step starts (at the end of the caller's last step, where that step
+  // found the range and nothing was queued since).
   void sort(const SortBuffers& b, const KeyRange* range, const KeyRange& host_range, cudaStream_t stream,
-            StepTimer& timer);
+            StepTimer& timer, StepStart first = StepStart::OwnEvent);
 
  private:
   DeviceBuffer<unsigned char> temp_;

@@ -223,7 +223,7 @@ class RunBucketSorter final : public Sorter {
   // The buckets beyond their room (overflow.cuh), once the plan says which: their regions and the
   // spill area gathered, sorted by CUB and written at their places.
   void sort_overflowed_buckets(const SortBuffers& b, const Plan& plan, cudaStream_t stream, StepTimer& timer) {
-    StepScope step(timer, "overflowed buckets");
+    StepScope step(timer, "overflowed buckets", StepStart::AtLastStepEnd);
     const std::uint32_t pairs = plan.overflowed_buckets * kBucketCapacity + plan.spilled_pairs;
     gather_overflowed_kernel<<<primitives::grid_for(pairs, 256), 256, 0, stream>>>(
         overflowed_list_.data(), plan.overflowed_buckets, bucketed_keys_.data(), bucketed_values_.data(),
@@ -302,7 +302,7 @@ class RunBucketSorter final : public Sorter {
       DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket plan_kernel");
     }
     {
-      StepScope step(timer, "scatter");
+      StepScope step(timer, "scatter", StepStart::AtLastStepEnd);
       scatter_kernel<<<primitives::grid_for(n, kTile, scatter_blocks_), kTileThreads, 0, stream>>>(
           b.keys_in, b.values_in, n, splitters_.data(), splitter_table_.data(), buckets, cursors_.data(),
           bucketed_keys_.data(), bucketed_values_.data(),
@@ -313,7 +313,8 @@ class RunBucketSorter final : public Sorter {
     // Called off: the plan's last block has ended the attempt.
     const Plan judged = judged_mailbox_.wait(stream);
     if (judged.verdict != kBucketPath) return judged;
-    StepScope step(timer, "bucket sort");
+    // The verdict's wait queues an untimed event only: the bucket sort starts where the scatter ends.
+    StepScope step(timer, "bucket sort", StepStart::AtLastStepEnd);
     // Every block keeps the starts of at most 64 buckets where such a grid fits the GPU at once,
     // else of at most 128.
     const bool few = (buckets + kFewBucketsPerSmallSortBlock) / kFewBucketsPerSmallSortBlock <= small_blocks_;
@@ -392,6 +393,7 @@ class RunBucketSorter final : public Sorter {
   // read-back), and CUB sorts only the bits its keys differ in. Returns whether it took
   // cub-radix's sort, which leaves the output's range in output_ends_.
   bool fall_back(const SortBuffers& b, cudaStream_t stream, StepTimer& timer) {
+    StepStart sort_start = StepStart::OwnEvent;  // after the key span: at its end
     if (span_sort_pays(b.n)) {
       primitives::KeyRange range;
       {
@@ -401,14 +403,15 @@ class RunBucketSorter final : public Sorter {
       }
       const int bits = range.cub_differing_bits();
       last_differing_bits_ = bits;
+      sort_start = StepStart::AtLastStepEnd;
       if (bits == 0) {
-        StepScope step(timer, "copy (one key value)");
+        StepScope step(timer, "copy (one key value)", sort_start);
         primitives::copy_pairs_in_order(b, stream);
         return false;
       }
       if (bits <= primitives::kMostBitsThatSaveAPass) {
         // No range below 32 bits holds both -0.0 and +0.0: CUB's order is the exact one.
-        StepScope step(timer, "fallback-cub (span bits)");
+        StepScope step(timer, "fallback-cub (span bits)", sort_start);
         std::size_t bytes = temp_.bytes();
         DEPTHSORT_CUDA_CHECK(primitives::cub_radix_sort_pairs(temp_.data(), bytes, b.keys_in, b.keys_out,
                                                               b.values_in, b.values_out, b.n, bits, stream));
@@ -416,7 +419,7 @@ class RunBucketSorter final : public Sorter {
       }
     }
     // cub-radix's sort: CUB's, then the signed-zero fixup for the exact key order.
-    StepScope step(timer, "fallback-cub");
+    StepScope step(timer, "fallback-cub", sort_start);
     std::size_t bytes = temp_.bytes();
     DEPTHSORT_CUDA_CHECK(primitives::cub_radix_sort_pairs(temp_.data(), bytes, b.keys_in, b.keys_out, b.values_in,
                                                           b.values_out, b.n, 32, stream));

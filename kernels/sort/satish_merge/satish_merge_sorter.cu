@@ -109,12 +109,12 @@ class SatishMergeSorter final : public Sorter {
       const Level lv{n, t_, t_ << level, std::uint32_t{1} << level};
       const std::uint32_t pairs = static_cast<std::uint32_t>((std::uint64_t{n} + 2ull * lv.w - 1) / (2ull * lv.w));
       {
-        StepScope step(timer, kLevelNames.splitters[level]);
+        StepScope step(timer, kLevelNames.splitters[level], StepStart::AtLastStepEnd);
         splitter_kernel<<<(tiles + 255) / 256, 256, 0, stream>>>(keys_at(left), lv, tiles, points_.data());
         DEPTHSORT_CUDA_CHECK_LAUNCH("satish-merge splitter_kernel");
       }
       {
-        StepScope step(timer, kLevelNames.tiles[level]);
+        StepScope step(timer, kLevelNames.tiles[level], StepStart::AtLastStepEnd);
         merge_kernel_<<<pairs * (2 * lv.tiles_per_run + 1), threads_, merge_smem(), stream>>>(
             keys_at(left), values_at(left), keys_at(left - 1), values_at(left - 1), lv, points_.data(), !faithful_,
             left - 1 == 0);

@@ -457,34 +457,36 @@ class SatishRadixSorter final : public Sorter {
       const bool dst_in_tile = count_first && !last && (passes - pass - 1) % 2 == 1;
       const KeySink dst{dst_in_tile ? tile_keys_.data() : out_ordered, last ? b.keys_out : nullptr};
       std::uint32_t* dst_values = dst_in_tile ? tile_values_.data() : b.values_out;
+      // Each pass after the first starts where the last one's scatter ends.
+      const StepStart pass_start = pass > 0 ? StepStart::AtLastStepEnd : StepStart::OwnEvent;
       if (count_first) {
         {
-          StepScope step(timer, names[kHistogram]);
+          StepScope step(timer, names[kHistogram], pass_start);
           count_kernel<kItems><<<p, kThreads, 0, stream>>>(src, n, shift, bits, p, counts_.data());
           DEPTHSORT_CUDA_CHECK_LAUNCH("satish-radix count_kernel");
         }
         scan(table, stream, timer, names[kScan]);
-        StepScope step(timer, names[kLocalSortScatter]);
+        StepScope step(timer, names[kLocalSortScatter], StepStart::AtLastStepEnd);
         sort_scatter_kernel<kItems, kBallot><<<p, kThreads, kSmem, stream>>>(src, src_values, offsets_.data(), n, shift, bits,
                                                                     p, dst, dst_values);
         DEPTHSORT_CUDA_CHECK_LAUNCH("satish-radix sort_scatter_kernel");
         continue;
       }
       {
-        StepScope step(timer, names[fused ? kLocalSortHistogram : kLocalSort]);
+        StepScope step(timer, names[fused ? kLocalSortHistogram : kLocalSort], pass_start);
         local_sort_kernel<kItems, kBallot><<<p, kThreads, kSmem, stream>>>(src, src_values, tile_keys_.data(),
                                                                   tile_values_.data(), n, shift, bits, p,
                                                                   fused ? counts_.data() : nullptr, starts_.data());
         DEPTHSORT_CUDA_CHECK_LAUNCH("satish-radix local_sort_kernel");
       }
       if (!fused) {
-        StepScope step(timer, names[kHistogram]);
+        StepScope step(timer, names[kHistogram], StepStart::AtLastStepEnd);
         histogram_kernel<kItems><<<p, kThreads, 0, stream>>>(tile_keys_.data(), n, shift, bits, p, counts_.data(),
                                                              starts_.data());
         DEPTHSORT_CUDA_CHECK_LAUNCH("satish-radix histogram_kernel");
       }
       scan(table, stream, timer, names[kScan]);
-      StepScope step(timer, names[kScatter]);
+      StepScope step(timer, names[kScatter], StepStart::AtLastStepEnd);
       scatter_kernel<kItems><<<p, kThreads, 0, stream>>>(tile_keys_.data(), tile_values_.data(), offsets_.data(),
                                                          starts_.data(), n, shift, bits, p, dst, dst_values);
       DEPTHSORT_CUDA_CHECK_LAUNCH("satish-radix scatter_kernel");
@@ -492,9 +494,10 @@ class SatishRadixSorter final : public Sorter {
   }
 
   // Phase 3: the column-major table scanned as one array gives, for digit d and block j, the count
-  // of all smaller digits plus that of digit d in blocks before j.
+  // of all smaller digits plus that of digit d in blocks before j. It always follows the step that
+  // counted the digits.
   void scan(std::size_t table, cudaStream_t stream, StepTimer& timer, const char* name) {
-    StepScope step(timer, name);
+    StepScope step(timer, name, StepStart::AtLastStepEnd);
     std::size_t bytes = scan_temp_.bytes();
     DEPTHSORT_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scan_temp_.data(), bytes, counts_.data(), offsets_.data(),
                                                        static_cast<int>(table), stream));

@@ -64,14 +64,14 @@ class ThrustSorter final : public Sorter {
                                            cudaMemcpyDeviceToDevice, stream));
     }
     {
-      StepScope step(timer, "sort_by_key");
+      StepScope step(timer, "sort_by_key", StepStart::AtLastStepEnd);
       ReservedAllocator allocator(arena_);
       const auto keys = thrust::device_pointer_cast(b.keys_out);
       thrust::sort_by_key(thrust::cuda::par_nosync(allocator).on(stream), keys, keys + b.n,
                           thrust::device_pointer_cast(b.values_out));
       DEPTHSORT_CUDA_CHECK(cudaGetLastError());
     }
-    StepScope step(timer, "signed-zero fixup");
+    StepScope step(timer, "signed-zero fixup", StepStart::AtLastStepEnd);
     zero_fixup_.run(b.keys_out, b.values_out, b.n, stream);
   }
 
