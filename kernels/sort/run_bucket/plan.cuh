@@ -111,9 +111,12 @@ __global__ void __launch_bounds__(256) plan_kernel(const float* __restrict__ key
                                                    std::uint32_t* __restrict__ splitter_table,
                                                    primitives::Posted<Plan>* judged, std::uint32_t sequence) {
   const std::uint32_t sample_blocks = plan_blocks(m);
+  __shared__ std::uint32_t search_top[kTopSlots];
   if (blockIdx.x >= sample_blocks) {
+    load_search_top(splitters, buckets - 1, search_top);
+    __syncthreads();
     const std::uint32_t entry = (blockIdx.x - sample_blocks) * blockDim.x + threadIdx.x;
-    if (entry <= kTableSlots) fill_splitter_table_entry(splitters, buckets - 1, entry, splitter_table);
+    if (entry <= kTableSlots) fill_splitter_table_entry(splitters, search_top, buckets - 1, entry, splitter_table);
     return;
   }
   // What the block's samples add to the plan, gathered in shared memory and added to it once (one
@@ -124,12 +127,13 @@ __global__ void __launch_bounds__(256) plan_kernel(const float* __restrict__ key
     outside = spread = shared_buckets = excess = hot = 0;
     range = {};
   }
-  __syncthreads();
   const std::uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
   const bool valid = j < m;
-  const std::uint32_t key = valid ? ordered_key(keys[sample_position(j, n, m)]) : 0u;
+  const std::uint32_t key = valid ? ordered_key(keys[sample_position(j, n, m)]) : 0u;  // on its way meanwhile
+  load_search_top(splitters, buckets - 1, search_top);
+  __syncthreads();
   // The scatter's bucket (with its spread of a repeated splitter value by tile) for the balance.
-  const std::uint32_t b = valid ? bucket_of(splitters, buckets - 1, key, j / kSamplesPerTile) : 0u;
+  const std::uint32_t b = valid ? bucket_of(splitters, buckets - 1, key, j / kSamplesPerTile, search_top) : 0u;
   const unsigned peers = same_bucket_lanes(b, valid);
   judge_tile_samples(b, valid, peers, &outside, &spread, &shared_buckets);
   // The sample's key range: where the plan calls the bucket path off and the sample's keys alone

@@ -29,22 +29,52 @@ DEPTHSORT_HD constexpr std::uint32_t searched_slots(std::uint32_t count) { retur
 // kAtMost, at most key (the upper bound); the padding counts only for 0xFFFFFFFF, and not beyond
 // count. The steps beyond those count needs are skipped by a test that is the same in every
 // thread, where a fixed 15 steps would add two dependent loads to every search at 16M pairs.
+//
+// The last `steps` (at most kMostSteps) steps of such a search in `slots`, from `first`.
+template <bool kAtMost, int kMostSteps>
+__device__ __forceinline__ std::uint32_t search_from(const std::uint32_t* slots, int steps, std::uint32_t first,
+                                                     std::uint32_t key) {
+#pragma unroll
+  for (int step = kMostSteps - 1; step >= 0; --step) {
+    if (step >= steps) continue;
+    const std::uint32_t next = first + (1u << step);
+    first = (kAtMost ? slots[next - 1] <= key : slots[next - 1] < key) ? next : first;
+  }
+  return first;
+}
 template <bool kAtMost>
 __device__ __forceinline__ std::uint32_t splitters_before(const std::uint32_t* s, std::uint32_t count,
                                                           std::uint32_t key) {
-  const int steps = search_steps(count);
-  std::uint32_t first = 0;
-#pragma unroll
-  for (int step = kSearchSteps - 1; step >= 0; --step) {
-    if (step >= steps) continue;
-    const std::uint32_t next = first + (1u << step);
-    first = (kAtMost ? s[next - 1] <= key : s[next - 1] < key) ? next : first;
-  }
-  return min(first, count);
+  return min(search_from<kAtMost, kSearchSteps>(s, search_steps(count), 0u, key), count);
 }
 __device__ __forceinline__ std::uint32_t splitters_below(const std::uint32_t* s, std::uint32_t count,
                                                          std::uint32_t key) {
   return splitters_before<false>(s, count, key);
+}
+
+// The first kTopSteps steps of a block's searches, from shared memory: the splitters they can
+// read (those at 2^(steps - kTopSteps) * m - 1, m >= 1), copied by the block at once instead of
+// waited for one step after the other. The plan's searches (13 steps at 16M pairs) were most of
+// its warps' wait; its last steps stay in global memory.
+inline constexpr int kTopSteps = 8;
+inline constexpr std::uint32_t kTopSlots = (1u << kTopSteps) - 1;
+// Every thread of the block calls it, a barrier after it.
+__device__ __forceinline__ void load_search_top(const std::uint32_t* __restrict__ s, std::uint32_t count,
+                                                std::uint32_t* top) {
+  const int steps = search_steps(count);
+  const int top_steps = min(steps, kTopSteps);
+  const int shift = steps - top_steps;
+  for (std::uint32_t m = threadIdx.x; m < (1u << top_steps) - 1; m += blockDim.x) top[m] = s[((m + 1) << shift) - 1];
+}
+// splitters_before, its first steps in `top` (load_search_top).
+template <bool kAtMost>
+__device__ __forceinline__ std::uint32_t splitters_before(const std::uint32_t* s, const std::uint32_t* top,
+                                                          std::uint32_t count, std::uint32_t key) {
+  const int steps = search_steps(count);
+  const int top_steps = min(steps, kTopSteps);
+  const int shift = steps - top_steps;
+  const std::uint32_t first = search_from<kAtMost, kTopSteps>(top, top_steps, 0u, key) << shift;
+  return min(search_from<kAtMost, kSearchSteps - kTopSteps>(s, shift, first, key), count);
 }
 
 // The bucket of a key equal to the splitter s[above - 1]: where that splitter repeats, `spread`
@@ -72,10 +102,11 @@ __device__ __forceinline__ void spread_over_equal_splitters(const std::uint32_t*
     if (below_splitter[j] == key[j]) bucket[j] = bucket_among_equal_splitters(s, count, key[j], bucket[j], spread);
 }
 
-// The bucket of a key among count + 1 buckets, by a binary search over the padded splitters.
+// The bucket of a key among count + 1 buckets, by a binary search over the padded splitters
+// (its first steps in `top` where given: load_search_top).
 __device__ __forceinline__ std::uint32_t bucket_of(const std::uint32_t* s, std::uint32_t count, std::uint32_t key,
-                                                   std::uint32_t spread) {
-  const std::uint32_t above = splitters_before<true>(s, count, key);
+                                                   std::uint32_t spread, const std::uint32_t* top = nullptr) {
+  const std::uint32_t above = top ? splitters_before<true>(s, top, count, key) : splitters_before<true>(s, count, key);
   return above != 0 && s[above - 1] == key ? bucket_among_equal_splitters(s, count, key, above, spread) : above;
 }
 
@@ -89,13 +120,16 @@ inline constexpr std::uint32_t kTableSlots = 1u << kTableLog2;
 // The table's entries, then `first` and `shift`.
 inline constexpr std::uint32_t kTableEntries = kTableSlots + 3;
 
-// Entry i of the table (i <= kTableSlots); count >= 1 splitters, in order.
-__device__ __forceinline__ void fill_splitter_table_entry(const std::uint32_t* __restrict__ s, std::uint32_t count,
-                                                          std::uint32_t i, std::uint32_t* __restrict__ table) {
+// Entry i of the table (i <= kTableSlots); count >= 1 splitters, in order; the search's first
+// steps in `top` (load_search_top).
+__device__ __forceinline__ void fill_splitter_table_entry(const std::uint32_t* __restrict__ s, const std::uint32_t* top,
+                                                          std::uint32_t count, std::uint32_t i,
+                                                          std::uint32_t* __restrict__ table) {
   const std::uint32_t first = s[0], width = s[count - 1] - first;
   const std::uint32_t shift = width >> kTableLog2 == 0 ? 0u : 32 - kTableLog2 - __clz(width);
   const std::uint64_t step_first = std::uint64_t{first} + (std::uint64_t{i} << shift);
-  table[i] = step_first > 0xFFFFFFFFull ? count : splitters_below(s, count, static_cast<std::uint32_t>(step_first));
+  table[i] = step_first > 0xFFFFFFFFull ? count
+                                        : splitters_before<false>(s, top, count, static_cast<std::uint32_t>(step_first));
   if (i == 0) {
     table[kTableSlots + 1] = first;
     table[kTableSlots + 2] = shift;
