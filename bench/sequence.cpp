@@ -23,7 +23,7 @@ struct SequenceSet {
   PathCamera camera;                 // the scene's framing camera, where every path starts
   DeviceBuffer<ParticleVertex> scene;  // the points, as the frame layer's depth pass reads them
   DeviceBuffer<float> keys_in, keys_out, keys_by_id;
-  DeviceBuffer<std::uint32_t> values_in, values_out, identity, marks;
+  DeviceBuffer<std::uint32_t> values_in, values_out, marks;
   DeviceBuffer<unsigned int> bad;
   explicit SequenceSet(std::size_t n)
       : scene(n, "depthsort-bench (scene)"),
@@ -32,7 +32,6 @@ struct SequenceSet {
         keys_by_id(n, "depthsort-bench (check keys)"),
         values_in(n, "depthsort-bench (frame ids)"),
         values_out(n, "depthsort-bench (sorted ids)"),
-        identity(n, "depthsort-bench (scene order)"),
         marks(n, "depthsort-bench (check marks)"),
         bad(1, "depthsort-bench (check count)") {}
 };
@@ -47,35 +46,45 @@ struct SequenceSamples {
 // later frame in the order the sorter left (its values_out: the ids, sorted by the last frame), or,
 // with --scratch, in scene order again (the from-scratch sort the coherent order is compared with).
 // Frame 0 is not counted (no last frame); every frame is checked on the device, untimed.
+// In scene order the depth pass writes the pairs itself (keys, ids), as the demo's from-scratch
+// frame does; in the last order it writes the depths by id and a gather lists them in that order,
+// as the demo's coherent frame does.
 SequenceSamples run_sequence(Sorter& sorter, const BenchConfig& config, SequenceSet& d, std::size_t n,
                              cudaStream_t stream, const Events& events, std::string* check) {
   const CameraPath path = *config.sequence;
   const SortBuffers buffers{d.keys_in.data(), d.values_in.data(), d.keys_out.data(), d.values_out.data(), n};
-  // The frame's depths in id order (values: the ids, identity), then gathered in `order`: the
-  // demo's coherent pipeline. keys_by_id stays the frame's until the next frame, for the check.
+  const auto plane_of = [&](int frame) {
+    return camera_plane(path, d.camera, static_cast<std::uint64_t>(frame), static_cast<std::uint64_t>(config.frames));
+  };
+  // `order` null: scene order. keys_by_id holds the frame's depths by id until the next frame, for
+  // the check.
   auto frame_input = [&](int frame, const std::uint32_t* order) {
-    const DepthPlane plane = camera_plane(path, d.camera, static_cast<std::uint64_t>(frame),
-                                          static_cast<std::uint64_t>(config.frames));
-    launch_point_depth(d.scene.data(), n, plane, d.keys_by_id.data(), d.identity.data(), stream);
+    if (!order) {
+      launch_point_depth(d.scene.data(), n, plane_of(frame), d.keys_in.data(), d.values_in.data(), stream);
+      return;
+    }
+    launch_point_depth(d.scene.data(), n, plane_of(frame), d.keys_by_id.data(), nullptr, stream);
     launch_gather_keys(d.keys_by_id.data(), order, n, d.keys_in.data(), d.values_in.data(), stream);
   };
-  auto check_frame = [&](int) {
+  auto check_frame = [&](int frame, bool scene_order) {
+    // The depths by id, from the scene again where the listing did not keep them (untimed).
+    if (scene_order) launch_point_depth(d.scene.data(), n, plane_of(frame), d.keys_by_id.data(), nullptr, stream);
     launch_check_sorted(d.keys_by_id.data(), n, d.keys_out.data(), d.values_out.data(), n, d.bad.data(), stream);
     launch_check_permutation(d.values_out.data(), n, d.marks.data(), d.bad.data(), stream);
   };
   // A profiler's reference for the memory's speed (scripts/profile.sh), on frame 0's pairs; untimed.
-  frame_input(0, d.identity.data());
+  frame_input(0, nullptr);
   launch_reference_copy(d.keys_in.data(), d.values_in.data(), d.keys_out.data(), d.values_out.data(), n, stream);
   for (int w = 0; w < config.warmup; ++w) {
-    frame_input(0, d.identity.data());
+    frame_input(0, nullptr);
     sorter.sort(buffers, stream);
     sorter.timer().wait_last();
   }
   DEPTHSORT_CUDA_CHECK(cudaMemsetAsync(d.bad.data(), 0, sizeof(unsigned int), stream));
-  frame_input(0, d.identity.data());
+  frame_input(0, nullptr);
   sorter.sort(buffers, stream);
   sorter.timer().wait_last();
-  check_frame(0);
+  check_frame(0, true);
   SequenceSamples samples;
   for (int frame = 1; frame < config.frames; ++frame) {
     // The listing pass (this frame's depths in scene order, or in the last frame's order) is part
@@ -86,7 +95,7 @@ SequenceSamples run_sequence(Sorter& sorter, const BenchConfig& config, Sequence
       DEPTHSORT_CUDA_CHECK(cudaEventRecord(events.list(), stream));
       {
         const NvtxRange list(list_step);
-        frame_input(frame, config.scratch ? d.identity.data() : d.values_out.data());
+        frame_input(frame, config.scratch ? nullptr : d.values_out.data());
       }
       DEPTHSORT_CUDA_CHECK(cudaEventRecord(events.start(), stream));
       sorter.sort(buffers, stream);
@@ -104,7 +113,7 @@ SequenceSamples run_sequence(Sorter& sorter, const BenchConfig& config, Sequence
       target->total_ms.push_back(ms);
       target->add_steps(steps);
     }
-    check_frame(frame);
+    check_frame(frame, config.scratch);
   }
   unsigned int bad = 0;
   DEPTHSORT_CUDA_CHECK(cudaMemcpyAsync(&bad, d.bad.data(), sizeof bad, cudaMemcpyDeviceToHost, stream));
@@ -142,7 +151,7 @@ bool run_sequences(const BenchConfig& config, const std::vector<SorterVariant>& 
     } catch (const CapacityError& e) {
       cudaGetLastError();
       set.reset();
-      set_error = "skipped: sequence buffers (48 bytes a point) do not fit: " + first_line(e.what());
+      set_error = "skipped: sequence buffers (44 bytes a point) do not fit: " + first_line(e.what());
     } catch (const std::bad_alloc&) {
       set.reset();
       set_error = "skipped: host memory too small for the scene";

@@ -32,7 +32,7 @@ __global__ void point_depth_kernel(const ParticleVertex* __restrict__ particles,
   if (i >= n) return;
   const ParticleVertex p = particles[i];
   keys[i] = point_key(plane, p.x, p.y, p.z);
-  values[i] = static_cast<std::uint32_t>(i);
+  if (values) values[i] = static_cast<std::uint32_t>(i);
 }
 
 __global__ void primitive_depth_kernel(const MeshVertex* __restrict__ vertices,

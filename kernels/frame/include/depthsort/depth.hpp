@@ -73,7 +73,7 @@ DEPTHSORT_HD float primitive_key(const DepthPlane& plane, const MeshVertex* vert
 // keys[t] = triangle_key(t), values[t] = t.
 void launch_triangle_depth(const MeshVertex* vertices, const std::uint32_t* indices, std::size_t triangles,
                            DepthPlane plane, float* keys, std::uint32_t* values, cudaStream_t stream);
-// keys[i] = point_key(particle i), values[i] = i.
+// keys[i] = point_key(particle i) and, where values is not null, values[i] = i.
 void launch_point_depth(const ParticleVertex* particles, std::size_t n, DepthPlane plane, float* keys,
                         std::uint32_t* values, cudaStream_t stream);
 // The depths of every primitive of a frame in id order, n = triangles + particle_count:
