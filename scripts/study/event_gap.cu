@@ -1,0 +1,95 @@
+// How long the GPU waits between two kernels of one stream, with 0, 1 or 2 CUDA events recorded
+// between them (timing or not), with and without programmatic dependent launch: the cost of the
+// StepTimer's events (docs/profiling.md, "What the step timings cost"). A first kernel of 264
+// blocks spins for 20 us and notes its end (%globaltimer); the second, of 528 blocks, notes when
+// its first block passes the wait for the first kernel (griddepcontrol.wait: at once without a
+// programmatic launch, where the block starts only after the first kernel). Build and run on the
+// GPU machine:
+//   nvcc -arch=sm_90 -O2 -o event-gap scripts/study/event_gap.cu && ./event-gap
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <utility>
+
+namespace {
+
+void check(cudaError_t status, const char* what, int line) {
+  if (status == cudaSuccess) return;
+  std::fprintf(stderr, "event_gap.cu:%d: %s: %s\n", line, what, cudaGetErrorString(status));
+  std::exit(1);
+}
+#define CHECK(call) check((call), #call, __LINE__)
+
+__device__ unsigned long long now_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+__global__ void spin_kernel(unsigned long long* times, bool let_dependents_start) {
+  if (let_dependents_start) asm volatile("griddepcontrol.launch_dependents;");
+  const unsigned long long start = now_ns();
+  while (now_ns() - start < 20000) {
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) atomicMax(&times[0], now_ns());
+}
+
+__global__ void note_start_kernel(unsigned long long* times) {
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+  if (threadIdx.x == 0) atomicMin(&times[1], now_ns());
+}
+
+}  // namespace
+
+int main() {
+  unsigned long long* times = nullptr;
+  CHECK(cudaMalloc(&times, 2 * sizeof(unsigned long long)));
+  cudaStream_t stream;
+  CHECK(cudaStreamCreate(&stream));
+  cudaEvent_t events[2][2];  // [timing, untimed][first, second]
+  for (int e = 0; e < 2; ++e) {
+    CHECK(cudaEventCreateWithFlags(&events[0][e], cudaEventDefault));
+    CHECK(cudaEventCreateWithFlags(&events[1][e], cudaEventDisableTiming));
+  }
+  cudaDeviceProp prop{};
+  CHECK(cudaGetDeviceProperties(&prop, 0));
+  std::printf("%s: the second kernel past its wait, after the first one's end, ns (median of 7)\n", prop.name);
+  for (const bool dependent : {false, true}) {
+    for (const bool timing : {true, false}) {
+      for (int count = 0; count <= 2; ++count) {
+        if (count == 0 && !timing) continue;
+        long long gaps[7];
+        for (long long& gap : gaps) {
+          const unsigned long long init[2] = {0, ~0ull};
+          CHECK(cudaMemcpy(times, init, sizeof init, cudaMemcpyHostToDevice));
+          spin_kernel<<<264, 256, 0, stream>>>(times, dependent);
+          CHECK(cudaGetLastError());
+          for (int e = 0; e < count; ++e) CHECK(cudaEventRecord(events[timing ? 0 : 1][e], stream));
+          cudaLaunchConfig_t config{};
+          config.gridDim = 528;
+          config.blockDim = 256;
+          config.stream = stream;
+          cudaLaunchAttribute attribute{};
+          attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+          attribute.val.programmaticStreamSerializationAllowed = 1;
+          config.attrs = &attribute;
+          config.numAttrs = dependent ? 1 : 0;
+          CHECK(cudaLaunchKernelEx(&config, note_start_kernel, times));
+          CHECK(cudaStreamSynchronize(stream));
+          unsigned long long result[2];
+          CHECK(cudaMemcpy(result, times, sizeof result, cudaMemcpyDeviceToHost));
+          gap = static_cast<long long>(result[1] - result[0]);
+        }
+        for (int i = 1; i < 7; ++i)  // insertion sort: the median
+          for (int j = i; j > 0 && gaps[j] < gaps[j - 1]; --j) std::swap(gaps[j], gaps[j - 1]);
+        std::printf("%-28s %d %-7s event(s) between: %+6lld\n",
+                    dependent ? "programmatic dependent launch" : "plain launch", count,
+                    count == 0 ? "" : timing ? "timing" : "untimed", gaps[3]);
+      }
+    }
+  }
+  CHECK(cudaFree(times));
+  return 0;
+}
