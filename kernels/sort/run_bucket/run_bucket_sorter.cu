@@ -162,7 +162,13 @@ class RunBucketSorter final : public Sorter {
     segment_count_ = 0;
     if (b.n == 0) return;
     read_last_output_ends();
-    if (b.n < min_pairs_ || b.n > kMaxBucketPairs) {
+    if (b.n < min_pairs_) {
+      // cub-radix's sort as it is: no splitters to keep, and no range for the span sort, which
+      // starts at min_pairs (writing it to host memory made 1M-pair sorts 1.5-3.5 us slower).
+      fall_back(b, stream, timer, /*keep_range=*/false);
+      return;
+    }
+    if (b.n > kMaxBucketPairs) {
       // No splitters to keep; the library sort leaves the keys' range where the host reads it.
       if (fall_back(b, stream, timer)) note_output_ends(stream);
       return;
@@ -391,8 +397,8 @@ class RunBucketSorter final : public Sorter {
   // keys are narrow and no splitters of this size exist or the keys were one value: CUB's radix
   // sort. Where the last keys differed in few low bits, this input's range first (its one
   // read-back), and CUB sorts only the bits its keys differ in. Returns whether it took
-  // cub-radix's sort, which leaves the output's range in output_ends_.
-  bool fall_back(const SortBuffers& b, cudaStream_t stream, StepTimer& timer) {
+  // cub-radix's sort, which leaves the output's range in output_ends_ where keep_range says so.
+  bool fall_back(const SortBuffers& b, cudaStream_t stream, StepTimer& timer, bool keep_range = true) {
     StepStart sort_start = StepStart::OwnEvent;  // after the key span: at its end
     if (span_sort_pays(b.n)) {
       primitives::KeyRange range;
@@ -423,7 +429,7 @@ class RunBucketSorter final : public Sorter {
     std::size_t bytes = temp_.bytes();
     DEPTHSORT_CUDA_CHECK(primitives::cub_radix_sort_pairs(temp_.data(), bytes, b.keys_in, b.keys_out, b.values_in,
                                                           b.values_out, b.n, 32, stream));
-    zero_fixup_.run(b.keys_out, b.values_out, b.n, stream, output_ends_.device_data());
+    zero_fixup_.run(b.keys_out, b.values_out, b.n, stream, keep_range ? output_ends_.device_data() : nullptr);
     return true;
   }
 
