@@ -128,8 +128,9 @@ __device__ __forceinline__ void fill_splitter_table_entry(const std::uint32_t* _
   const std::uint32_t first = s[0], width = s[count - 1] - first;
   const std::uint32_t shift = width >> kTableLog2 == 0 ? 0u : 32 - kTableLog2 - __clz(width);
   const std::uint64_t step_first = std::uint64_t{first} + (std::uint64_t{i} << shift);
-  table[i] = step_first > 0xFFFFFFFFull ? count
-                                        : splitters_before<false>(s, top, count, static_cast<std::uint32_t>(step_first));
+  table[i] = step_first > 0xFFFFFFFFull
+                 ? count
+                 : splitters_before<false>(s, top, count, static_cast<std::uint32_t>(step_first));
   if (i == 0) {
     table[kTableSlots + 1] = first;
     table[kTableSlots + 2] = shift;
