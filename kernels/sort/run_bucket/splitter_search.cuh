@@ -25,12 +25,8 @@ inline constexpr std::uint32_t kSplitterSlots = (1u << kSearchSteps) - 1;
 DEPTHSORT_HD constexpr int search_steps(std::uint32_t count) { return static_cast<int>(cuda::std::bit_width(count)); }
 DEPTHSORT_HD constexpr std::uint32_t searched_slots(std::uint32_t count) { return (1u << search_steps(count)) - 1; }
 
-// Number of splitters among the first `count` that are below key (the lower bound) or, with
-// kAtMost, at most key (the upper bound); the padding counts only for 0xFFFFFFFF, and not beyond
-// count. The steps beyond those count needs are skipped by a test that is the same in every
-// thread, where a fixed 15 steps would add two dependent loads to every search at 16M pairs.
-//
-// The last `steps` (at most kMostSteps) steps of such a search in `slots`, from `first`.
+// The last `steps` (at most kMostSteps) steps of a branch-free binary search in `slots`, from
+// `first`: the slots at most key with kAtMost (an upper bound), else below key (a lower bound).
 template <bool kAtMost, int kMostSteps>
 __device__ __forceinline__ std::uint32_t search_from(const std::uint32_t* slots, int steps, std::uint32_t first,
                                                      std::uint32_t key) {
@@ -42,6 +38,10 @@ __device__ __forceinline__ std::uint32_t search_from(const std::uint32_t* slots,
   }
   return first;
 }
+// Number of splitters among the first `count` that are below key (the lower bound) or, with
+// kAtMost, at most key (the upper bound); the padding counts only for 0xFFFFFFFF, and not beyond
+// count. The steps beyond those count needs are skipped by a test that is the same in every
+// thread, where a fixed 15 steps would add two dependent loads to every search at 16M pairs.
 template <bool kAtMost>
 __device__ __forceinline__ std::uint32_t splitters_before(const std::uint32_t* s, std::uint32_t count,
                                                           std::uint32_t key) {
