@@ -5,12 +5,14 @@
 // its first block passes the wait for the first kernel (griddepcontrol.wait: at once without a
 // programmatic launch, where the block starts only after the first kernel). Build and run on the
 // GPU machine:
-//   nvcc -arch=sm_90 -O2 -o event-gap scripts/study/event_gap.cu && ./event-gap
+//   nvcc -arch=sm_90 -O2 -std=c++20 -I host/include -o event-gap scripts/study/event_gap.cu && ./event-gap
 #include <cuda_runtime.h>
 
 #include <cstdio>
 #include <cstdlib>
-#include <utility>
+#include <vector>
+
+#include "depthsort/stats.hpp"
 
 namespace {
 
@@ -60,8 +62,8 @@ int main() {
     for (const bool timing : {true, false}) {
       for (int count = 0; count <= 2; ++count) {
         if (count == 0 && !timing) continue;
-        long long gaps[7];
-        for (long long& gap : gaps) {
+        std::vector<double> gaps(7);
+        for (double& gap : gaps) {
           const unsigned long long init[2] = {0, ~0ull};
           CHECK(cudaMemcpy(times, init, sizeof init, cudaMemcpyHostToDevice));
           spin_kernel<<<264, 256, 0, stream>>>(times, dependent);
@@ -80,13 +82,11 @@ int main() {
           CHECK(cudaStreamSynchronize(stream));
           unsigned long long result[2];
           CHECK(cudaMemcpy(result, times, sizeof result, cudaMemcpyDeviceToHost));
-          gap = static_cast<long long>(result[1] - result[0]);
+          gap = static_cast<double>(static_cast<long long>(result[1] - result[0]));
         }
-        for (int i = 1; i < 7; ++i)  // insertion sort: the median
-          for (int j = i; j > 0 && gaps[j] < gaps[j - 1]; --j) std::swap(gaps[j], gaps[j - 1]);
-        std::printf("%-28s %d %-7s event(s) between: %+6lld\n",
+        std::printf("%-28s %d %-7s event(s) between: %+6.0f\n",
                     dependent ? "programmatic dependent launch" : "plain launch", count,
-                    count == 0 ? "" : timing ? "timing" : "untimed", gaps[3]);
+                    count == 0 ? "" : timing ? "timing" : "untimed", depthsort::median(gaps));
       }
     }
   }
