@@ -162,15 +162,13 @@ class RunBucketSorter final : public Sorter {
     segment_count_ = 0;
     if (b.n == 0) return;
     read_last_output_ends();
-    if (b.n < min_pairs_) {
-      // cub-radix's sort as it is: no splitters to keep, and no range for the span sort, which
-      // starts at min_pairs (writing it to host memory made 1M-pair sorts 1.5-3.5 us slower).
-      fall_back(b, stream, timer, /*keep_range=*/false);
-      return;
-    }
-    if (b.n > kMaxBucketPairs) {
-      // No splitters to keep; the library sort leaves the keys' range where the host reads it.
-      if (fall_back(b, stream, timer)) note_output_ends(stream);
+    if (b.n < min_pairs_ || b.n > kMaxBucketPairs) {
+      // No splitters to keep. Above the bucket path's sizes the library sort leaves the keys'
+      // range where the host reads it; below min_pairs it is cub-radix's sort as it is, with no
+      // range for the span sort, which starts there (writing it to host memory made 1M-pair sorts
+      // 1.5-3.5 us slower).
+      const bool keep_range = b.n >= min_pairs_;
+      if (fall_back(b, stream, timer, keep_range) && keep_range) note_output_ends(stream);
       return;
     }
     const std::uint32_t buckets = buckets_for(b.n);

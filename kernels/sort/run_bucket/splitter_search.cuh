@@ -58,23 +58,31 @@ __device__ __forceinline__ std::uint32_t splitters_below(const std::uint32_t* s,
 // its warps' wait; its last steps stay in global memory.
 inline constexpr int kTopSteps = 8;
 inline constexpr std::uint32_t kTopSlots = (1u << kTopSteps) - 1;
+// A search of count splitters split so: its first top_steps steps in shared memory, the
+// last_steps after them in global memory.
+struct TopFirstSearch {
+  int top_steps;
+  int last_steps;
+};
+DEPTHSORT_HD constexpr TopFirstSearch top_first_search(std::uint32_t count) {
+  const int steps = search_steps(count);
+  const int top_steps = steps < kTopSteps ? steps : kTopSteps;
+  return {top_steps, steps - top_steps};
+}
 // Every thread of the block calls it, a barrier after it.
 __device__ __forceinline__ void load_search_top(const std::uint32_t* __restrict__ s, std::uint32_t count,
                                                 std::uint32_t* top) {
-  const int steps = search_steps(count);
-  const int top_steps = min(steps, kTopSteps);
-  const int shift = steps - top_steps;
-  for (std::uint32_t m = threadIdx.x; m < (1u << top_steps) - 1; m += blockDim.x) top[m] = s[((m + 1) << shift) - 1];
+  const TopFirstSearch search = top_first_search(count);
+  for (std::uint32_t m = threadIdx.x; m < (1u << search.top_steps) - 1; m += blockDim.x)
+    top[m] = s[((m + 1) << search.last_steps) - 1];
 }
 // splitters_before, its first steps in `top` (load_search_top).
 template <bool kAtMost>
 __device__ __forceinline__ std::uint32_t splitters_before(const std::uint32_t* s, const std::uint32_t* top,
                                                           std::uint32_t count, std::uint32_t key) {
-  const int steps = search_steps(count);
-  const int top_steps = min(steps, kTopSteps);
-  const int shift = steps - top_steps;
-  const std::uint32_t first = search_from<kAtMost, kTopSteps>(top, top_steps, 0u, key) << shift;
-  return min(search_from<kAtMost, kSearchSteps - kTopSteps>(s, shift, first, key), count);
+  const TopFirstSearch search = top_first_search(count);
+  const std::uint32_t first = search_from<kAtMost, kTopSteps>(top, search.top_steps, 0u, key) << search.last_steps;
+  return min(search_from<kAtMost, kSearchSteps - kTopSteps>(s, search.last_steps, first, key), count);
 }
 
 // The bucket of a key equal to the splitter s[above - 1]: where that splitter repeats, `spread`
