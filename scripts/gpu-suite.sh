@@ -14,7 +14,8 @@
 #     tests     ctest -L ^gpu$ (every sorter x option flags x 17 distributions x 21 sizes, app GPU tests)
 #     sanitize  compute-sanitizer memcheck, racecheck, synccheck, initcheck over every GPU sorter of
 #               the registry, default options and each flag flipped, sizes around tile boundaries,
-#               three distributions; any reported error fails the part
+#               three distributions, and run-bucket's bucket path at small sizes (min_pairs_log2=12,
+#               input in nearly key order, sorted twice); any reported error fails the part
 #     bench     depthsort-bench, every GPU sorter, uniform 1M..64M, 21 repetitions
 #     before    every GPU sorter's 16M uniform row from an older depthsort-bench (BEFORE_BENCH,
 #               default before/depthsort-bench; its commit in COMMIT beside it), and the demo's
@@ -108,8 +109,15 @@ if has_part sanitize && fits sanitize 150 && command -v compute-sanitizer >/dev/
   mkdir -p "$work/sanitize"
   jobs_file=$work/sanitize/jobs.txt
   : >"$jobs_file"
-  # SANITIZE_JOBS, a regular expression over the job lines "TOOL SORTER:OPTIONS", narrows a run
-  # to what changed (e.g. '^initcheck |bucket-sort').
+  # SANITIZE_JOBS, a regular expression over the job lines "TOOL SORTER:OPTIONS [DISTS]", narrows
+  # a run to what changed (e.g. '^initcheck |bucket-sort').
+  # First, run-bucket's bucket path: at the part's sizes it is cub-radix's sort (below
+  # min_pairs_log2), and only a second sort of input in nearly key order, with the splitters the
+  # first one kept, takes it.
+  for tool in memcheck racecheck synccheck initcheck; do
+    job="$tool run-bucket:min_pairs_log2=12 sorted,camera-step,mesh,nearly-sorted,uniform"
+    [[ $job =~ ${SANITIZE_JOBS:-.} ]] && echo "$job" >>"$jobs_file"
+  done
   for sorter in $(gpu_sorters); do
     for variant in $(option_variants "$sorter"); do
       for tool in memcheck racecheck synccheck initcheck; do
@@ -117,37 +125,39 @@ if has_part sanitize && fits sanitize 150 && command -v compute-sanitizer >/dev/
       done
     done
   done
-  # One job: the bench sorts three distributions at sizes around the tile boundaries, each checked
-  # against the CPU reference (--check), under one tool; cub-radix, the bench's baseline, runs too.
+  # One job: the bench sorts three distributions at sizes around the tile boundaries (or the job's
+  # own distributions, twice after a warm-up sort), each checked against the CPU reference
+  # (--check), under one tool; cub-radix, the bench's baseline, runs too.
   sanitize_one() {
-    local tool=$1 variant=$2 sorter=${2%%:*} options=${2#*:}
-    local log="$3/$tool-$(echo "$variant" | tr ':=,' '_-_').log"
+    local tool=$1 variant=$2 sorter=${2%%:*} options=${2#*:} dists=${5:-}
+    local log="$3/$tool-$(echo "$variant${dists:+-$dists}" | tr ':=,' '_-_').log"
     local extra=()
     [[ $tool == racecheck ]] && extra=(--racecheck-report hazard)
     local args=(--sorters "$sorter" --sizes 1000,4099,65537 --dist uniform,specials,all-equal --reps 1 --warmup 0 --check)
+    [[ -n $dists ]] && args=(--sorters "$sorter" --sizes 65537,300000 --dist "$dists" --reps 2 --warmup 1 --check)
     [[ -n $options ]] && args+=(--options "$sorter:$options")
     # Each job ends by the part's deadline itself: stopping xargs leaves its children running, and
     # they went on loading the GPU during the next part (seen: the studies after an early stop).
     local left=$((SANITIZE_DEADLINE - $(date +%s)))
     if ((left < 10)); then
-      echo "$tool $variant not run (time)"
+      echo "$tool $variant${dists:+ $dists} not run (time)"
       return
     fi
     timeout "$left" compute-sanitizer --tool "$tool" --error-exitcode 86 "${extra[@]}" "$4/depthsort-bench" "${args[@]}" >"$log" 2>&1
     local rc=$?
     if ((rc == 124)); then
-      echo "$tool $variant not run (time): stopped at the deadline"
+      echo "$tool $variant${dists:+ $dists} not run (time): stopped at the deadline"
       return
     fi
     local errors; errors=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | tail -1)
-    echo "$tool $variant rc=$rc ${errors:-no summary}"
+    echo "$tool $variant${dists:+ $dists} rc=$rc ${errors:-no summary}"
   }
   export -f sanitize_one
   # The part ends by SANITIZE_S (default: what is left less the parts after it); jobs it stops are
   # reported as not run, never as clean.
   limit=${SANITIZE_S:-$((budget - ($(date +%s) - started) - ${SANITIZE_RESERVE_S:-150}))}
   export SANITIZE_DEADLINE=$(($(date +%s) + limit))
-  xargs -P 12 -L 1 bash -c 'sanitize_one "$0" "$1" "'"$work/sanitize"'" "'"$bin"'"' \
+  xargs -P 12 -L 1 bash -c 'sanitize_one "$0" "$1" "'"$work/sanitize"'" "'"$bin"'" "${2:-}"' \
     <"$jobs_file" >"$work/sanitize/done.txt"
   grep -v "not run (time)" "$work/sanitize/done.txt" | sort >"$work/sanitize/summary.txt"
   clean='rc=0 .*(ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards)'
