@@ -321,8 +321,11 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) small_bucket_sort_kernel
         }
       }
       // The lists' counts are in (each lane had its atomics' results); the last block to get here
-      // posts the plan. Only the posting thread waits for the post's system-wide fence.
+      // posts the plan. Only the posting thread waits for the post's system-wide fence. The
+      // warp's barrier puts every lane's places and list entries before lane 0's fence: the large
+      // kernel reads them while this kernel still runs.
       const bool overflow = __any_sync(0xFFFFFFFFu, past_list);
+      __syncwarp();
       if (lane == 0) {
         if (overflow) atomicOr(&plan->overflow, 1u);
         __threadfence();
@@ -386,7 +389,9 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) large_bucket_sort_kernel
   } storage;
   __shared__ std::uint32_t range_parts[2 * kThreads / 32];
   for (std::uint32_t block = blockIdx.x; block < listed; block += gridDim.x) {
-    const std::uint32_t bucket = large_list[block];
+    // The list and the places come from the small-bucket kernel, which may still be running: read
+    // from L2, past this multiprocessor's caches.
+    const std::uint32_t bucket = __ldcg(&large_list[block]);
     const std::uint32_t pairs = counts[bucket];
     if (pairs > kCapacity) continue;
     __syncthreads();  // the last bucket of this block is done with the shared memory
@@ -403,11 +408,11 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) large_bucket_sort_kernel
     bucket_key_range<kThreads, kItems>(key, valid, range_parts, low, high);
     __syncthreads();  // the loads are done with the shared memory the sort takes
     if (high == low) {
-      copy_one_value_bucket<kThreads>(count, starts[bucket], low, bucketed_values + from, keys_out, values_out);
+      copy_one_value_bucket<kThreads>(count, __ldcg(&starts[bucket]), low, bucketed_values + from, keys_out, values_out);
       continue;
     }
-    radix_sort_bucket<kThreads, kItems, kRadixBits>(key, value, count, low, high - low, storage.sort, starts[bucket],
-                                                    keys_out, values_out);
+    radix_sort_bucket<kThreads, kItems, kRadixBits>(key, value, count, low, high - low, storage.sort,
+                                                    __ldcg(&starts[bucket]), keys_out, values_out);
   }
 }
 

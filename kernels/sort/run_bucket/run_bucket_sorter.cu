@@ -113,6 +113,9 @@ class RunBucketSorter final : public Sorter {
       probe_stream_.emplace();
       probe_start_.emplace(cudaEventDisableTiming);
       probe_done_.emplace(cudaEventDisableTiming);
+      large_stream_.emplace();
+      small_queued_.emplace(cudaEventDisableTiming);
+      large_done_.emplace(cudaEventDisableTiming);
       probe_verdict_ = PinnedBuffer<std::uint32_t>(kProbeVerdictWords);
       ends_written_.emplace(cudaEventDisableTiming);
       output_ends_ = PinnedBuffer<std::uint32_t>(2);
@@ -325,6 +328,7 @@ class RunBucketSorter final : public Sorter {
     const std::uint32_t most_per_block = few ? kFewBucketsPerSmallSortBlock : kManyBucketsPerSmallSortBlock;
     const std::uint32_t small_blocks =
         std::max(std::min(small_blocks_, buckets + 1), (buckets + most_per_block) / most_per_block);
+    DEPTHSORT_CUDA_CHECK(cudaEventRecord(small_queued_->get(), stream));
     (few ? kSmallBucketSort<kFewBucketsPerSmallSortBlock> : kSmallBucketSort<kManyBucketsPerSmallSortBlock>)
         <<<small_blocks, kSmallSort.threads, kSmallStagedBytes, stream>>>(
             bucketed_keys_.data(), bucketed_values_.data(), cursors_.data(), splitters_.data(), buckets,
@@ -333,10 +337,18 @@ class RunBucketSorter final : public Sorter {
     DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket small_bucket_sort_kernel");
     const Plan scattered = plan_mailbox_.wait(stream);
     if (scattered.overflow == 0 && scattered.large_buckets != 0) {
-      kLargeBucketSort<<<std::min(large_blocks_, scattered.large_buckets), kLargeSort.threads, 0, stream>>>(
+      // Beside the small buckets' sort, on a stream of its own: its blocks take the
+      // multiprocessors that the small kernel's blocks leave as they finish (its list and the
+      // buckets' places are written, and posted, as that kernel starts), instead of starting after
+      // the last of them.
+      const cudaStream_t large = large_stream_->get();
+      DEPTHSORT_CUDA_CHECK(cudaStreamWaitEvent(large, small_queued_->get(), 0));
+      kLargeBucketSort<<<std::min(large_blocks_, scattered.large_buckets), kLargeSort.threads, 0, large>>>(
           bucketed_keys_.data(), bucketed_values_.data(), cursors_.data(), starts_.data(), large_list_.data(),
           scattered.large_buckets, b.keys_out, b.values_out);
       DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket large_bucket_sort_kernel");
+      DEPTHSORT_CUDA_CHECK(cudaEventRecord(large_done_->get(), large));
+      DEPTHSORT_CUDA_CHECK(cudaStreamWaitEvent(stream, large_done_->get(), 0));
     }
     return scattered;
   }
@@ -465,6 +477,11 @@ class RunBucketSorter final : public Sorter {
   // probe's verdict (samples outside their window, the tiles' spreads), written there by the device.
   std::optional<CudaStream> probe_stream_;
   std::optional<CudaEvent> probe_start_, probe_done_;
+  // The large buckets' sort beside the small ones': its stream, the point where the small kernel
+  // was queued (the large kernel waits for it) and the large kernel's end (the caller's stream
+  // waits for it).
+  std::optional<CudaStream> large_stream_;
+  std::optional<CudaEvent> small_queued_, large_done_;
   PinnedBuffer<std::uint32_t> probe_verdict_;
   // The last output's first and last ordered key, written by the device after each sort.
   std::optional<CudaEvent> ends_written_;
