@@ -10,9 +10,9 @@
 // than kCountingSlots values apart are sorted by counting, the others (and the open-ended first
 // and last) by CUB's block radix sort on the bits their keys span. The same blocks find the
 // buckets' places in the output first, each block for the buckets it sorts, and list the buckets
-// too large for the small shape, which the large kernel sorts after, one block a bucket; the last
-// block to have listed posts the plan with the lists' lengths to the host, which queues the large
-// kernel only where there are such buckets.
+// too large for the small shape, which the large kernel sorts beside them, one block a bucket; the
+// last block to have listed posts the plan with the lists' lengths to the host, which queues the
+// large kernel only where there are such buckets.
 #pragma once
 
 #include <cub/block/block_load.cuh>
@@ -214,8 +214,9 @@ inline constexpr std::uint32_t kManyBucketsPerSmallSortBlock = 128;
 // (for the large kernel) or beyond their room (sorted with the spill area). That took a one-block
 // kernel of its own before, 0.009-0.013 ms at 4M-16M pairs. The last block to have listed posts
 // the plan (with the lists' lengths and the spill) to the host, which queues what comes after the
-// small buckets while they are sorted: the large kernel where a bucket needs it, the overflowed
-// buckets' sort or the fallback, the kept splitters. (Posted at the attempt's end instead, the
+// small buckets while they are sorted: the large kernel where a bucket needs it (on a stream of
+// its own, so that its blocks start as the small kernel's finish), the overflowed buckets' sort
+// or the fallback, the kept splitters. (Posted at the attempt's end instead, the
 // device waited for the host's turn in every sort; posted by the scatter's last block, with the
 // lists made by the scatter, the scatter took 2-9 microseconds longer at 16M pairs.) Then it
 // sorts its buckets of 1 to kThreads * kItems pairs, each one's pairs fetched while the one before
@@ -372,9 +373,9 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) small_bucket_sort_kernel
 }
 
 // The buckets too large for the small shape (`listed` of them in large_list, listed by the
-// small-bucket kernel; queued by the host only where there are any): one block a bucket in a fixed
-// grid, loaded from its region, CUB's block radix sort on the bits its keys span (one key value:
-// copied).
+// small-bucket kernel; queued by the host only where there are any, while that kernel still runs):
+// one block a bucket in a fixed grid, loaded from its region, CUB's block radix sort on the bits
+// its keys span (one key value: copied).
 template <int kThreads, int kItems, int kMinBlocks, int kRadixBits>
 __global__ void __launch_bounds__(kThreads, kMinBlocks) large_bucket_sort_kernel(
     const std::uint32_t* __restrict__ bucketed_keys, const std::uint32_t* __restrict__ bucketed_values,
