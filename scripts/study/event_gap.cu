@@ -3,25 +3,22 @@
 // StepTimer's events (docs/profiling.md, "What the step timings cost"). A first kernel of 264
 // blocks spins for 20 us and notes its end (%globaltimer); the second, of 528 blocks, notes when
 // its first block passes the wait for the first kernel (griddepcontrol.wait: at once without a
-// programmatic launch, where the block starts only after the first kernel). Build and run on the
-// GPU machine:
-//   nvcc -arch=sm_90 -O2 -std=c++20 -I host/include -o event-gap scripts/study/event_gap.cu && ./event-gap
+// programmatic launch, where the block starts only after the first kernel). Build (on a build of
+// the tree, for its sort library) and run on the GPU machine:
+//   nvcc -arch=sm_90 -O2 -std=c++20 -I host/include -I kernels/sort/include -o event-gap \
+//     scripts/study/event_gap.cu build/kernels/sort/libdepthsort_sort.a && ./event-gap
 #include <cuda_runtime.h>
 
+#include <array>
 #include <cstdio>
-#include <cstdlib>
 #include <vector>
 
+#include "depthsort/cuda_handles.hpp"
+#include "depthsort/device_buffer.hpp"
+#include "depthsort/errors.hpp"
 #include "depthsort/stats.hpp"
 
 namespace {
-
-void check(cudaError_t status, const char* what, int line) {
-  if (status == cudaSuccess) return;
-  std::fprintf(stderr, "event_gap.cu:%d: %s: %s\n", line, what, cudaGetErrorString(status));
-  std::exit(1);
-}
-#define CHECK(call) check((call), #call, __LINE__)
 
 __device__ unsigned long long now_ns() {
   unsigned long long t;
@@ -43,20 +40,17 @@ __global__ void note_start_kernel(unsigned long long* times) {
   if (threadIdx.x == 0) atomicMin(&times[1], now_ns());
 }
 
-}  // namespace
-
-int main() {
-  unsigned long long* times = nullptr;
-  CHECK(cudaMalloc(&times, 2 * sizeof(unsigned long long)));
-  cudaStream_t stream;
-  CHECK(cudaStreamCreate(&stream));
-  cudaEvent_t events[2][2];  // [timing, untimed][first, second]
-  for (int e = 0; e < 2; ++e) {
-    CHECK(cudaEventCreateWithFlags(&events[0][e], cudaEventDefault));
-    CHECK(cudaEventCreateWithFlags(&events[1][e], cudaEventDisableTiming));
-  }
+void measure() {
+  depthsort::DeviceBuffer<unsigned long long> times(2, "the kernels' timestamps");
+  const depthsort::CudaStream owned_stream;
+  const cudaStream_t stream = owned_stream.get();
+  // [timing, untimed][first, second]
+  const std::array<std::array<depthsort::CudaEvent, 2>, 2> events{{
+      {depthsort::CudaEvent(cudaEventDefault), depthsort::CudaEvent(cudaEventDefault)},
+      {depthsort::CudaEvent(cudaEventDisableTiming), depthsort::CudaEvent(cudaEventDisableTiming)},
+  }};
   cudaDeviceProp prop{};
-  CHECK(cudaGetDeviceProperties(&prop, 0));
+  DEPTHSORT_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
   std::printf("%s: the second kernel past its wait, after the first one's end, ns (median of 7)\n", prop.name);
   for (const bool dependent : {false, true}) {
     for (const bool timing : {true, false}) {
@@ -65,10 +59,10 @@ int main() {
         std::vector<double> gaps(7);
         for (double& gap : gaps) {
           const unsigned long long init[2] = {0, ~0ull};
-          CHECK(cudaMemcpy(times, init, sizeof init, cudaMemcpyHostToDevice));
-          spin_kernel<<<264, 256, 0, stream>>>(times, dependent);
-          CHECK(cudaGetLastError());
-          for (int e = 0; e < count; ++e) CHECK(cudaEventRecord(events[timing ? 0 : 1][e], stream));
+          DEPTHSORT_CUDA_CHECK(cudaMemcpy(times.data(), init, sizeof init, cudaMemcpyHostToDevice));
+          spin_kernel<<<264, 256, 0, stream>>>(times.data(), dependent);
+          DEPTHSORT_CUDA_CHECK_LAUNCH("spin_kernel");
+          for (int e = 0; e < count; ++e) DEPTHSORT_CUDA_CHECK(cudaEventRecord(events[timing ? 0 : 1][e].get(), stream));
           cudaLaunchConfig_t config{};
           config.gridDim = 528;
           config.blockDim = 256;
@@ -78,10 +72,10 @@ int main() {
           attribute.val.programmaticStreamSerializationAllowed = 1;
           config.attrs = &attribute;
           config.numAttrs = dependent ? 1 : 0;
-          CHECK(cudaLaunchKernelEx(&config, note_start_kernel, times));
-          CHECK(cudaStreamSynchronize(stream));
+          DEPTHSORT_CUDA_CHECK(cudaLaunchKernelEx(&config, note_start_kernel, times.data()));
+          DEPTHSORT_CUDA_CHECK(cudaStreamSynchronize(stream));
           unsigned long long result[2];
-          CHECK(cudaMemcpy(result, times, sizeof result, cudaMemcpyDeviceToHost));
+          DEPTHSORT_CUDA_CHECK(cudaMemcpy(result, times.data(), sizeof result, cudaMemcpyDeviceToHost));
           gap = static_cast<double>(static_cast<long long>(result[1] - result[0]));
         }
         std::printf("%-28s %d %-7s event(s) between: %+6.0f\n",
@@ -90,6 +84,16 @@ int main() {
       }
     }
   }
-  CHECK(cudaFree(times));
+}
+
+}  // namespace
+
+int main() {
+  try {
+    measure();
+  } catch (const depthsort::Error& e) {
+    std::fprintf(stderr, "event_gap: %s\n", e.what());
+    return 1;
+  }
   return 0;
 }
