@@ -135,6 +135,40 @@ TEST_F(RunBucket, TakesTheBucketPathOnlyWhereTheInputFollowsTheKeyOrder) {
   EXPECT_EQ(last_steps(*sorter), "fallback-cub") << "below min_pairs";
 }
 
+// Input that stays in no order: after eight fallbacks in a row, the probe (and the splitters it
+// needs) runs beside every probe_every-th sort only. Sorted input after a long run of uniform keys
+// takes the bucket path again within probe_every sorts (the probe of one sort decides the next),
+// and not before a probe has run: with probe_every=64 it is still the fallback after 16 sorts.
+TEST_F(RunBucket, ProbesInputInNoOrderSparselyAndFindsTheBucketPathAgain) {
+  const std::size_t n = std::size_t{4} << 20;
+  const std::vector<float> sorted = make_keys(Distribution::Sorted, n);
+  const std::vector<float> uniform = make_keys(Distribution::Uniform, n);
+  // The sorts of `sorted` after 20 of `uniform` (the first two of `sorted` to give splitters)
+  // until the bucket path comes back, at most `most`; returns how many it took.
+  const auto sorts_until_bucket_path = [&](std::string_view options, int most) {
+    const std::unique_ptr<Sorter> sorter = make_reserved(n, options);
+    for (int sort = 0; sort < 2; ++sort) EXPECT_TRUE(sort_and_check(*sorter, sorted).ok);
+    for (int sort = 0; sort < 20; ++sort) {
+      EXPECT_TRUE(sort_and_check(*sorter, uniform).ok);
+      if (sort > 0) {
+        EXPECT_EQ(last_steps(*sorter), "fallback-cub") << options << ", uniform sort " << sort;
+      }
+    }
+    for (int sort = 1; sort <= most; ++sort) {
+      const CheckResult result = sort_and_check(*sorter, sorted);
+      EXPECT_TRUE(result.ok) << result.message;
+      if (last_steps(*sorter) == kBucketPath) return sort;
+      EXPECT_EQ(last_steps(*sorter), "fallback-cub") << options << ", sorted sort " << sort;
+    }
+    return most + 1;
+  };
+  EXPECT_EQ(sorts_until_bucket_path("span=0,probe_every=1", 8), 2) << "a probe at every fallback";
+  const int sparse = sorts_until_bucket_path("span=0,probe_every=8", 16);
+  EXPECT_GE(sparse, 2);
+  EXPECT_LE(sparse, 9) << "a probe at least every 8 sorts";
+  EXPECT_EQ(sorts_until_bucket_path("span=0,probe_every=64", 16), 17) << "no probe within 16 sorts";
+}
+
 // Where the last keys differed in few low bits, the fallback finds this input's range and CUB
 // sorts only the bits its keys differ in, also in the bucket path's place where there are no
 // splitters yet, the keys were one value (copied) or the input's tiles spread over too many

@@ -70,7 +70,8 @@ class RunBucketSorter final : public Sorter {
         min_pairs_(std::size_t{1} << option_value(options, "min_pairs_log2")),
         span_bits_(option_value(options, "span") != 0),
         max_spread_(static_cast<std::uint32_t>(option_value(options, "max_spread"))),
-        max_runs_(static_cast<std::uint32_t>(option_value(options, "max_runs"))) {}
+        max_runs_(static_cast<std::uint32_t>(option_value(options, "max_runs"))),
+        probe_every_(static_cast<std::uint32_t>(option_value(options, "probe_every"))) {}
 
   std::size_t workspace_bytes() const override { return workspace_bytes_ + zero_fixup_.bytes(); }
 
@@ -82,6 +83,7 @@ class RunBucketSorter final : public Sorter {
     for (DeviceBuffer<std::uint32_t>* buffer : word_buffers()) *buffer = {};
     reuse_splitters_ = false;
     expect_fallback_ = false;
+    fallbacks_in_a_row_ = 0;
     probe_pending_ = false;
     ends_pending_ = false;
     last_differing_bits_ = 0;
@@ -165,6 +167,8 @@ class RunBucketSorter final : public Sorter {
     segment_count_ = 0;
     if (b.n == 0) return;
     read_last_output_ends();
+    const std::uint32_t fallbacks_before = fallbacks_in_a_row_;
+    fallbacks_in_a_row_ = 0;
     if (b.n < min_pairs_ || b.n > kMaxBucketPairs) {
       // No splitters to keep. Above the bucket path's sizes the library sort leaves the keys'
       // range where the host reads it; below min_pairs it is cub-radix's sort as it is, with no
@@ -186,6 +190,13 @@ class RunBucketSorter final : public Sorter {
       return keep_from_output(b, buckets, stream);
     }
     if (last_splitters && expect_fallback_ && !probe_found_bucket_path(b.n)) {
+      // Input that stays in no order (a scene listed in its own order) pays for a probe and the
+      // splitters it needs at every sort only at first; then at every probe_every-th.
+      fallbacks_in_a_row_ = fallbacks_before + 1;
+      if (fallbacks_in_a_row_ > kFallbacksProbedEachTime && fallbacks_in_a_row_ % probe_every_ != 0) {
+        if (fall_back(b, stream, timer)) note_output_ends(stream);
+        return;
+      }
       const bool probed = probe(b, buckets, stream);
       fall_back(b, stream, timer);
       if (probed) DEPTHSORT_CUDA_CHECK(cudaStreamWaitEvent(stream, probe_done_->get(), 0));
@@ -216,6 +227,9 @@ class RunBucketSorter final : public Sorter {
   // Above this many samples in one bucket (three times the expected 16, the room a bucket has),
   // the last sort's splitters are not used.
   static constexpr std::uint32_t kMostSamplesInABucket = 3 * kSamplesPerBucket;
+  // This many fallbacks in a row each have a probe beside them (the frames after a cut find the
+  // bucket path again at once); after them, every probe_every-th.
+  static constexpr std::uint32_t kFallbacksProbedEachTime = 8;
 
   void pick_fresh_splitters(std::uint32_t buckets, cudaStream_t stream) {
     const std::uint32_t samples = buckets * kSamplesPerBucket;
@@ -451,6 +465,8 @@ class RunBucketSorter final : public Sorter {
   bool span_bits_ = true;             // the fallback sorts only the bits its keys differ in
   std::uint32_t max_spread_ = 0;      // narrow keys take the bucket path up to this spread per tile
   std::uint32_t max_runs_ = 0;        // or wide keys with many pairs outside their window, up to these runs
+  std::uint32_t probe_every_ = 1;     // after kFallbacksProbedEachTime fallbacks in a row, probe every this many
+  std::uint32_t fallbacks_in_a_row_ = 0;  // sorts that fell back at once, expecting to, up to this one
   int last_differing_bits_ = 0;       // low bits the last keys differed in, as far as known
   std::uint32_t splitter_buckets_ = 0;
   std::size_t min_pairs_ = 0;

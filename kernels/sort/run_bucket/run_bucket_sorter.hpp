@@ -28,6 +28,11 @@ inline constexpr OptionSpec kRunBucketOptions[] = {
      "outside their tile's window, if a tile's pairs fall into at most this many buckets on average (estimated "
      "from the sample; a mesh in mesh order); 0: never",
      128, 0, 8192},
+    {"probe_every",
+     "after 8 sorts in a row that fell back (input in no order), probe whether the bucket path pays again only "
+     "every this many sorts instead of at each (the probe and the splitters it needs cost about 1% at 16M pairs); "
+     "1: at each",
+     8, 1, 64},
 };
 
 std::unique_ptr<Sorter> make_run_bucket_sorter(const OptionValues& options);
