@@ -137,8 +137,8 @@ TEST_F(RunBucket, TakesTheBucketPathOnlyWhereTheInputFollowsTheKeyOrder) {
 
 // Input that stays in no order: after eight fallbacks in a row, the probe (and the splitters it
 // needs) runs beside every probe_every-th sort only. Sorted input after a long run of uniform keys
-// takes the bucket path again within probe_every sorts (the probe of one sort decides the next),
-// and not before a probe has run: with probe_every=64 it is still the fallback after 16 sorts.
+// takes the bucket path again within probe_every + 1 sorts (the probe of one sort decides the
+// next), and not before a probe has run: with probe_every=64 it is still the fallback after 16.
 TEST_F(RunBucket, ProbesInputInNoOrderSparselyAndFindsTheBucketPathAgain) {
   const std::size_t n = std::size_t{4} << 20;
   const std::vector<float> sorted = make_keys(Distribution::Sorted, n);

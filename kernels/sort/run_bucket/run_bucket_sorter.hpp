@@ -30,8 +30,8 @@ inline constexpr OptionSpec kRunBucketOptions[] = {
      128, 0, 8192},
     {"probe_every",
      "after 8 sorts in a row that fell back (input in no order), probe whether the bucket path pays again only "
-     "every this many sorts instead of at each (the probe and the splitters it needs cost about 1% at 16M pairs); "
-     "1: at each",
+     "every this many sorts instead of at each (the probe and the splitters it needs add 0.003-0.008 ms to a sort "
+     "on an H100); 1: at each",
      8, 1, 64},
 };
 
