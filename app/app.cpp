@@ -15,16 +15,16 @@
 #include <string>
 #include <vector>
 
-#include "depthsort/errors.hpp"
-#include "depthsort/output_file.hpp"
-#include "depthsort/registry.hpp"
+#include "depthsort/sort/errors.hpp"
+#include "depthsort/host/output_file.hpp"
+#include "depthsort/sort/registry.hpp"
 #include "frame.hpp"
 #include "memory.hpp"
 #include "platform/egl_headless.hpp"
 #include "platform/glfw_window.hpp"
 #include "render/renderer.hpp"
 #include "scene/scene.hpp"
-#include "depthsort/count_text.hpp"
+#include "depthsort/host/count_text.hpp"
 #include "text.hpp"
 #include "timings.hpp"
 

@@ -19,7 +19,7 @@
 
 #include "cli.hpp"
 #include "compare_all.hpp"
-#include "depthsort/segment_ids.hpp"
+#include "depthsort/frame/segment_ids.hpp"
 #include "frame.hpp"
 #include "frame_rate.hpp"
 #include "memory.hpp"

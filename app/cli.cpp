@@ -11,9 +11,9 @@
 #include <functional>
 #include <limits>
 
-#include "depthsort/count_text.hpp"
-#include "depthsort/errors.hpp"
-#include "depthsort/registry.hpp"
+#include "depthsort/host/count_text.hpp"
+#include "depthsort/sort/errors.hpp"
+#include "depthsort/sort/registry.hpp"
 #include "keys.hpp"
 #include "scene/scene.hpp"
 
@@ -30,7 +30,7 @@ constexpr std::uint64_t kMaxFrames = 100'000'000;
 constexpr std::uint64_t kMaxCopies = std::uint64_t{1} << 32;
 constexpr int kMaxCheckEvery = 1'000'000;
 
-// A count (depthsort/count_text.hpp spellings) in [min, max]; `what` names the unit in the
+// A count (depthsort/host/count_text.hpp spellings) in [min, max]; `what` names the unit in the
 // message for a value above a fixed limit ("triangles").
 std::uint64_t count_value(const std::string& flag, const std::string& text, std::uint64_t min, std::uint64_t max,
                           const std::string& why_limit = "") {

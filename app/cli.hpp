@@ -59,7 +59,7 @@ struct CliResult {
 };
 
 // Throws UsageError naming the offending argument. Sorter names are checked against the registry
-// here (unknown names list the valid ones); counts use depthsort/count_text.hpp (K, M, G binary).
+// here (unknown names list the valid ones); counts use depthsort/host/count_text.hpp (K, M, G binary).
 CliResult parse_command_line(int argc, const char* const* argv);
 std::string help_text();
 std::string version_text();

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <exception>
 
-#include "depthsort/registry.hpp"
-#include "depthsort/stats.hpp"
+#include "depthsort/sort/registry.hpp"
+#include "depthsort/host/stats.hpp"
 
 namespace depthsort::app {
 

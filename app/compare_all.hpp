@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "depthsort/device_buffer.hpp"
-#include "depthsort/sorter.hpp"
+#include "depthsort/sort/device_buffer.hpp"
+#include "depthsort/sort/sorter.hpp"
 
 namespace depthsort::app {
 

@@ -12,13 +12,13 @@
 #include <utility>
 #include <vector>
 
-#include "depthsort/cuda_handles.hpp"
-#include "depthsort/depth.hpp"
-#include "depthsort/device_buffer.hpp"
-#include "depthsort/errors.hpp"
-#include "depthsort/expand.hpp"
-#include "depthsort/keys.hpp"
-#include "depthsort/segment_ids.hpp"
+#include "depthsort/sort/cuda_handles.hpp"
+#include "depthsort/frame/depth.hpp"
+#include "depthsort/sort/device_buffer.hpp"
+#include "depthsort/sort/errors.hpp"
+#include "depthsort/frame/expand.hpp"
+#include "depthsort/sort/keys.hpp"
+#include "depthsort/frame/segment_ids.hpp"
 #include "interop/gl_interop.hpp"
 #include "timings.hpp"
 

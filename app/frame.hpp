@@ -2,7 +2,7 @@
 //   GPU: map (one cudaGraphicsMapResources for every buffer) -> simulate particles -> depth keys
 //        -> sort (the registry sorter) -> gather into the GL buffers -> unmap.
 //   CPU: simulate -> depth -> sort (the registry's CPU sorter) -> gather -> upload (glBufferSubData).
-// With --draw-path expanded an `expand` step follows the gather (depthsort/expand.hpp): every
+// With --draw-path expanded an `expand` step follows the gather (depthsort/frame/expand.hpp): every
 // sorted position becomes three ready vertices in the renderer's expanded buffer, mapped with the
 // others (GPU) or uploaded (CPU). It runs on frozen frames too, from the kept order, so the
 // particles move and the sprites face the camera as on the pulled draw.
@@ -24,12 +24,12 @@
 #include <string>
 #include <vector>
 
-#include "depthsort/expand.hpp"
-#include "depthsort/particles.hpp"
-#include "depthsort/registry.hpp"
-#include "depthsort/sorter.hpp"
+#include "depthsort/frame/expand.hpp"
+#include "depthsort/frame/particles.hpp"
+#include "depthsort/sort/registry.hpp"
+#include "depthsort/sort/sorter.hpp"
 #include "compare_all.hpp"
-#include "depthsort/step_timer.hpp"
+#include "depthsort/sort/step_timer.hpp"
 #include "render/renderer.hpp"
 #include "scene/scene.hpp"
 #include "settings.hpp"

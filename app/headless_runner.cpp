@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "depthsort/output_file.hpp"
+#include "depthsort/host/output_file.hpp"
 #include "render/screenshot.hpp"
 #include "stop_signal.hpp"
 #include "text.hpp"

@@ -7,11 +7,11 @@
 #include <cstdio>
 #include <string>
 
-#include "depthsort/depth.hpp"
-#include "depthsort/errors.hpp"
-#include "depthsort/expand.hpp"
-#include "depthsort/memory_available.hpp"
-#include "depthsort/particles.hpp"
+#include "depthsort/frame/depth.hpp"
+#include "depthsort/sort/errors.hpp"
+#include "depthsort/frame/expand.hpp"
+#include "depthsort/host/memory_available.hpp"
+#include "depthsort/frame/particles.hpp"
 
 namespace depthsort::app {
 

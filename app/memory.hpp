@@ -37,8 +37,8 @@ MemorySample sample_memory(std::uint64_t frame, bool gpu);
 // "1.4 GiB", "12 MiB": estimates on the console.
 std::string size_text(std::size_t bytes);
 
-// Throws CapacityError (depthsort/errors.hpp) when `need` exceeds what is available
-// (depthsort/memory_available.hpp: MemAvailable within ulimit -v, cudaMemGetInfo), with the
+// Throws CapacityError (depthsort/sort/errors.hpp) when `need` exceeds what is available
+// (depthsort/host/memory_available.hpp: MemAvailable within ulimit -v, cudaMemGetInfo), with the
 // estimate, what is available and `advice` (which flags to lower). Returns the console line that
 // reports the estimate.
 std::string check_memory(const MemoryNeed& need, bool cpu_path, const std::string& what, const std::string& advice);

@@ -7,8 +7,8 @@
 
 #include <cstdint>
 
-#include "depthsort/particles.hpp"
-#include "depthsort/registry.hpp"
+#include "depthsort/frame/particles.hpp"
+#include "depthsort/sort/registry.hpp"
 #include "render/draw_options.hpp"
 #include "scene/camera.hpp"
 
@@ -16,7 +16,7 @@ namespace depthsort::app {
 
 // How the single order is drawn: pull (primitive.vert reads order, triangle list and vertices
 // from storage buffers) or expanded (CUDA, or the CPU path, writes three ready vertices a sorted
-// position; depthsort/expand.hpp).
+// position; depthsort/frame/expand.hpp).
 enum class DrawPath { Pull, Expanded };
 
 struct Settings {

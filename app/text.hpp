@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "depthsort/count_text.hpp"
+#include "depthsort/host/count_text.hpp"
 
 namespace depthsort::app {
 

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "depthsort/stats.hpp"
+#include "depthsort/host/stats.hpp"
 
 namespace depthsort::app {
 

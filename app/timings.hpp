@@ -14,7 +14,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "depthsort/step_timer.hpp"
+#include "depthsort/sort/step_timer.hpp"
 
 namespace depthsort::app {
 

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "depthsort/output_file.hpp"
+#include "depthsort/host/output_file.hpp"
 #include "keys.hpp"
 #include "stop_signal.hpp"
 #include "render/screenshot.hpp"

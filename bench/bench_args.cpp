@@ -11,8 +11,8 @@
 
 #include <CLI/CLI.hpp>
 
-#include "depthsort/count_text.hpp"
-#include "depthsort/errors.hpp"
+#include "depthsort/host/count_text.hpp"
+#include "depthsort/sort/errors.hpp"
 
 namespace depthsort::bench {
 namespace {

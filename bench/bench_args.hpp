@@ -10,9 +10,9 @@
 #include <string_view>
 #include <vector>
 
-#include "depthsort/registry.hpp"
-#include "depthsort/sorter.hpp"
-#include "depthsort/workload.hpp"
+#include "depthsort/sort/registry.hpp"
+#include "depthsort/sort/sorter.hpp"
+#include "depthsort/harness/workload.hpp"
 
 namespace depthsort::bench {
 
@@ -65,7 +65,7 @@ struct ParseResult {
 ParseResult parse_bench_args(std::span<const std::string_view> args,
                              std::span<const SorterInfo> registry = sorter_registry());
 
-// A pair count as depthsort/count_text.hpp spells it (binary K/M/G, 2^N, digits), from 1 to
+// A pair count as depthsort/host/count_text.hpp spells it (binary K/M/G, 2^N, digits), from 1 to
 // kMaxPairs; nullopt otherwise, with the reason in *why when given.
 std::optional<std::size_t> parse_size(std::string_view text, std::string* why = nullptr);
 // Inverse for display (format_count): 16777216 -> "16M", 1536 -> "1536", 3072 -> "3K".

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "depthsort/errors.hpp"
-#include "depthsort/step_timer.hpp"
+#include "depthsort/sort/errors.hpp"
+#include "depthsort/sort/step_timer.hpp"
 
 namespace depthsort::bench {
 namespace {

@@ -9,9 +9,9 @@
 #include <utility>
 #include <vector>
 
-#include "depthsort/cuda_handles.hpp"
-#include "depthsort/output_file.hpp"
-#include "depthsort/step_timer.hpp"
+#include "depthsort/sort/cuda_handles.hpp"
+#include "depthsort/host/output_file.hpp"
+#include "depthsort/sort/step_timer.hpp"
 #include "report.hpp"
 #include "stats.hpp"
 

@@ -7,12 +7,12 @@
 #include <new>
 #include <string>
 
-#include "depthsort/device_buffer.hpp"
-#include "depthsort/errors.hpp"
-#include "depthsort/permutation_check.hpp"
-#include "depthsort/sorter.hpp"
-#include "depthsort/step_timer.hpp"
-#include "depthsort/workload.hpp"
+#include "depthsort/sort/device_buffer.hpp"
+#include "depthsort/sort/errors.hpp"
+#include "depthsort/harness/permutation_check.hpp"
+#include "depthsort/sort/sorter.hpp"
+#include "depthsort/sort/step_timer.hpp"
+#include "depthsort/harness/workload.hpp"
 #include "reference_copy.hpp"
 
 namespace depthsort::bench {

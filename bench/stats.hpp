@@ -5,7 +5,7 @@
 #include <limits>
 #include <vector>
 
-#include "depthsort/stats.hpp"
+#include "depthsort/host/stats.hpp"
 
 namespace depthsort::bench {
 
@@ -15,7 +15,7 @@ struct Summary {
   double p90 = std::numeric_limits<double>::quiet_NaN();
 };
 
-// Median, minimum and the 90th percentile by nearest rank (depthsort/stats.hpp). NaNs for no
+// Median, minimum and the 90th percentile by nearest rank (depthsort/host/stats.hpp). NaNs for no
 // samples.
 inline Summary summarize(const std::vector<double>& samples) {
   Summary s;

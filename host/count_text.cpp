@@ -1,4 +1,4 @@
-#include "depthsort/count_text.hpp"
+#include "depthsort/host/count_text.hpp"
 
 #include <cctype>
 #include <charconv>

@@ -1,4 +1,4 @@
-#include "depthsort/memory_available.hpp"
+#include "depthsort/host/memory_available.hpp"
 
 #include <cuda_runtime_api.h>
 #include <sys/resource.h>

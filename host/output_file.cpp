@@ -1,4 +1,4 @@
-#include "depthsort/output_file.hpp"
+#include "depthsort/host/output_file.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -10,8 +10,8 @@
 #include <system_error>
 #include <utility>
 
-#include "depthsort/count_text.hpp"
-#include "depthsort/errors.hpp"
+#include "depthsort/host/count_text.hpp"
+#include "depthsort/sort/errors.hpp"
 
 namespace fs = std::filesystem;
 

@@ -1,5 +1,5 @@
 #version 450 core
-// The expanded draw (--draw-path expanded, depthsort/expand.hpp): every vertex of the sorted
+// The expanded draw (--draw-path expanded, depthsort/frame/expand.hpp): every vertex of the sorted
 // order was written ready, three a position, by CUDA (or the CPU path) after the sort, so this
 // only transforms. Its outputs are primitive.vert's, for primitive.frag.
 layout(location = 0) in vec3 a_position;  // world space

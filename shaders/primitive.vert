@@ -7,7 +7,7 @@
 // of two triangles; with 3 (--sprite-shape triangle), one triangle around the sprite's disc, which
 // spends no vertex work on empty slots behind triangles at the cost of ~30% more discarded
 // fragments per particle.
-// Ids: id < u_triangles is triangle id, else particle id - u_triangles (depthsort/depth.hpp).
+// Ids: id < u_triangles is triangle id, else particle id - u_triangles (depthsort/frame/depth.hpp).
 layout(std430, binding = 0) readonly buffer MeshVertices { uint mesh_words[]; };      // MeshVertex: x y z rgba
 layout(std430, binding = 1) readonly buffer MeshIndices { uint mesh_indices[]; };     // 3 per triangle
 layout(std430, binding = 2) readonly buffer Particles { uint particle_words[]; };     // ParticleVertex: x y z size rgba

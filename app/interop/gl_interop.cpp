@@ -6,7 +6,7 @@
 #include <string>
 #include <utility>
 
-#include "depthsort/errors.hpp"
+#include "depthsort/sort/errors.hpp"
 
 namespace depthsort::app {
 

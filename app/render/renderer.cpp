@@ -10,7 +10,7 @@
 #include <glm/gtc/matrix_transform.hpp>
 #include <glm/gtc/type_ptr.hpp>
 
-#include "depthsort/expand.hpp"
+#include "depthsort/frame/expand.hpp"
 
 namespace depthsort::app {
 

@@ -12,7 +12,7 @@
 
 #include <glm/vec3.hpp>
 
-#include "depthsort/step_timer.hpp"
+#include "depthsort/sort/step_timer.hpp"
 #include "render/draw_options.hpp"
 #include "render/gl.hpp"
 #include "scene/scene.hpp"

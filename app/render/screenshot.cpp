@@ -11,7 +11,7 @@
 #include <stdexcept>
 #include <string_view>
 
-#include "depthsort/output_file.hpp"
+#include "depthsort/host/output_file.hpp"
 
 namespace depthsort::app {
 

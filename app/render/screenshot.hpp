@@ -1,5 +1,5 @@
 // PNG screenshots: encoded in memory by stb_image_write (Debian's libstb-dev, compiled from its
-// header here), then written whole or not at all (depthsort/output_file.hpp).
+// header here), then written whole or not at all (depthsort/host/output_file.hpp).
 #pragma once
 
 #include <cstdint>

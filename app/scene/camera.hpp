@@ -10,8 +10,8 @@
 #include <glm/mat4x4.hpp>
 #include <glm/vec3.hpp>
 
-#include "depthsort/camera_path.hpp"
-#include "depthsort/depth.hpp"
+#include "depthsort/frame/camera_path.hpp"
+#include "depthsort/frame/depth.hpp"
 
 namespace depthsort::app {
 

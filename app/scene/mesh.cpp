@@ -7,7 +7,7 @@
 
 #include <glm/geometric.hpp>
 
-#include "depthsort/torus_knot.hpp"
+#include "depthsort/frame/torus_knot.hpp"
 
 namespace depthsort::app {
 

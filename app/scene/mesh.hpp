@@ -10,7 +10,7 @@
 #include <glm/vec3.hpp>
 #include <glm/vec4.hpp>
 
-#include "depthsort/depth.hpp"
+#include "depthsort/frame/depth.hpp"
 
 namespace depthsort::app {
 

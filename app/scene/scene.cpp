@@ -8,8 +8,8 @@
 
 #include <glm/geometric.hpp>
 
-#include "depthsort/count_text.hpp"
-#include "depthsort/sorter.hpp"
+#include "depthsort/host/count_text.hpp"
+#include "depthsort/sort/sorter.hpp"
 #include "scene/obj_loader.hpp"
 #include "text.hpp"
 

@@ -10,7 +10,7 @@
 #include <glm/vec3.hpp>
 
 #include "cli.hpp"
-#include "depthsort/particles.hpp"
+#include "depthsort/frame/particles.hpp"
 #include "memory.hpp"
 #include "scene/camera.hpp"
 #include "scene/mesh.hpp"

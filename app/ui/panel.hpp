@@ -13,10 +13,10 @@
 
 #include <imgui.h>
 
-#include "depthsort/registry.hpp"
+#include "depthsort/sort/registry.hpp"
 #include "cli.hpp"
 #include "compare_all.hpp"
-#include "depthsort/segment_ids.hpp"
+#include "depthsort/frame/segment_ids.hpp"
 #include "frame.hpp"
 #include "scene/camera.hpp"
 #include "timings.hpp"

@@ -1,8 +1,8 @@
 // launch_check_permutation (permutation_check.hpp): every id marked once, then the unmarked (or
 // twice-marked) ones counted.
-#include "depthsort/permutation_check.hpp"
+#include "depthsort/harness/permutation_check.hpp"
 
-#include "depthsort/errors.hpp"
+#include "depthsort/sort/errors.hpp"
 #include "sort/primitives/launch.hpp"
 
 namespace depthsort {

@@ -1,4 +1,4 @@
-#include "depthsort/workload.hpp"
+#include "depthsort/harness/workload.hpp"
 
 #include <algorithm>
 #include <array>
@@ -8,9 +8,9 @@
 #include <numbers>
 #include <sstream>
 
-#include "depthsort/keys.hpp"
-#include "depthsort/name_table.hpp"
-#include "depthsort/torus_knot.hpp"
+#include "depthsort/sort/keys.hpp"
+#include "depthsort/sort/name_table.hpp"
+#include "depthsort/frame/torus_knot.hpp"
 
 namespace depthsort {
 namespace {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "depthsort/workload.hpp"
+#include "depthsort/harness/workload.hpp"
 
 namespace depthsort::multi_gpu {
 

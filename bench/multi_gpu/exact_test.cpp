@@ -21,12 +21,12 @@
 #include <string_view>
 #include <vector>
 
-#include "depthsort/cuda_handles.hpp"
-#include "depthsort/device_buffer.hpp"
-#include "depthsort/errors.hpp"
-#include "depthsort/registry.hpp"
-#include "depthsort/stats.hpp"
-#include "depthsort/workload.hpp"
+#include "depthsort/sort/cuda_handles.hpp"
+#include "depthsort/sort/device_buffer.hpp"
+#include "depthsort/sort/errors.hpp"
+#include "depthsort/sort/registry.hpp"
+#include "depthsort/host/stats.hpp"
+#include "depthsort/harness/workload.hpp"
 #include "sort/multi_gpu/multi_gpu_sort.hpp"
 
 #include "gpu_inputs.hpp"

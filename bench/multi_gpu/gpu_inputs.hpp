@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
-#include "depthsort/device_buffer.hpp"
-#include "depthsort/errors.hpp"
+#include "depthsort/sort/device_buffer.hpp"
+#include "depthsort/sort/errors.hpp"
 #include "sort/multi_gpu/multi_gpu_sort.hpp"
 
 #include "cli.hpp"

@@ -22,11 +22,11 @@
 #include <utility>
 #include <vector>
 
-#include "depthsort/count_text.hpp"
-#include "depthsort/device_buffer.hpp"
-#include "depthsort/errors.hpp"
-#include "depthsort/output_file.hpp"
-#include "depthsort/registry.hpp"
+#include "depthsort/host/count_text.hpp"
+#include "depthsort/sort/device_buffer.hpp"
+#include "depthsort/sort/errors.hpp"
+#include "depthsort/host/output_file.hpp"
+#include "depthsort/sort/registry.hpp"
 #include "sort/gpu_mms/gpu_mms_kernels.cuh"
 #include "stats.hpp"
 #include "types_args.hpp"

@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "depthsort/count_text.hpp"
+#include "depthsort/host/count_text.hpp"
 
 namespace depthsort::mms_types {
 

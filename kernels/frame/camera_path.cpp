@@ -1,10 +1,10 @@
-#include "depthsort/camera_path.hpp"
+#include "depthsort/frame/camera_path.hpp"
 
 #include <algorithm>
 #include <array>
 #include <cmath>
 
-#include "depthsort/name_table.hpp"
+#include "depthsort/sort/name_table.hpp"
 
 namespace depthsort {
 namespace {

@@ -3,8 +3,8 @@
 
 #include <cmath>
 
-#include "depthsort/depth.hpp"
-#include "depthsort/errors.hpp"
+#include "depthsort/frame/depth.hpp"
+#include "depthsort/sort/errors.hpp"
 #include "sort/primitives/launch.hpp"
 
 namespace depthsort {

@@ -1,8 +1,8 @@
 // The expanded draw path's kernel (expand.hpp): every sorted position becomes three ready vertices.
 #include <cuda_runtime.h>
 
-#include "depthsort/errors.hpp"
-#include "depthsort/expand.hpp"
+#include "depthsort/sort/errors.hpp"
+#include "depthsort/frame/expand.hpp"
 
 namespace depthsort {
 

@@ -2,8 +2,8 @@
 // vertex buffer (position, size, colour); the velocity and life state stay in CUDA memory.
 #include <cuda_runtime.h>
 
-#include "depthsort/errors.hpp"
-#include "depthsort/particles.hpp"
+#include "depthsort/sort/errors.hpp"
+#include "depthsort/frame/particles.hpp"
 
 namespace depthsort {
 

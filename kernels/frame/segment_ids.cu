@@ -1,6 +1,6 @@
 // The data behind the demo's views of a sorter's structure: the bucket (segment) of every sorted
 // position and the bucket sizes. Not a sorting step: it runs only while a view shows it.
-#include "depthsort/segment_ids.hpp"
+#include "depthsort/frame/segment_ids.hpp"
 
 #include <cuda_runtime.h>
 
@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "depthsort/errors.hpp"
+#include "depthsort/sort/errors.hpp"
 
 namespace depthsort {
 namespace {

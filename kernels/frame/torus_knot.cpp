@@ -1,4 +1,4 @@
-#include "depthsort/torus_knot.hpp"
+#include "depthsort/frame/torus_knot.hpp"
 
 #include <cmath>
 #include <numbers>

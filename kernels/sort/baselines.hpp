@@ -3,7 +3,7 @@
 
 #include <memory>
 
-#include "depthsort/sorter.hpp"
+#include "depthsort/sort/sorter.hpp"
 
 namespace depthsort {
 

@@ -1,10 +1,10 @@
 // The registry table: one row per sorter. New algorithms add a row here (and nothing else).
-#include "depthsort/registry.hpp"
+#include "depthsort/sort/registry.hpp"
 
 #include <array>
 #include <charconv>
 
-#include "depthsort/errors.hpp"
+#include "depthsort/sort/errors.hpp"
 #include "sort/baselines.hpp"
 #include "sort/gpu_mms/gpu_mms_sorter.hpp"
 #include "sort/bucket_sort/bucket_sort_sorter.hpp"

@@ -13,10 +13,10 @@
 #include <cstdio>
 #include <vector>
 
-#include "depthsort/cuda_handles.hpp"
-#include "depthsort/device_buffer.hpp"
-#include "depthsort/errors.hpp"
-#include "depthsort/stats.hpp"
+#include "depthsort/sort/cuda_handles.hpp"
+#include "depthsort/sort/device_buffer.hpp"
+#include "depthsort/sort/errors.hpp"
+#include "depthsort/host/stats.hpp"
 
 namespace {
 

@@ -13,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "depthsort/registry.hpp"
+#include "depthsort/sort/registry.hpp"
 #include "support.hpp"
 
 namespace depthsort::app::test {

@@ -10,9 +10,9 @@
 #include <string>
 
 #include "cli.hpp"
-#include "depthsort/depth.hpp"
+#include "depthsort/frame/depth.hpp"
 #include "frame.hpp"
-#include "depthsort/particles.hpp"
+#include "depthsort/frame/particles.hpp"
 #include "scene/camera.hpp"
 #include "scene/mesh.hpp"
 #include "scene/obj_loader.hpp"
@@ -396,7 +396,7 @@ TEST(HeadlessRun, ExpandedDrawPathIsTimedAndReported) {
 }
 
 TEST(CommandLine, ParseCounts) {
-  // The shared spelling (depthsort/count_text.hpp), as in depthsort-bench: K, M, G are binary.
+  // The shared spelling (depthsort/host/count_text.hpp), as in depthsort-bench: K, M, G are binary.
   EXPECT_EQ(parse({"--triangles", "5M"}).triangles, std::size_t{5} << 20);
   EXPECT_EQ(parse({"--triangles", "250K"}).triangles, 250u * 1024u);
   EXPECT_EQ(parse({"--particles", "2^20"}).particles, std::size_t{1} << 20);

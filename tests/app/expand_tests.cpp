@@ -1,4 +1,4 @@
-// The expanded draw's per-position function (depthsort/expand.hpp), which the CPU path runs on
+// The expanded draw's per-position function (depthsort/frame/expand.hpp), which the CPU path runs on
 // the host and the GPU path's kernel on the device: triangles keep their corners, a particle
 // becomes the triangle around its disc facing the camera, sized as the pulled draw sizes it, and
 // the colour modes are primitive.vert's.
@@ -13,7 +13,7 @@
 #include <glm/mat4x4.hpp>
 #include <glm/vec4.hpp>
 
-#include "depthsort/expand.hpp"
+#include "depthsort/frame/expand.hpp"
 #include "frame.hpp"
 #include "scene/camera.hpp"
 #include "scene/mesh.hpp"

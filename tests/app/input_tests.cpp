@@ -20,7 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "frame.hpp"
-#include "depthsort/memory_available.hpp"
+#include "depthsort/host/memory_available.hpp"
 #include "memory.hpp"
 #include "scene/obj_loader.hpp"
 #include "scene/scene.hpp"

@@ -18,9 +18,9 @@
 #include <string>
 #include <vector>
 
-#include "depthsort/cuda_handles.hpp"
-#include "depthsort/errors.hpp"
-#include "depthsort/registry.hpp"  // cuda_device_usable
+#include "depthsort/sort/cuda_handles.hpp"
+#include "depthsort/sort/errors.hpp"
+#include "depthsort/sort/registry.hpp"  // cuda_device_usable
 #include "interop/gl_interop.hpp"
 #include "platform/egl_headless.hpp"
 #include "support.hpp"

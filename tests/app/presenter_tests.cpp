@@ -10,7 +10,7 @@
 #include <glm/vec4.hpp>
 
 #include "cli.hpp"
-#include "depthsort/particles.hpp"
+#include "depthsort/frame/particles.hpp"
 #include "frame_rate.hpp"
 #include "scene/camera.hpp"
 #include "scene/scene.hpp"

@@ -21,7 +21,7 @@
 
 #include "sort/primitives/bitonic_sort.cuh"
 #include "sort/primitives/merge_rank.hpp"
-#include "depthsort/keys.hpp"
+#include "depthsort/sort/keys.hpp"
 
 namespace depthsort::primitives::bitonic {
 namespace {

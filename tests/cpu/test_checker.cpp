@@ -6,8 +6,8 @@
 #include <cmath>
 #include <numeric>
 
-#include "depthsort/keys.hpp"
-#include "depthsort/workload.hpp"
+#include "depthsort/sort/keys.hpp"
+#include "depthsort/harness/workload.hpp"
 
 namespace depthsort {
 namespace {

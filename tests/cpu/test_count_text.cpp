@@ -6,7 +6,7 @@
 #include <limits>
 #include <string>
 
-#include "depthsort/count_text.hpp"
+#include "depthsort/host/count_text.hpp"
 
 namespace depthsort {
 namespace {

@@ -15,8 +15,8 @@
 #include <random>
 #include <vector>
 
-#include "depthsort/keys.hpp"
-#include "depthsort/workload.hpp"
+#include "depthsort/sort/keys.hpp"
+#include "depthsort/harness/workload.hpp"
 #include "sort/hybrid/binning_index.hpp"
 
 namespace depthsort::hybrid {

@@ -15,7 +15,7 @@
 #include <random>
 #include <vector>
 
-#include "depthsort/keys.hpp"
+#include "depthsort/sort/keys.hpp"
 #include "sort/hybrid/hybrid_networks.hpp"
 
 namespace depthsort::hybrid {

@@ -9,7 +9,7 @@
 #include <limits>
 #include <vector>
 
-#include "depthsort/keys.hpp"
+#include "depthsort/sort/keys.hpp"
 #include "sort/primitives/key_range.hpp"
 
 namespace depthsort {

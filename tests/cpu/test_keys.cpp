@@ -5,7 +5,7 @@
 #include <limits>
 #include <vector>
 
-#include "depthsort/keys.hpp"
+#include "depthsort/sort/keys.hpp"
 
 namespace depthsort {
 namespace {

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "depthsort/keys.hpp"
-#include "depthsort/workload.hpp"
+#include "depthsort/sort/keys.hpp"
+#include "depthsort/harness/workload.hpp"
 #include "sort/multi_gpu/splitters.hpp"
 
 namespace depthsort::multi_gpu {

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "depthsort/output_file.hpp"
+#include "depthsort/host/output_file.hpp"
 
 namespace fs = std::filesystem;
 

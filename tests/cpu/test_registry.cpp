@@ -3,8 +3,8 @@
 
 #include <set>
 
-#include "depthsort/errors.hpp"
-#include "depthsort/registry.hpp"
+#include "depthsort/sort/errors.hpp"
+#include "depthsort/sort/registry.hpp"
 #include "support/sort_suite.hpp"
 
 namespace depthsort {

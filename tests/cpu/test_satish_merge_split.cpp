@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "depthsort/keys.hpp"
+#include "depthsort/sort/keys.hpp"
 #include "sort/satish_merge/satish_merge_rank.hpp"
 
 namespace depthsort::satish_merge {

@@ -13,7 +13,7 @@
 #include <random>
 #include <vector>
 
-#include "depthsort/keys.hpp"
+#include "depthsort/sort/keys.hpp"
 #include "sort/satish_radix/satish_radix_digits.hpp"
 
 namespace depthsort::satish_radix {

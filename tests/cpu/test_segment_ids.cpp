@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "depthsort/segment_ids.hpp"
+#include "depthsort/frame/segment_ids.hpp"
 
 namespace depthsort {
 namespace {

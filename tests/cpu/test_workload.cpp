@@ -7,9 +7,9 @@
 #include <cstring>
 #include <set>
 
-#include "depthsort/keys.hpp"
-#include "depthsort/torus_knot.hpp"
-#include "depthsort/workload.hpp"
+#include "depthsort/sort/keys.hpp"
+#include "depthsort/frame/torus_knot.hpp"
+#include "depthsort/harness/workload.hpp"
 
 namespace depthsort {
 namespace {

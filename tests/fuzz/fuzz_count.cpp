@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "depthsort/count_text.hpp"
+#include "depthsort/host/count_text.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   // The first 17 bytes choose min, max and the quoting bound; the rest is the text.

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "depthsort/errors.hpp"
+#include "depthsort/sort/errors.hpp"
 #include "sort/bucket_sort/bucket_sort_sorter.hpp"
 #include "support/sort_suite.hpp"
 

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "depthsort/device_buffer.hpp"
-#include "depthsort/errors.hpp"
+#include "depthsort/sort/device_buffer.hpp"
+#include "depthsort/sort/errors.hpp"
 #include "support/sort_suite.hpp"
 
 namespace depthsort::testing {

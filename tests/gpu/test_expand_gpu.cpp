@@ -1,5 +1,5 @@
 // The expanded draw's kernel (kernels/frame/expand.cu) against the host function it shares with
-// the CPU path (depthsort/expand.hpp, whose own tests are tests/app/expand_tests.cpp): the same
+// the CPU path (depthsort/frame/expand.hpp, whose own tests are tests/app/expand_tests.cpp): the same
 // vertices for a shuffled order of triangles and particles, counts that leave a partial last
 // block, and every colour mode. The kernel stages each block's vertices in shared memory, which
 // only this test checks.
@@ -16,10 +16,10 @@
 #include <string>
 #include <vector>
 
-#include "depthsort/device_buffer.hpp"
-#include "depthsort/errors.hpp"
-#include "depthsort/expand.hpp"
-#include "depthsort/registry.hpp"
+#include "depthsort/sort/device_buffer.hpp"
+#include "depthsort/sort/errors.hpp"
+#include "depthsort/frame/expand.hpp"
+#include "depthsort/sort/registry.hpp"
 
 namespace depthsort::testing {
 namespace {

@@ -17,8 +17,8 @@
 #include <utility>
 #include <vector>
 
-#include "depthsort/device_buffer.hpp"
-#include "depthsort/errors.hpp"
+#include "depthsort/sort/device_buffer.hpp"
+#include "depthsort/sort/errors.hpp"
 #include "sort/run_bucket/sample_position.hpp"
 #include "support/sort_suite.hpp"
 

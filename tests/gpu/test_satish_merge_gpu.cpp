@@ -7,7 +7,7 @@
 #include <array>
 #include <string>
 
-#include "depthsort/errors.hpp"
+#include "depthsort/sort/errors.hpp"
 #include "support/sort_suite.hpp"
 
 namespace depthsort::testing {

@@ -7,9 +7,9 @@
 
 #include <vector>
 
-#include "depthsort/device_buffer.hpp"
-#include "depthsort/errors.hpp"
-#include "depthsort/segment_ids.hpp"
+#include "depthsort/sort/device_buffer.hpp"
+#include "depthsort/sort/errors.hpp"
+#include "depthsort/frame/segment_ids.hpp"
 #include "support/sort_suite.hpp"
 
 namespace depthsort::testing {

@@ -5,9 +5,9 @@
 
 #include <limits>
 
-#include "depthsort/device_buffer.hpp"
-#include "depthsort/errors.hpp"
-#include "depthsort/step_timer.hpp"
+#include "depthsort/sort/device_buffer.hpp"
+#include "depthsort/sort/errors.hpp"
+#include "depthsort/sort/step_timer.hpp"
 #include "support/sort_suite.hpp"
 
 namespace depthsort::testing {

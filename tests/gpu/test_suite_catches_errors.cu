@@ -4,8 +4,8 @@
 
 #include <cub/device/device_radix_sort.cuh>
 
-#include "depthsort/device_buffer.hpp"
-#include "depthsort/errors.hpp"
+#include "depthsort/sort/device_buffer.hpp"
+#include "depthsort/sort/errors.hpp"
 #include "support/sort_suite.hpp"
 
 namespace depthsort::testing {

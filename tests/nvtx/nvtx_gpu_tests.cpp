@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "depthsort/registry.hpp"
+#include "depthsort/sort/registry.hpp"
 #include "recorded_run.hpp"
 
 namespace depthsort::nvtx_test {

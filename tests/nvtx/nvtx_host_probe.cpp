@@ -7,9 +7,9 @@
 #include <memory>
 #include <vector>
 
-#include "depthsort/registry.hpp"
-#include "depthsort/sorter.hpp"
-#include "depthsort/step_timer.hpp"
+#include "depthsort/sort/registry.hpp"
+#include "depthsort/sort/sorter.hpp"
+#include "depthsort/sort/step_timer.hpp"
 
 int main() {
   using namespace depthsort;

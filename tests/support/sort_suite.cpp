@@ -6,8 +6,8 @@
 #include <array>
 #include <cstring>
 
-#include "depthsort/device_buffer.hpp"
-#include "depthsort/errors.hpp"
+#include "depthsort/sort/device_buffer.hpp"
+#include "depthsort/sort/errors.hpp"
 
 namespace depthsort::testing {
 namespace {

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "depthsort/registry.hpp"
-#include "depthsort/workload.hpp"
+#include "depthsort/sort/registry.hpp"
+#include "depthsort/harness/workload.hpp"
 
 // In a GPU test body: reports the test skipped, with the sorter's reason, where it cannot run here
 // (no CUDA device), instead of letting it pass by doing nothing.

@@ -7,7 +7,7 @@
 #include <span>
 
 #include "compare_all.hpp"
-#include "depthsort/segment_ids.hpp"
+#include "depthsort/frame/segment_ids.hpp"
 
 namespace depthsort::app {
 

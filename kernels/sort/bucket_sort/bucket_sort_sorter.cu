@@ -15,7 +15,7 @@
 #include <type_traits>
 
 #include "sort/primitives/dynamic_smem.hpp"
-#include "depthsort/errors.hpp"
+#include "depthsort/sort/errors.hpp"
 #include "sort/bucket_sort/bucket_sort_kernels.cuh"
 #include "sort/bucket_sort/bucket_sort_sorter.hpp"
 #include "sort/primitives/launch.hpp"

@@ -8,8 +8,8 @@
 #include <memory>
 #include <vector>
 
-#include "depthsort/device_buffer.hpp"
-#include "depthsort/sorter.hpp"
+#include "depthsort/sort/device_buffer.hpp"
+#include "depthsort/sort/sorter.hpp"
 
 namespace depthsort::bucket_sort {
 

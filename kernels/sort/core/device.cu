@@ -4,9 +4,9 @@
 #include <cstring>
 #include <string>
 
-#include "depthsort/device_buffer.hpp"
-#include "depthsort/errors.hpp"
-#include "depthsort/sorter.hpp"
+#include "depthsort/sort/device_buffer.hpp"
+#include "depthsort/sort/errors.hpp"
+#include "depthsort/sort/sorter.hpp"
 
 namespace depthsort {
 namespace {

@@ -1,4 +1,4 @@
-#include "depthsort/errors.hpp"
+#include "depthsort/sort/errors.hpp"
 
 #include <cuda_runtime_api.h>
 

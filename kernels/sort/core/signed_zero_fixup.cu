@@ -5,8 +5,8 @@
 
 #include <algorithm>
 
-#include "depthsort/errors.hpp"
-#include "depthsort/keys.hpp"
+#include "depthsort/sort/errors.hpp"
+#include "depthsort/sort/keys.hpp"
 #include "sort/primitives/launch.hpp"
 
 namespace depthsort {

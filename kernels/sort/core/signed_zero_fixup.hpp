@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <string>
 
-#include "depthsort/device_buffer.hpp"
+#include "depthsort/sort/device_buffer.hpp"
 
 namespace depthsort {
 

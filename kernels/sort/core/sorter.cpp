@@ -1,10 +1,10 @@
-#include "depthsort/sorter.hpp"
+#include "depthsort/sort/sorter.hpp"
 
 #include <new>
 #include <stdexcept>
 #include <string>
 
-#include "depthsort/errors.hpp"
+#include "depthsort/sort/errors.hpp"
 
 namespace depthsort {
 

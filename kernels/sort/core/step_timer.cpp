@@ -1,10 +1,10 @@
-#include "depthsort/step_timer.hpp"
+#include "depthsort/sort/step_timer.hpp"
 
 #include <nvtx3/nvToolsExt.h>
 
 #include <utility>
 
-#include "depthsort/errors.hpp"
+#include "depthsort/sort/errors.hpp"
 
 namespace depthsort {
 namespace {

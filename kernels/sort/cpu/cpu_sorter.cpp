@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-#include "depthsort/keys.hpp"
+#include "depthsort/sort/keys.hpp"
 #include "sort/baselines.hpp"
 
 namespace depthsort {

@@ -4,9 +4,9 @@
 
 #include <limits>
 
-#include "depthsort/device_buffer.hpp"
-#include "depthsort/errors.hpp"
-#include "depthsort/keys.hpp"
+#include "depthsort/sort/device_buffer.hpp"
+#include "depthsort/sort/errors.hpp"
+#include "depthsort/sort/keys.hpp"
 #include "sort/baselines.hpp"
 
 namespace depthsort {

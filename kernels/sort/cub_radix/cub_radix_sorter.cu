@@ -3,8 +3,8 @@
 // `range=1` it uses what a depth stream gives for free: a reduction finds the keys' range, and CUB
 // sorts only the bits that range spans (key_range.hpp).
 #include "sort/core/signed_zero_fixup.hpp"
-#include "depthsort/device_buffer.hpp"
-#include "depthsort/errors.hpp"
+#include "depthsort/sort/device_buffer.hpp"
+#include "depthsort/sort/errors.hpp"
 #include "sort/baselines.hpp"
 #include "sort/primitives/cub_radix_pairs.cuh"
 #include "sort/primitives/key_range.hpp"

@@ -27,8 +27,8 @@
 #include <cstring>
 
 #include "sort/primitives/dynamic_smem.hpp"
-#include "depthsort/errors.hpp"
-#include "depthsort/step_timer.hpp"
+#include "depthsort/sort/errors.hpp"
+#include "depthsort/sort/step_timer.hpp"
 #include "sort/gpu_mms/gpu_mms_networks.hpp"
 
 namespace depthsort::gpu_mms {

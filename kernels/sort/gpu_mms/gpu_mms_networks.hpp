@@ -19,7 +19,7 @@
 
 #include <cstdint>
 
-#include "depthsort/keys.hpp"  // DEPTHSORT_HD
+#include "depthsort/sort/keys.hpp"  // DEPTHSORT_HD
 
 namespace depthsort::gpu_mms {
 

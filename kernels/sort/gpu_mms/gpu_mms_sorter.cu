@@ -7,9 +7,9 @@
 #include <cstdint>
 #include <string>
 
-#include "depthsort/device_buffer.hpp"
-#include "depthsort/errors.hpp"
-#include "depthsort/keys.hpp"
+#include "depthsort/sort/device_buffer.hpp"
+#include "depthsort/sort/errors.hpp"
+#include "depthsort/sort/keys.hpp"
 #include "sort/gpu_mms/gpu_mms_kernels.cuh"
 #include "sort/gpu_mms/gpu_mms_sorter.hpp"
 #include "sort/primitives/launch.hpp"

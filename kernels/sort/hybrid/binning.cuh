@@ -11,7 +11,7 @@
 
 #include "sort/primitives/tile_io.cuh"
 #include "sort/primitives/warp_block.cuh"
-#include "depthsort/keys.hpp"
+#include "depthsort/sort/keys.hpp"
 #include "sort/hybrid/binning_index.hpp"
 #include "sort/hybrid/config.cuh"
 #include "sort/hybrid/hybrid_networks.hpp"

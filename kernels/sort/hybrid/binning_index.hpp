@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "depthsort/keys.hpp"
+#include "depthsort/sort/keys.hpp"
 
 namespace depthsort::hybrid {
 

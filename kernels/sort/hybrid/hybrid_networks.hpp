@@ -23,7 +23,7 @@
 #include <cstdint>
 
 #include "sort/primitives/merge_path.hpp"
-#include "depthsort/keys.hpp"
+#include "depthsort/sort/keys.hpp"
 
 namespace depthsort::hybrid {
 

@@ -13,8 +13,8 @@
 #include <cub/device/device_radix_sort.cuh>
 
 #include "sort/primitives/dynamic_smem.hpp"
-#include "depthsort/device_buffer.hpp"
-#include "depthsort/errors.hpp"
+#include "depthsort/sort/device_buffer.hpp"
+#include "depthsort/sort/errors.hpp"
 #include "sort/hybrid/binning.cuh"
 #include "sort/hybrid/bucketing.cuh"
 #include "sort/hybrid/config.cuh"

@@ -6,7 +6,7 @@
 
 #include <memory>
 
-#include "depthsort/sorter.hpp"
+#include "depthsort/sort/sorter.hpp"
 
 namespace depthsort::hybrid {
 

@@ -9,7 +9,7 @@
 
 #include <cstdint>
 
-#include "depthsort/keys.hpp"
+#include "depthsort/sort/keys.hpp"
 #include "sort/hybrid/binning.cuh"
 #include "sort/hybrid/config.cuh"
 #include "sort/hybrid/hybrid_networks.hpp"

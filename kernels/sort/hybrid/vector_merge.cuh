@@ -12,7 +12,7 @@
 
 #include "sort/primitives/merge_path.hpp"
 #include "sort/primitives/warp_block.cuh"
-#include "depthsort/keys.hpp"
+#include "depthsort/sort/keys.hpp"
 #include "sort/hybrid/config.cuh"
 #include "sort/hybrid/hybrid_networks.hpp"
 

@@ -4,8 +4,8 @@
 // to one counter, which must cost one atomic per warp, not 32.
 #include "sort/multi_gpu/multi_gpu_kernels.hpp"
 
-#include "depthsort/errors.hpp"
-#include "depthsort/keys.hpp"
+#include "depthsort/sort/errors.hpp"
+#include "depthsort/sort/keys.hpp"
 #include "sort/primitives/warp_block.cuh"
 
 namespace depthsort::multi_gpu {

@@ -2,15 +2,15 @@
 // the host sequence of both cases (see multi_gpu_sort.hpp and docs/algorithms/multi-gpu.md).
 #include "sort/multi_gpu/multi_gpu_sort.hpp"
 
-#include "depthsort/registry.hpp"  // the local sorts are registry entries
+#include "depthsort/sort/registry.hpp"  // the local sorts are registry entries
 
 #include <algorithm>
 #include <cmath>
 #include <numeric>
 #include <string>
 
-#include "depthsort/cuda_handles.hpp"
-#include "depthsort/errors.hpp"
+#include "depthsort/sort/cuda_handles.hpp"
+#include "depthsort/sort/errors.hpp"
 
 namespace depthsort::multi_gpu {
 namespace {

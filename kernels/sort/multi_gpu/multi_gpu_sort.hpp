@@ -20,9 +20,9 @@
 #include <string>
 #include <vector>
 
-#include "depthsort/device_buffer.hpp"
-#include "depthsort/sorter.hpp"
-#include "depthsort/sorter.hpp"
+#include "depthsort/sort/device_buffer.hpp"
+#include "depthsort/sort/sorter.hpp"
+#include "depthsort/sort/sorter.hpp"
 #include "sort/multi_gpu/multi_gpu_kernels.hpp"
 #include "sort/multi_gpu/nccl_comms.hpp"
 #include "sort/multi_gpu/splitters.hpp"

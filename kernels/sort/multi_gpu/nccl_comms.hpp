@@ -10,7 +10,7 @@
 #include <span>
 #include <vector>
 
-#include "depthsort/errors.hpp"
+#include "depthsort/sort/errors.hpp"
 
 namespace depthsort::multi_gpu {
 

@@ -1,8 +1,8 @@
 // The key range and the range-reduced radix sort (key_range.hpp).
 #include "sort/primitives/key_range.hpp"
 
-#include "depthsort/errors.hpp"
-#include "depthsort/keys.hpp"
+#include "depthsort/sort/errors.hpp"
+#include "depthsort/sort/keys.hpp"
 #include "sort/primitives/cub_radix_pairs.cuh"
 #include "sort/primitives/launch.hpp"
 

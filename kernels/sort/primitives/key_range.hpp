@@ -15,9 +15,9 @@
 #include <cstdint>
 #include <string>
 
-#include "depthsort/device_buffer.hpp"
-#include "depthsort/keys.hpp"
-#include "depthsort/sorter.hpp"
+#include "depthsort/sort/device_buffer.hpp"
+#include "depthsort/sort/keys.hpp"
+#include "depthsort/sort/sorter.hpp"
 #include "sort/primitives/pinned_mailbox.hpp"
 
 namespace depthsort::primitives {

@@ -9,7 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "depthsort/errors.hpp"
+#include "depthsort/sort/errors.hpp"
 
 namespace depthsort::primitives {
 

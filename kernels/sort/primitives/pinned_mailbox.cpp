@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "depthsort/errors.hpp"
+#include "depthsort/sort/errors.hpp"
 
 namespace depthsort::primitives {
 

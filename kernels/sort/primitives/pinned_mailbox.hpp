@@ -12,8 +12,8 @@
 #include <memory>
 #include <string_view>
 
-#include "depthsort/cuda_handles.hpp"
-#include "depthsort/device_buffer.hpp"
+#include "depthsort/sort/cuda_handles.hpp"
+#include "depthsort/sort/device_buffer.hpp"
 
 namespace depthsort::primitives {
 

@@ -25,7 +25,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "depthsort/keys.hpp"
+#include "depthsort/sort/keys.hpp"
 #include "sort/run_bucket/run_bucket_kernels.cuh"
 
 namespace depthsort::run_bucket {

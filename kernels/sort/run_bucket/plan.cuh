@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "depthsort/keys.hpp"
+#include "depthsort/sort/keys.hpp"
 #include "sort/primitives/key_range.hpp"
 #include "sort/primitives/pinned_mailbox.hpp"
 #include "sort/run_bucket/run_bucket_kernels.cuh"

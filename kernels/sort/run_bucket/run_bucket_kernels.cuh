@@ -14,7 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "depthsort/keys.hpp"
+#include "depthsort/sort/keys.hpp"
 #include "sort/primitives/key_range.hpp"
 #include "sort/primitives/pinned_mailbox.hpp"
 #include "sort/run_bucket/splitter_search.cuh"

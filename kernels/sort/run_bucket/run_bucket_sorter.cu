@@ -24,9 +24,9 @@
 #include <optional>
 #include <string>
 
-#include "depthsort/cuda_handles.hpp"
-#include "depthsort/device_buffer.hpp"
-#include "depthsort/errors.hpp"
+#include "depthsort/sort/cuda_handles.hpp"
+#include "depthsort/sort/device_buffer.hpp"
+#include "depthsort/sort/errors.hpp"
 #include "sort/core/signed_zero_fixup.hpp"
 #include "sort/primitives/cub_radix_pairs.cuh"
 #include "sort/primitives/key_range.hpp"

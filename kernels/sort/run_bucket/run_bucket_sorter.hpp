@@ -4,7 +4,7 @@
 
 #include <memory>
 
-#include "depthsort/sorter.hpp"
+#include "depthsort/sort/sorter.hpp"
 
 namespace depthsort::run_bucket {
 

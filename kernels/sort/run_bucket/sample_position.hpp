@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-#include "depthsort/keys.hpp"
+#include "depthsort/sort/keys.hpp"
 
 namespace depthsort::run_bucket {
 

@@ -10,7 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "depthsort/keys.hpp"
+#include "depthsort/sort/keys.hpp"
 #include "sort/primitives/warp_block.cuh"
 #include "sort/run_bucket/run_bucket_kernels.cuh"
 #include "sort/run_bucket/splitter_search.cuh"

@@ -13,7 +13,7 @@
 
 #include <cstdint>
 
-#include "depthsort/keys.hpp"  // DEPTHSORT_HD
+#include "depthsort/sort/keys.hpp"  // DEPTHSORT_HD
 
 namespace depthsort::run_bucket {
 

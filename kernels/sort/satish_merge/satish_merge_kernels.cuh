@@ -14,7 +14,7 @@
 #include <cstdint>
 
 #include "sort/primitives/odd_even_merge_sort.cuh"
-#include "depthsort/keys.hpp"
+#include "depthsort/sort/keys.hpp"
 #include "sort/satish_merge/satish_merge_rank.hpp"
 
 namespace depthsort::satish_merge {

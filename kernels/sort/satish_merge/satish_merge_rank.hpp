@@ -11,7 +11,7 @@
 
 #include <cstdint>
 
-#include "depthsort/keys.hpp"
+#include "depthsort/sort/keys.hpp"
 #include "sort/primitives/merge_rank.hpp"
 
 namespace depthsort::satish_merge {

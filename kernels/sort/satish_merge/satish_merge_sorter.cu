@@ -11,8 +11,8 @@
 #include <string>
 
 #include "sort/primitives/dynamic_smem.hpp"
-#include "depthsort/device_buffer.hpp"
-#include "depthsort/errors.hpp"
+#include "depthsort/sort/device_buffer.hpp"
+#include "depthsort/sort/errors.hpp"
 #include "sort/satish_merge/satish_merge_kernels.cuh"
 #include "sort/satish_merge/satish_merge_sorter.hpp"
 

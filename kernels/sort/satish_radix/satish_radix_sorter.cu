@@ -21,8 +21,8 @@
 #include <string>
 
 #include "sort/primitives/dynamic_smem.hpp"
-#include "depthsort/device_buffer.hpp"
-#include "depthsort/errors.hpp"
+#include "depthsort/sort/device_buffer.hpp"
+#include "depthsort/sort/errors.hpp"
 #include "sort/satish_radix/satish_radix_digits.hpp"
 #include "sort/satish_radix/satish_radix_sorter.hpp"
 

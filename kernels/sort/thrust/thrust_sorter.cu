@@ -9,8 +9,8 @@
 #include <thrust/sort.h>
 
 #include "sort/core/signed_zero_fixup.hpp"
-#include "depthsort/device_buffer.hpp"
-#include "depthsort/errors.hpp"
+#include "depthsort/sort/device_buffer.hpp"
+#include "depthsort/sort/errors.hpp"
 #include "sort/baselines.hpp"
 
 namespace depthsort {

@@ -17,9 +17,9 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "depthsort/depth.hpp"
-#include "depthsort/keys.hpp"
-#include "depthsort/segment_ids.hpp"
+#include "depthsort/frame/depth.hpp"
+#include "depthsort/sort/keys.hpp"
+#include "depthsort/frame/segment_ids.hpp"
 
 namespace depthsort {
 

@@ -12,7 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "depthsort/keys.hpp"
+#include "depthsort/sort/keys.hpp"
 
 namespace depthsort {
 

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "depthsort/sorter.hpp"
+#include "depthsort/sort/sorter.hpp"
 
 namespace depthsort {
 

@@ -17,7 +17,7 @@
 #include <span>
 #include <string_view>
 
-#include "depthsort/step_timer.hpp"
+#include "depthsort/sort/step_timer.hpp"
 
 namespace depthsort {
 

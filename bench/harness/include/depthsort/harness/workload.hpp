@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
-#include "depthsort/camera_path.hpp"
-#include "depthsort/depth.hpp"
+#include "depthsort/frame/camera_path.hpp"
+#include "depthsort/frame/depth.hpp"
 
 namespace depthsort {
 

@@ -10,8 +10,8 @@
 #include <span>
 #include <vector>
 
-#include "depthsort/keys.hpp"
-#include "depthsort/sorter.hpp"
+#include "depthsort/sort/keys.hpp"
+#include "depthsort/sort/sorter.hpp"
 
 namespace depthsort {
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-#include "depthsort/depth.hpp"
+#include "depthsort/frame/depth.hpp"
 
 namespace depthsort {
 

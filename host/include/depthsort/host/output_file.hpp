@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "depthsort/errors.hpp"
+#include "depthsort/sort/errors.hpp"
 
 namespace depthsort {
 

@@ -3,7 +3,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "depthsort/errors.hpp"
+#include "depthsort/sort/errors.hpp"
 
 namespace depthsort {
 

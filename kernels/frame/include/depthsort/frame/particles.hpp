@@ -10,8 +10,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "depthsort/depth.hpp"
-#include "depthsort/keys.hpp"
+#include "depthsort/frame/depth.hpp"
+#include "depthsort/sort/keys.hpp"
 
 namespace depthsort {
 
