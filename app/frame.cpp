@@ -14,6 +14,8 @@
 
 #include "depthsort/sort/cuda_handles.hpp"
 #include "depthsort/frame/depth.hpp"
+#include "depthsort/frame/gather.hpp"
+#include "depthsort/frame/order_check.hpp"
 #include "depthsort/sort/device_buffer.hpp"
 #include "depthsort/sort/errors.hpp"
 #include "depthsort/frame/expand.hpp"
@@ -426,14 +428,13 @@ class CpuPipeline final : public FramePipeline {
     std::vector<std::uint32_t> values_in, values_out;
   };
 
-  // Positions of [first, first + count) out of order or carrying a wrong key (as launch_check_sorted).
+  // Positions of [first, first + count) out of order or carrying a wrong key: the GPU check's
+  // predicate (order_check.hpp), position by position.
   unsigned int count_bad(const float* key_of_id, std::size_t id_count, std::size_t first, std::size_t count) const {
     unsigned int bad = 0;
-    for (std::size_t i = first; i < first + count; ++i) {
-      if (i + 1 < first + count && key_less(keys_.keys_out[i + 1], keys_.keys_out[i])) ++bad;
-      const std::uint32_t v = keys_.values_out[i];
-      if (v >= id_count || ordered_key(key_of_id[v]) != ordered_key(keys_.keys_out[i])) ++bad;
-    }
+    for (std::size_t i = 0; i < count; ++i)
+      bad += sorted_position_wrong(key_of_id, id_count, keys_.keys_out.data() + first, keys_.values_out.data() + first,
+                                   count, i);
     return bad;
   }
 

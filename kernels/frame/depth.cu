@@ -1,4 +1,5 @@
-// Depth keys, gather into the GL element buffer, and the sortedness check of the demo's frame.
+// Depth keys (depth.hpp): from the vertices, or from the frame records (triangle centroids and
+// particles), and the keys listed in the last frame's order.
 #include <cuda_runtime.h>
 
 #include <cmath>
@@ -45,6 +46,21 @@ __global__ void primitive_depth_kernel(const MeshVertex* __restrict__ vertices,
   if (values) values[i] = static_cast<std::uint32_t>(i);
 }
 
+__global__ void record_depth_kernel(FrameRecords records, DepthPlane plane, float* __restrict__ keys,
+                                    std::uint32_t* __restrict__ values) {
+  const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+  if (i >= records.size()) return;
+  keys[i] = record_key(plane, records.centroids, records.triangles, records.particles, i);
+  if (values) values[i] = static_cast<std::uint32_t>(i);
+}
+
+__global__ void triangle_centroids_kernel(const MeshVertex* __restrict__ vertices,
+                                          const std::uint32_t* __restrict__ indices, std::size_t triangles,
+                                          float4* __restrict__ centroids) {
+  const std::size_t t = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+  if (t < triangles) centroids[t] = triangle_centroid(vertices, indices, t);
+}
+
 __global__ void gather_keys_kernel(const float* __restrict__ key_of_id, const std::uint32_t* __restrict__ ids,
                                    std::size_t n, float* __restrict__ keys, std::uint32_t* __restrict__ values) {
   const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
@@ -52,35 +68,6 @@ __global__ void gather_keys_kernel(const float* __restrict__ key_of_id, const st
   const std::uint32_t id = ids[i];
   keys[i] = id < n ? key_of_id[id] : -INFINITY;
   values[i] = id;
-}
-
-__global__ void gather_triangles_kernel(const std::uint32_t* __restrict__ indices,
-                                        const std::uint32_t* __restrict__ order, std::size_t n,
-                                        std::uint32_t* __restrict__ elements) {
-  const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
-  if (i >= n) return;
-  gather_triangle(indices, order, i, elements);
-}
-
-__global__ void gather_points_kernel(const std::uint32_t* __restrict__ order, std::size_t n, std::uint32_t first_id,
-                                     std::uint32_t* __restrict__ elements) {
-  const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
-  if (i < n) elements[i] = order[i] - first_id;
-}
-
-__global__ void check_sorted_kernel(const float* __restrict__ key_of_id, std::size_t id_count,
-                                    const float* __restrict__ keys_out, const std::uint32_t* __restrict__ values_out,
-                                    std::size_t n, unsigned int* __restrict__ bad_count) {
-  const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
-  unsigned int bad = 0;
-  if (i < n) {
-    const float k = keys_out[i];
-    if (i + 1 < n && ordered_key(keys_out[i + 1]) < ordered_key(k)) bad = 1;
-    const std::uint32_t v = values_out[i];
-    if (v >= id_count || __float_as_uint(key_of_id[v]) != __float_as_uint(k)) bad = 1;
-  }
-  bad = __syncthreads_count(bad);
-  if (threadIdx.x == 0 && bad) atomicAdd(bad_count, bad);
 }
 
 }  // namespace
@@ -110,32 +97,25 @@ void launch_primitive_depth(const MeshVertex* vertices, const std::uint32_t* ind
   DEPTHSORT_CUDA_CHECK_LAUNCH("primitive_depth_kernel");
 }
 
+void launch_triangle_centroids(const MeshVertex* vertices, const std::uint32_t* indices, std::size_t triangles,
+                               float4* centroids, cudaStream_t stream) {
+  if (triangles == 0) return;
+  triangle_centroids_kernel<<<grid_for(triangles), kBlock, 0, stream>>>(vertices, indices, triangles, centroids);
+  DEPTHSORT_CUDA_CHECK_LAUNCH("triangle_centroids_kernel");
+}
+
+void launch_record_depth(const FrameRecords& records, DepthPlane plane, float* keys, std::uint32_t* values,
+                         cudaStream_t stream) {
+  if (records.size() == 0) return;
+  record_depth_kernel<<<grid_for(records.size()), kBlock, 0, stream>>>(records, plane, keys, values);
+  DEPTHSORT_CUDA_CHECK_LAUNCH("record_depth_kernel");
+}
+
 void launch_gather_keys(const float* key_of_id, const std::uint32_t* ids, std::size_t n, float* keys,
                         std::uint32_t* values, cudaStream_t stream) {
   if (n == 0) return;
   gather_keys_kernel<<<grid_for(n), kBlock, 0, stream>>>(key_of_id, ids, n, keys, values);
   DEPTHSORT_CUDA_CHECK_LAUNCH("gather_keys_kernel");
-}
-
-void launch_gather_triangles(const std::uint32_t* indices, const std::uint32_t* order, std::size_t n,
-                             std::uint32_t* elements, cudaStream_t stream) {
-  if (n == 0) return;
-  gather_triangles_kernel<<<grid_for(n), kBlock, 0, stream>>>(indices, order, n, elements);
-  DEPTHSORT_CUDA_CHECK_LAUNCH("gather_triangles_kernel");
-}
-
-void launch_gather_points(const std::uint32_t* order, std::size_t n, std::uint32_t first_id, std::uint32_t* elements,
-                          cudaStream_t stream) {
-  if (n == 0) return;
-  gather_points_kernel<<<grid_for(n), kBlock, 0, stream>>>(order, n, first_id, elements);
-  DEPTHSORT_CUDA_CHECK_LAUNCH("gather_points_kernel");
-}
-
-void launch_check_sorted(const float* key_of_id, std::size_t id_count, const float* keys_out,
-                         const std::uint32_t* values_out, std::size_t n, unsigned int* bad_count, cudaStream_t stream) {
-  if (n == 0) return;
-  check_sorted_kernel<<<grid_for(n), kBlock, 0, stream>>>(key_of_id, id_count, keys_out, values_out, n, bad_count);
-  DEPTHSORT_CUDA_CHECK_LAUNCH("check_sorted_kernel");
 }
 
 }  // namespace depthsort

@@ -11,6 +11,7 @@
 
 #include "cli.hpp"
 #include "depthsort/frame/depth.hpp"
+#include "depthsort/frame/gather.hpp"
 #include "frame.hpp"
 #include "depthsort/frame/particles.hpp"
 #include "scene/camera.hpp"

@@ -1,6 +1,7 @@
-// Depth keys and the gather into the element buffer: the demo's per-frame kernels around the sort
-// (one frame as data: keys, then the order, then the gathered elements). The per-element functions are __host__ __device__ so that the
-// CPU path and the CPU tests run exactly the arithmetic the GPU runs.
+// Depth keys: the frame's primitives and their records, and the depth passes that turn them into
+// (key, id) pairs. The per-element functions are __host__ __device__ so that the CPU path and the
+// CPU tests run exactly the arithmetic the GPU runs (gather.hpp and order_check.hpp hold what
+// follows the sort).
 //
 // Key convention (keys.hpp order, ascending = far to near): key = view-space z of the primitive's
 // centre. OpenGL's camera looks down -z, so the farthest primitive has the most negative z and
@@ -39,24 +40,22 @@ DEPTHSORT_HD float point_key(const DepthPlane& plane, float px, float py, float 
   return plane.x * px + plane.y * py + plane.z * pz + plane.w;
 }
 
-// Key of triangle t (indices[3t..3t+2]): view-space z of its centroid.
-DEPTHSORT_HD float triangle_key(const DepthPlane& plane, const MeshVertex* vertices,
-                                const std::uint32_t* indices, std::size_t t) {
+// The centroid of triangle t (indices[3t..3t+2]); w unused. A static mesh's centroids are
+// computed once (launch_triangle_centroids), so that the frame's depth pass reads one aligned
+// record a triangle; a key from the stored centroid is bit for bit the key from the vertices.
+DEPTHSORT_HD float4 triangle_centroid(const MeshVertex* vertices, const std::uint32_t* indices, std::size_t t) {
   const MeshVertex& a = vertices[indices[3 * t + 0]];
   const MeshVertex& b = vertices[indices[3 * t + 1]];
   const MeshVertex& c = vertices[indices[3 * t + 2]];
   constexpr float third = 1.0f / 3.0f;
-  return point_key(plane, (a.x + b.x + c.x) * third, (a.y + b.y + c.y) * third, (a.z + b.z + c.z) * third);
+  return float4{(a.x + b.x + c.x) * third, (a.y + b.y + c.y) * third, (a.z + b.z + c.z) * third, 0.0f};
 }
 
-// Writes the three indices of triangle order[i] to elements[3i..3i+2]. Offsets in size_t: 3 * t
-// in 32 bits would wrap above 1.43G triangles.
-DEPTHSORT_HD void gather_triangle(const std::uint32_t* indices, const std::uint32_t* order, std::size_t i,
-                                  std::uint32_t* elements) {
-  const std::size_t t = order[i];
-  elements[3 * i + 0] = indices[3 * t + 0];
-  elements[3 * i + 1] = indices[3 * t + 1];
-  elements[3 * i + 2] = indices[3 * t + 2];
+// Key of triangle t: view-space z of its centroid.
+DEPTHSORT_HD float triangle_key(const DepthPlane& plane, const MeshVertex* vertices,
+                                const std::uint32_t* indices, std::size_t t) {
+  const float4 c = triangle_centroid(vertices, indices, t);
+  return point_key(plane, c.x, c.y, c.z);
 }
 
 // The single back-to-front order of a frame sorts primitive ids of both kinds
@@ -65,6 +64,27 @@ DEPTHSORT_HD void gather_triangle(const std::uint32_t* indices, const std::uint3
 DEPTHSORT_HD float primitive_key(const DepthPlane& plane, const MeshVertex* vertices, const std::uint32_t* indices,
                                  std::size_t triangles, const ParticleVertex* particles, std::uint32_t id) {
   if (id < triangles) return triangle_key(plane, vertices, indices, id);
+  const ParticleVertex& p = particles[id - triangles];
+  return point_key(plane, p.x, p.y, p.z);
+}
+
+// The frame's primitives as the GPU's depth passes read them: ids below `triangles` are
+// triangles (their centroids), the others particles. The plain depth pass and depth-bucket's
+// fused one compute every key through record_key, so their keys agree bit for bit.
+struct FrameRecords {
+  const float4* centroids = nullptr;
+  std::size_t triangles = 0;
+  const ParticleVertex* particles = nullptr;
+  std::size_t particles_count = 0;
+  DEPTHSORT_HD std::size_t size() const noexcept { return triangles + particles_count; }
+};
+
+DEPTHSORT_HD float record_key(const DepthPlane& plane, const float4* centroids, std::size_t triangles,
+                              const ParticleVertex* particles, std::size_t id) {
+  if (id < triangles) {
+    const float4 c = centroids[id];
+    return point_key(plane, c.x, c.y, c.z);
+  }
   const ParticleVertex& p = particles[id - triangles];
   return point_key(plane, p.x, p.y, p.z);
 }
@@ -81,12 +101,12 @@ void launch_point_depth(const ParticleVertex* particles, std::size_t n, DepthPla
 void launch_primitive_depth(const MeshVertex* vertices, const std::uint32_t* indices, std::size_t triangles,
                             const ParticleVertex* particles, std::size_t particle_count, DepthPlane plane,
                             float* keys, std::uint32_t* values, cudaStream_t stream);
-// elements[3i..3i+2] = triangle order[i]'s indices.
-void launch_gather_triangles(const std::uint32_t* indices, const std::uint32_t* order, std::size_t n,
-                             std::uint32_t* elements, cudaStream_t stream);
-// elements[i] = order[i] - first_id (one index per point sprite; first_id: the id of particle 0).
-void launch_gather_points(const std::uint32_t* order, std::size_t n, std::uint32_t first_id, std::uint32_t* elements,
-                          cudaStream_t stream);
+// centroids[t] = triangle_centroid(t), for t < triangles.
+void launch_triangle_centroids(const MeshVertex* vertices, const std::uint32_t* indices, std::size_t triangles,
+                               float4* centroids, cudaStream_t stream);
+// keys[i] = record_key(i) for i < records.size() and, where values is not null, values[i] = i.
+void launch_record_depth(const FrameRecords& records, DepthPlane plane, float* keys, std::uint32_t* values,
+                         cudaStream_t stream);
 // Frame-coherent depths: keys[i] = key_of_id[ids[i]] and values[i] = ids[i], where
 // key_of_id holds this frame's depths in id order (launch_primitive_depth). Reading
 // the scene in id order and only the keys in last frame's order is ~13x cheaper than reading the
@@ -94,11 +114,4 @@ void launch_gather_points(const std::uint32_t* order, std::size_t n, std::uint32
 // step). An id out of range (a broken previous order) gets the farthest key; the check reports it.
 void launch_gather_keys(const float* key_of_id, const std::uint32_t* ids, std::size_t n, float* keys,
                         std::uint32_t* values, cudaStream_t stream);
-// The correctness light: adds to *bad_count the number of positions i < n where keys_out[i+1]
-// comes before keys_out[i] in the key order, or where values_out[i] is not below id_count or
-// does not carry its own key (key_of_id[values_out[i]] != keys_out[i], bitwise). With the input
-// in id order, key_of_id is keys_in. *bad_count must be zeroed first.
-void launch_check_sorted(const float* key_of_id, std::size_t id_count, const float* keys_out,
-                         const std::uint32_t* values_out, std::size_t n, unsigned int* bad_count, cudaStream_t stream);
-
 }  // namespace depthsort
