@@ -88,7 +88,7 @@ ParseResult parse_bench_args(std::span<const std::string_view> args,
   };
   constexpr std::string_view kFlags =
       "valid flags: --sorters --sizes --dist --reps --warmup --seed --options --csv --json --check "
-      "--sequence --frames --scratch --list --help";
+      "--sequence --frames --scratch --fused --list --help";
 
   // Two spellings CLI11 reads differently from our documented grammar, refused before it sees
   // them: "--flag=" (CLI11 would take the next argument as the value) and "--check=1" (CLI11
@@ -98,7 +98,7 @@ ParseResult parse_bench_args(std::span<const std::string_view> args,
     const std::size_t eq = arg.find('=');
     if (eq == std::string_view::npos) continue;
     const std::string flag(arg.substr(0, eq));
-    if (flag == "--help" || flag == "--list" || flag == "--check" || flag == "--scratch")
+    if (flag == "--help" || flag == "--list" || flag == "--check" || flag == "--scratch" || flag == "--fused")
       return fail(flag + " takes no value");
     constexpr std::array<std::string_view, 12> kValueFlags{
         "--sorters", "--sizes", "--dist", "--dists", "--reps", "--warmup", "--seed", "--options", "--csv", "--json",
@@ -127,6 +127,7 @@ ParseResult parse_bench_args(std::span<const std::string_view> args,
   app.add_flag("--list", config.list);
   app.add_flag("--check", config.check);
   app.add_flag("--scratch", config.scratch);
+  app.add_flag("--fused", config.fused);
   list_option("--sorters", sorters);
   list_option("--sizes", sizes);
   list_option("--dist,--dists", dists);
@@ -244,6 +245,7 @@ ParseResult parse_bench_args(std::span<const std::string_view> args,
     config.frames = *value;
   }
   if (config.scratch && !config.sequence) return fail("--scratch needs --sequence");
+  if (config.fused && !config.sequence) return fail("--fused needs --sequence");
   for (const std::string& text : options) {
     const std::size_t colon = text.find(':');
     const std::string_view name = trim(std::string_view(text).substr(0, colon));
@@ -390,11 +392,12 @@ Usage: depthsort-bench [flags]
                       on the demo's torus knot (n from --sizes, default 4M) seen along one of
                       the demo's camera paths (depthsort --camera-path), one of
                       @PATHS@, over --frames F frames (the orbit goes once around
-                      in F frames: the frames are depthsort's with the same --frames); every
-                      frame's depths are listed in the order the same sorter
-                      instance sorted the last frame into (as depthsort --coherent does), so
-                      inputs are nearly sorted, and every frame is timed (the depth pass is
-                      not) and checked on the GPU. Frame 0 (scene order) is not counted. Rows:
+                      in F frames: the frames are depthsort's with the same --frames), ordered
+                      by the demo's own frame-order unit: the depth pass, listed in the order
+                      the same sorter left the last frame in (as depthsort --coherent does),
+                      then the sort writing its ids to the draw order. Every frame is timed
+                      whole (depth + sort; the steps beside it) and checked on the GPU, untimed.
+                      Frame 0 (scene order) is not counted. Rows:
                       dist `seq-PATH` (median over frames 1..F-1); for cuts also
                       `seq-cuts@cut` (the cut frames alone, every 30th, from scratch) and
                       `seq-cuts@shot` (the others). --reps is ignored; --warmup W sorts frame 0
@@ -402,6 +405,9 @@ Usage: depthsort-bench [flags]
   --frames F          frames per sequence (default 60, 2..100000)
   --scratch           with --sequence: every frame's depths in scene order instead of the last
                       frame's sorted order (each frame sorted from scratch); rows `seq-PATH-scratch`
+  --fused             with --sequence: also the frames ordered by depth-bucket, depthsort's fused
+                      order (the depth pass inside a sample sort's first pass, the ids written
+                      straight to the draw order); rows with sorter `depth-bucket`
   --check             verify every row once more, untimed, with poisoned outputs, against the
                       CPU reference (check_sorted_pairs); a failure makes the exit status 1
   --list              print the registry (sorters, availability, options) and exit

@@ -52,6 +52,9 @@ struct BenchConfig {
   // --scratch: the sequence's frames in scene order every time (from scratch), the comparison
   // for the coherent order.
   bool scratch = false;
+  // --fused: with --sequence, also depth-bucket's fused order of the same frames (rows
+  // `depth-bucket`), beside the sorters' depth pass + sort.
+  bool fused = false;
 };
 
 struct ParseResult {

@@ -7,33 +7,31 @@
 #include <new>
 #include <string>
 
+#include "depthsort/frame/frame_order.hpp"
+#include "depthsort/harness/workload.hpp"
 #include "depthsort/sort/device_buffer.hpp"
 #include "depthsort/sort/errors.hpp"
-#include "depthsort/harness/permutation_check.hpp"
 #include "depthsort/sort/sorter.hpp"
 #include "depthsort/sort/step_timer.hpp"
-#include "depthsort/harness/workload.hpp"
 #include "reference_copy.hpp"
 
 namespace depthsort::bench {
 namespace {
 
-// The device arrays of one size's sequences: the scene, one frame's pairs, and the check's.
+// The device side of one size's sequences: the scene (the points, as the frame's particles), the
+// frame's order unit the demo runs, and the draw order it writes.
 struct SequenceSet {
-  PathCamera camera;                 // the scene's framing camera, where every path starts
-  DeviceBuffer<ParticleVertex> scene;  // the points, as the frame layer's depth pass reads them
-  DeviceBuffer<float> keys_in, keys_out, keys_by_id;
-  DeviceBuffer<std::uint32_t> values_in, values_out, marks;
-  DeviceBuffer<unsigned int> bad;
+  PathCamera camera;                   // the scene's framing camera, where every path starts
+  DeviceBuffer<ParticleVertex> scene;  // the points, as the frame's depth pass reads them
+  DeviceBuffer<std::uint32_t> order;   // the draw order (the demo's GL buffer)
+  FrameOrder unit;
+  // The reference copy's pairs (scripts/profile.sh reads the memory's speed from it).
+  DeviceBuffer<float> copy_keys_in, copy_keys_out;
+  DeviceBuffer<std::uint32_t> copy_values_out;
   explicit SequenceSet(std::size_t n)
-      : scene(n, "depthsort-bench (scene)"),
-        keys_in(n, "depthsort-bench (frame keys)"),
-        keys_out(n, "depthsort-bench (sorted keys)"),
-        keys_by_id(n, "depthsort-bench (check keys)"),
-        values_in(n, "depthsort-bench (frame ids)"),
-        values_out(n, "depthsort-bench (sorted ids)"),
-        marks(n, "depthsort-bench (check marks)"),
-        bad(1, "depthsort-bench (check count)") {}
+      : scene(n, "depthsort-bench (scene)"), order(n, "depthsort-bench (draw order)"), unit(0, n),
+        copy_keys_in(n, "depthsort-bench (reference copy)"), copy_keys_out(n, "depthsort-bench (reference copy)"),
+        copy_values_out(n, "depthsort-bench (reference copy)") {}
 };
 
 // The timings of one sequence: every counted frame, and for the cuts path the cut frames and the
@@ -42,82 +40,79 @@ struct SequenceSamples {
   Samples all, cut, shot;
 };
 
-// One sorter over config.frames frames of the path. Frame 0 lists the depths in scene order; each
-// later frame in the order the sorter left (its values_out: the ids, sorted by the last frame), or,
-// with --scratch, in scene order again (the from-scratch sort the coherent order is compared with).
-// Frame 0 is not counted (no last frame); every frame is checked on the device, untimed.
-// In scene order the depth pass writes the pairs itself (keys, ids), as the demo's from-scratch
-// frame does; in the last order it writes the depths by id and a gather lists them in that order,
-// as the demo's coherent frame does.
-SequenceSamples run_sequence(Sorter& sorter, const BenchConfig& config, SequenceSet& d, std::size_t n,
-                             cudaStream_t stream, const Events& events, std::string* check) {
+// What one row orders with: a registry sorter (the depth pass, then the sort, coherent unless
+// --scratch), or depth-bucket (the fused order; `sorter` null).
+struct RowMethod {
+  Sorter* sorter = nullptr;
+  OrderMethod method = OrderMethod::Sorter;
+};
+
+// One row's config.frames frames of the path through the frame's order unit, as the demo's frame
+// runs it: frame 0 in scene order (no last frame), each later frame listed in the order the last
+// frame left in the draw order (or, with --scratch, in scene order again), or fused. Frame 0 is
+// not counted; every frame's order is checked on the device, untimed (after the frame's events).
+SequenceSamples run_sequence(const RowMethod& row, const BenchConfig& config, SequenceSet& d, std::size_t n,
+                             cudaStream_t stream, const Events& events, StepTimer& frame_timer, std::string* check) {
   const CameraPath path = *config.sequence;
-  const SortBuffers buffers{d.keys_in.data(), d.values_in.data(), d.keys_out.data(), d.values_out.data(), n};
-  const auto plane_of = [&](int frame) {
-    return camera_plane(path, d.camera, static_cast<std::uint64_t>(frame), static_cast<std::uint64_t>(config.frames));
+  const FrameRecords records = d.unit.records(d.scene.data(), n);
+  const auto request_for = [&](int frame) {
+    OrderRequest request;
+    request.plane =
+        camera_plane(path, d.camera, static_cast<std::uint64_t>(frame), static_cast<std::uint64_t>(config.frames));
+    request.method = row.method;
+    request.coherent = !config.scratch;
+    return request;
   };
-  // `order` null: scene order. keys_by_id holds the frame's depths by id until the next frame, for
-  // the check.
-  auto frame_input = [&](int frame, const std::uint32_t* order) {
-    if (!order) {
-      launch_point_depth(d.scene.data(), n, plane_of(frame), d.keys_in.data(), d.values_in.data(), stream);
-      return;
-    }
-    launch_point_depth(d.scene.data(), n, plane_of(frame), d.keys_by_id.data(), nullptr, stream);
-    launch_gather_keys(d.keys_by_id.data(), order, n, d.keys_in.data(), d.values_in.data(), stream);
+  unsigned long long bad = 0;
+  const auto take_check = [&] {
+    OrderCheck result;
+    if (d.unit.finish_check(result)) bad += result.bad_first + result.bad_second;
   };
-  auto check_frame = [&](int frame, bool scene_order) {
-    // The depths by id, from the scene again where the listing did not keep them (untimed).
-    if (scene_order) launch_point_depth(d.scene.data(), n, plane_of(frame), d.keys_by_id.data(), nullptr, stream);
-    launch_check_sorted(d.keys_by_id.data(), n, d.keys_out.data(), d.values_out.data(), n, d.bad.data(), stream);
-    launch_check_permutation(d.values_out.data(), n, d.marks.data(), d.bad.data(), stream);
+  const auto run_frame = [&](int frame, bool timed) {
+    const OrderRequest request = request_for(frame);
+    frame_timer.begin_frame(stream);
+    if (timed) DEPTHSORT_CUDA_CHECK(cudaEventRecord(events.start(), stream));
+    d.unit.order_single(records, request, row.sorter, d.order.data(), stream, frame_timer);
+    if (timed) DEPTHSORT_CUDA_CHECK(cudaEventRecord(events.stop(), stream));
+    frame_timer.end_frame();
+    d.unit.check_last_order(records, request.plane, static_cast<std::uint64_t>(frame), stream);
+    take_check();
   };
+  d.unit.forget_order();
   // A profiler's reference for the memory's speed (scripts/profile.sh), on frame 0's pairs; untimed.
-  frame_input(0, nullptr);
-  launch_reference_copy(d.keys_in.data(), d.values_in.data(), d.keys_out.data(), d.values_out.data(), n, stream);
+  launch_record_depth(records, request_for(0).plane, d.copy_keys_in.data(), d.order.data(), stream);
+  launch_reference_copy(d.copy_keys_in.data(), d.order.data(), d.copy_keys_out.data(), d.copy_values_out.data(), n,
+                        stream);
   for (int w = 0; w < config.warmup; ++w) {
-    frame_input(0, nullptr);
-    sorter.sort(buffers, stream);
-    sorter.timer().wait_last();
+    d.unit.forget_order();
+    run_frame(0, false);
   }
-  DEPTHSORT_CUDA_CHECK(cudaMemsetAsync(d.bad.data(), 0, sizeof(unsigned int), stream));
-  frame_input(0, nullptr);
-  sorter.sort(buffers, stream);
-  sorter.timer().wait_last();
-  check_frame(0, true);
+  d.unit.forget_order();
+  run_frame(0, false);
   SequenceSamples samples;
   for (int frame = 1; frame < config.frames; ++frame) {
-    // The listing pass (this frame's depths in scene order, or in the last frame's order) is part
-    // of what an order costs: timed beside the sort, and summed with it, in the row's steps.
-    const char* list_step = config.scratch ? "list keys (scene order)" : "list keys (last order)";
     {
       const NvtxRange timed("timed");  // frames 1.., the ones the rows report
-      DEPTHSORT_CUDA_CHECK(cudaEventRecord(events.list(), stream));
-      {
-        const NvtxRange list(list_step);
-        frame_input(frame, config.scratch ? nullptr : d.values_out.data());
-      }
-      DEPTHSORT_CUDA_CHECK(cudaEventRecord(events.start(), stream));
-      sorter.sort(buffers, stream);
-      DEPTHSORT_CUDA_CHECK(cudaEventRecord(events.stop(), stream));
+      run_frame(frame, true);
     }
     DEPTHSORT_CUDA_CHECK(cudaEventSynchronize(events.stop()));
-    float ms = 0, list_ms = 0;
+    float ms = 0;
     DEPTHSORT_CUDA_CHECK(cudaEventElapsedTime(&ms, events.start(), events.stop()));
-    DEPTHSORT_CUDA_CHECK(cudaEventElapsedTime(&list_ms, events.list(), events.start()));
-    const std::span<const StepTime> sort_steps = sorter.timer().wait_last();
-    std::vector<StepTime> steps{{list_step, list_ms}, {"list + sort", list_ms + ms}};
-    steps.insert(steps.end(), sort_steps.begin(), sort_steps.end());
+    const std::span<const StepTime> order_steps = frame_timer.wait_last();
+    std::vector<StepTime> steps(order_steps.begin(), order_steps.end());
+    if (row.sorter) {
+      const std::span<const StepTime> sort_steps = row.sorter->timer().wait_last();
+      steps.insert(steps.end(), sort_steps.begin(), sort_steps.end());
+    } else {
+      const std::span<const StepTime> fused_steps = d.unit.fused_timer().wait_last();
+      steps.insert(steps.end(), fused_steps.begin(), fused_steps.end());
+    }
     const bool cut = is_cut(path, static_cast<std::uint64_t>(frame));
     for (Samples* target : {&samples.all, cut ? &samples.cut : &samples.shot}) {
       target->total_ms.push_back(ms);
       target->add_steps(steps);
     }
-    check_frame(frame, config.scratch);
   }
-  unsigned int bad = 0;
-  DEPTHSORT_CUDA_CHECK(cudaMemcpyAsync(&bad, d.bad.data(), sizeof bad, cudaMemcpyDeviceToHost, stream));
-  DEPTHSORT_CUDA_CHECK(cudaStreamSynchronize(stream));
   *check = bad == 0 ? "pass"
                     : "FAIL: " + std::to_string(bad) + " bad positions or ids over " + std::to_string(config.frames) +
                           " frames";
@@ -132,9 +127,13 @@ bool run_sequences(const BenchConfig& config, const std::vector<SorterVariant>& 
   const CameraPath path = *config.sequence;
   const std::string label = "seq-" + std::string(camera_path_name(path)) + (config.scratch ? "-scratch" : "");
   const bool cuts = path == CameraPath::Cuts;
-  std::size_t gpu_variants = 0;
-  for (const SorterVariant& v : variants) gpu_variants += v.info->backend == Backend::Gpu;
-  const std::size_t total = config.sizes.size() * gpu_variants * (cuts ? 3 : 1);
+  // The rows of one size: every GPU variant, then depth-bucket's fused order where --fused asks.
+  std::vector<const SorterVariant*> row_variants;
+  for (const SorterVariant& v : variants)
+    if (v.info->backend == Backend::Gpu) row_variants.push_back(&v);
+  if (config.fused) row_variants.push_back(nullptr);
+  const std::size_t total = config.sizes.size() * row_variants.size() * (cuts ? 3 : 1);
+  StepTimer frame_timer;
   bool failed = false;
   for (const std::size_t n : config.sizes) {
     std::unique_ptr<SequenceSet> set;
@@ -151,21 +150,25 @@ bool run_sequences(const BenchConfig& config, const std::vector<SorterVariant>& 
     } catch (const CapacityError& e) {
       cudaGetLastError();
       set.reset();
-      set_error = "skipped: sequence buffers (44 bytes a point) do not fit: " + first_line(e.what());
+      set_error = "skipped: the sequence's buffers do not fit: " + first_line(e.what());
     } catch (const std::bad_alloc&) {
       set.reset();
       set_error = "skipped: host memory too small for the scene";
     }
     std::map<std::string, double> cub_median;  // per dist label, from the baseline row
-    for (const SorterVariant& v : variants) {
-      if (v.info->backend != Backend::Gpu) continue;
+    for (const SorterVariant* v : row_variants) {
       SequenceSamples samples;
       std::string check = set_error;
       if (set) {
         try {
-          std::unique_ptr<Sorter> sorter = v.info->create(v.options);
-          sorter->reserve(n);
-          samples = run_sequence(*sorter, config, *set, n, stream, events, &check);
+          std::unique_ptr<Sorter> sorter;
+          RowMethod method{nullptr, OrderMethod::Fused};
+          if (v) {
+            sorter = v->info->create(v->options);
+            sorter->reserve(n);
+            method = RowMethod{sorter.get(), OrderMethod::Sorter};
+          }
+          samples = run_sequence(method, config, *set, n, stream, events, frame_timer, &check);
         } catch (const CapacityError& e) {
           cudaGetLastError();
           check = "skipped: " + first_line(e.what());
@@ -182,15 +185,15 @@ bool run_sequences(const BenchConfig& config, const std::vector<SorterVariant>& 
       }
       for (const auto& [dist, part] : parts) {
         Row row;
-        row.sorter = std::string(v.info->name);
-        row.options = v.options_text;
-        row.baseline = v.baseline;
+        row.sorter = v ? std::string(v->info->name) : std::string(kFusedRowName);
+        row.options = v ? v->options_text : std::string("fused");
+        row.baseline = v && v->baseline;
         row.gpu = true;
         row.dist = dist;
         row.n = n;
         row.check = check;
         if (!part->total_ms.empty()) fill_row(row, *part);
-        if (v.baseline) cub_median[dist] = row.median_ms;
+        if (row.baseline) cub_median[dist] = row.median_ms;
         const auto base = cub_median.find(dist);
         row.vs_cub = base == cub_median.end() ? std::numeric_limits<double>::quiet_NaN() : row.median_ms / base->second;
         rows.push_back(row);
