@@ -9,7 +9,7 @@
 namespace depthsort::hybrid {
 
 // ---------------------------------------------------------------------------------------------
-// Tuning constants, in one place. Measured on an H200 (docs/results/hybrid-h200.md): auto L =
+// Tuning constants, in one place. Measured on an H200 (docs/results/hybrid.md): auto L =
 // n/2816 was the fastest L at 4M and 16M; kCap 3328 (4 blocks/SM) with it beat kCap 4096 with
 // n/3072 (0.954 vs 1.007 ms at 16M, count step included); the two-level reposition beat one scatter
 // into L buckets (0.31 vs 0.63-0.91 ms at 16M).
