@@ -133,17 +133,40 @@ TEST(NvtxRanges, RangesOnTwoThreadsNestApart) {
   EXPECT_EQ(recording.roots.at(2).front().name, "b");
 }
 
-// A benchmark sequence row: the listing pass timed beside the sort (its range inside "timed", next
-// to the sorter's), their sum without a range, and frame 0's untimed sort outside "timed".
+// A benchmark sequence row: the frame's order unit's steps (the depth pass, and the `sort` step
+// around the sorter's own range) inside "timed", and frame 0's untimed order outside it.
 constexpr const char* kSequence =
     "push\t1\treference copy\npop\t1\n"
-    "push\t1\thybrid\npush\t1\tshuffle\npop\t1\npop\t1\n"
+    "push\t1\tuntimed\npush\t1\tdepth\npop\t1\npush\t1\tsort\npush\t1\thybrid\npush\t1\tshuffle\npop\t1\npop\t1\n"
+    "pop\t1\npop\t1\n"
     "push\t1\ttimed\n"
-    "push\t1\tlist keys (last order)\npop\t1\n"
-    "push\t1\thybrid\npush\t1\tshuffle\npop\t1\npop\t1\n"
+    "push\t1\tdepth\npop\t1\n"
+    "push\t1\tsort\npush\t1\thybrid\npush\t1\tshuffle\npop\t1\npop\t1\npop\t1\n"
     "pop\t1\n";
 const nlohmann::json kSequenceReport = nlohmann::json::parse(R"json({"rows": [{"sorter": "hybrid", "dist": "seq-orbit",
-    "reps": 1, "steps": [{"name": "list keys (last order)"}, {"name": "list + sort"}, {"name": "shuffle"}]}]})json");
+    "reps": 1, "steps": [{"name": "depth"}, {"name": "sort"}, {"name": "shuffle"}]}]})json");
+
+// depth-bucket's row: no registry sorter's range, every step its own range.
+constexpr const char* kFusedSequence =
+    "push\t1\ttimed\n"
+    "push\t1\torder (fused)\npush\t1\tsample\npop\t1\npush\t1\tdepth + scatter\npop\t1\n"
+    "push\t1\tbucket sort\npop\t1\npop\t1\n"
+    "pop\t1\n";
+const nlohmann::json kFusedReport = nlohmann::json::parse(R"json({"rows": [{"sorter": "depth-bucket",
+    "options": "fused", "dist": "seq-orbit", "reps": 1, "steps": [{"name": "order (fused)"}, {"name": "sample"},
+    {"name": "depth + scatter"}, {"name": "bucket sort"}]}]})json");
+
+TEST(NvtxRanges, AFusedSequenceThatAgreesPasses) {
+  const auto problems = check_bench_run(parse_recording(kFusedSequence), kFusedReport);
+  EXPECT_TRUE(problems.empty()) << joined(problems);
+}
+
+TEST(NvtxRanges, AFusedSequenceWithARangeWithoutTimingFails) {
+  const auto problems =
+      check_bench_run(parse_recording(replaced(kFusedSequence, "\tsample\n", "\tsampling\n")), kFusedReport);
+  EXPECT_NE(joined(problems).find("range 'sampling' beside the sort has no timing"), std::string::npos)
+      << joined(problems);
+}
 
 TEST(NvtxRanges, ABenchmarkSequenceThatAgreesPasses) {
   const auto problems = check_bench_run(parse_recording(kSequence), kSequenceReport);
@@ -152,12 +175,11 @@ TEST(NvtxRanges, ABenchmarkSequenceThatAgreesPasses) {
 
 TEST(NvtxRanges, ABenchmarkRangeBesideTheSortWithoutTimingFails) {
   const auto problems =
-      check_bench_run(parse_recording(replaced(kSequence, "list keys (last order)", "list keys (scene order)")),
+      check_bench_run(parse_recording(replaced(kSequence, "\ttimed\npush\t1\tdepth", "\ttimed\npush\t1\tlisting")),
                       kSequenceReport);
-  EXPECT_NE(joined(problems).find("range 'list keys (scene order)' beside the sort has no timing"), std::string::npos)
+  EXPECT_NE(joined(problems).find("range 'listing' beside the sort has no timing"), std::string::npos)
       << joined(problems);
-  EXPECT_NE(joined(problems).find("'list keys (last order)' is timed but has no range inside 'hybrid'"),
-            std::string::npos)
+  EXPECT_NE(joined(problems).find("'depth' is timed but has no range inside 'hybrid'"), std::string::npos)
       << joined(problems);
 }
 

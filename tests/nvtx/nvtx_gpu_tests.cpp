@@ -47,6 +47,13 @@ TEST(NvtxGpu, ASequencesTimedFrameHasItsStepsRanges) {
   // Frame 0 (scene order, untimed) and frame 1 (coherent, timed): what scripts/profile.sh selects.
   check_bench("sequence-gpu", {"--sequence", "orbit", "--frames", "2", "--sizes", "1M"});
 }
+
+TEST(NvtxGpu, AFusedSequencesTimedFramesHaveTheirStepsRanges) {
+  if (std::string why; !cuda_device_usable(&why)) GTEST_SKIP() << "no CUDA device: " << why;
+  // Frame 0 (untimed) leaves the splitters; the timed frames are depth-bucket's own or its fallback's.
+  check_bench("sequence-fused-gpu",
+              {"--sequence", "orbit", "--frames", "4", "--sizes", "1M", "--sorters", "cub-radix", "--fused"});
+}
 #endif
 
 #ifdef DEPTHSORT_NVTX_DEMO

@@ -60,6 +60,7 @@ std::vector<std::string> check_bench_run(const Recording& recording, const nlohm
   struct Expected {
     std::string sorter;
     std::vector<std::string> steps;
+    bool fused = false;  // depth-bucket's rows (options "fused"): no registry sorter's range
   };
   std::vector<Expected> expected;
   std::vector<std::string> sorter_names;
@@ -70,7 +71,8 @@ std::vector<std::string> check_bench_run(const Recording& recording, const nlohm
     std::vector<std::string> steps;
     for (const auto& step : row.at("steps")) steps.push_back(step.at("name").get<std::string>());
     const int reps = row.at("reps").get<int>();
-    for (int r = 0; r < reps; ++r) expected.push_back({sorter, steps});
+    const bool fused = row.value("options", std::string()) == "fused";
+    for (int r = 0; r < reps; ++r) expected.push_back({sorter, steps, fused});
   }
   std::size_t next = 0;
   for (const Range* root : all_roots(recording)) {
@@ -78,10 +80,11 @@ std::vector<std::string> check_bench_run(const Recording& recording, const nlohm
       if (!root->children.empty()) problems.push_back("the reference copy holds ranges: " + outline(*root));
       continue;
     }
+    // "untimed": a sequence's frame 0 and warm-up frames, ordered outside the timed events.
     if (root->name != "timed") {
-      if (std::find(sorter_names.begin(), sorter_names.end(), root->name) == sorter_names.end())
+      if (root->name != "untimed" && std::find(sorter_names.begin(), sorter_names.end(), root->name) == sorter_names.end())
         problems.push_back("top-level range '" + root->name + "' is neither a timed sort, an untimed sort of a reported "
-                           "sorter, nor the reference copy");
+                           "sorter or frame, nor the reference copy");
       continue;
     }
     const std::string which = "timed sort " + std::to_string(next + 1);
@@ -91,23 +94,35 @@ std::vector<std::string> check_bench_run(const Recording& recording, const nlohm
       continue;
     }
     const Expected& e = expected[next++];
-    // Inside: the sorter's own range, and beside it any work the benchmark times itself around the
-    // sort (a sequence frame's listing pass), each a range named as its step.
+    // Inside: the sorter's own range, and around or beside it the work the benchmark times itself
+    // (a sequence frame's depth pass and its `sort` step around the sorter; depth-bucket's order
+    // and its steps), each a range named as its step. Found depth first.
     const Range* sort = nullptr;
-    std::vector<std::string> sorter_steps;
-    for (const Range& child : root->children) {
-      if (child.name == e.sorter && sort == nullptr) {
-        sort = &child;
-      } else if (std::find(e.steps.begin(), e.steps.end(), child.name) == e.steps.end()) {
-        problems.push_back(which + " (" + e.sorter + "): range '" + child.name + "' beside the sort has no timing");
+    std::vector<std::string> seen;
+    std::vector<const Range*> pending{root};
+    while (!pending.empty()) {
+      const Range* range = pending.back();
+      pending.pop_back();
+      for (const Range& child : range->children) {
+        if (child.name == e.sorter && sort == nullptr) {
+          sort = &child;
+          continue;
+        }
+        if (std::find(e.steps.begin(), e.steps.end(), child.name) == e.steps.end())
+          problems.push_back(which + " (" + e.sorter + "): range '" + child.name + "' beside the sort has no timing");
+        seen.push_back(child.name);
+        pending.push_back(&child);
       }
     }
+    std::vector<std::string> sorter_steps;
     for (const std::string& step : e.steps)
-      if (std::none_of(root->children.begin(), root->children.end(),
-                       [&](const Range& child) { return child.name == step; }))
-        sorter_steps.push_back(step);
+      if (std::find(seen.begin(), seen.end(), step) == seen.end()) sorter_steps.push_back(step);
     if (sort == nullptr) {
-      problems.push_back(which + ": no range of sorter '" + e.sorter + "' inside, found " + outline(*root, 1));
+      // An order that is no registry sorter's (depth-bucket's) has its steps as ranges of their own
+      // (a frame it hands back runs the fallback's steps instead of its own: not every frame has
+      // every step of the row).
+      if (!e.fused)
+        problems.push_back(which + ": no range of sorter '" + e.sorter + "' inside, found " + outline(*root, 2));
       continue;
     }
     for (const std::string& problem : compare_sort(*sort, e.sorter, sorter_steps))

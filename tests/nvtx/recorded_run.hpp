@@ -25,9 +25,11 @@ RecordedRun run_recorded(const std::vector<std::string>& argv, const std::string
                          bool with_record_path = true);
 
 // A run of depthsort-bench: every timed sort (the "timed" range, one per repetition or frame a row
-// reports, in the rows' order) holds its sorter's range, whose steps are the row's, and beside it
-// only ranges named as the row's other steps (work the benchmark times around the sort); every
-// other top-level range is a reference copy or an untimed sort (warm-up, a sequence's frame 0).
+// reports, in the rows' order) holds its sorter's range, whose steps are the row's, and around or
+// beside it only ranges named as the row's other steps (work the benchmark times around the sort:
+// a sequence frame's depth pass, and the `sort` step around the sorter); depth-bucket's rows
+// (options "fused") hold no sorter's range, every step its own range. Every other top-level range
+// is a reference copy, an untimed sort (warm-up) or an untimed frame (a sequence's frame 0).
 std::vector<std::string> check_bench_run(const Recording& recording, const nlohmann::json& report);
 
 // A run of the demo: the i-th top-level range is frame i's "frame", and its ranges agree with that

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# The measurements of depth-bucket, depthsort's fused frame order (docs/algorithms/depth-bucket.md),
+# on a CUDA GPU, in one run.
+# Usage (on the GPU machine, from the repository root):
+#   scripts/study/depth-bucket.sh BIN_DIR OUT_DIR [tests] [sequences] [shapes] [sizes] [profile]
+# BIN_DIR holds depthsort-gpu-tests, depthsort-bench and depthsort-nvtx-gpu-tests (built elsewhere);
+# every part named runs (all when none is named) and leaves its log or CSV in OUT_DIR:
+#   tests      the frame-order unit's GPU tests (fused against plain, its checks) and the NVTX
+#              test of a fused sequence
+#   sequences  the benchmark's point cloud at 15M along the orbit, the fly-through and the cuts path,
+#              600 frames (SEQ_FRAMES): cub-radix from scratch (the plain pipeline: depth pass and
+#              CUB writing the draw order), cub-radix and run-bucket coherent, and depth-bucket
+#   shapes     depth-bucket's shapes (DEPTHSORT_FUSED_SHAPE: scatter items, bucket capacity) on the
+#              orbit at 15M
+#   sizes      depth-bucket against cub-radix from scratch at 1M, 2M, 4M, 32M, 64M (the orbit)
+#   profile    Nsight Compute: DRAM bytes and time of every kernel of one timed frame, depth-bucket
+#              and cub-radix from scratch, 15M orbit (--clock-control none)
+set -uo pipefail
+BIN=${1:?bin dir}
+OUT=${2:?out dir}
+shift 2
+parts=${*:-tests sequences shapes sizes profile}
+frames=${SEQ_FRAMES:-600}
+mkdir -p "$OUT"
+LOGS=${LOGS:-/tmp/depth-bucket-logs}
+mkdir -p "$LOGS"
+nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader | tee "$OUT/device.txt"
+has() { [[ " $parts " == *" $1 "* ]]; }
+bench() { timeout "${BENCH_S:-200}" "$BIN/depthsort-bench" "$@"; }
+# The rows' medians, one line each: sorter, options, dist, n, median, x cub-radix, check.
+rows() { grep -E '^\[[0-9]+/[0-9]+\]' "$1" | sed 's/  */ /g'; }
+
+if has tests; then
+  timeout 400 "$BIN/depthsort-gpu-tests" --gtest_filter='FrameOrder*' >"$OUT/tests.log" 2>&1
+  echo "== tests exit $?: $(grep -c '^\[       OK' "$OUT/tests.log") ok, $(grep -c '^\[  FAILED  \].*(' "$OUT/tests.log") failed"
+  grep -E '^\[  FAILED  \].*\(|Failure|error' "$OUT/tests.log" | head -20
+  if [[ -x $BIN/depthsort-nvtx-gpu-tests ]]; then
+    timeout 120 "$BIN/depthsort-nvtx-gpu-tests" --gtest_filter='*Sequence*' >"$OUT/nvtx.log" 2>&1
+    echo "== nvtx sequence tests exit $?"
+    grep -E '^\[  FAILED|Failure' "$OUT/nvtx.log" | head -5
+  fi
+fi
+
+if has sequences; then
+  for path in orbit fly-through cuts; do
+    bench --sequence "$path" --frames "$frames" --sizes 15M --sorters cub-radix --scratch \
+      --csv "$OUT/seq-$path-scratch.csv" >"$LOGS/seq-$path-scratch.txt" 2>&1
+    bench --sequence "$path" --frames "$frames" --sizes 15M --sorters cub-radix,run-bucket --fused \
+      --csv "$OUT/seq-$path.csv" >"$LOGS/seq-$path.txt" 2>&1
+    echo "== $path, 15M, $frames frames"
+    rows "$LOGS/seq-$path-scratch.txt"
+    rows "$LOGS/seq-$path.txt"
+  done
+fi
+
+if has shapes; then
+  for shape in 16,8192 8,8192 16,4096 8,4096; do
+    DEPTHSORT_FUSED_SHAPE=$shape bench --sequence orbit --frames "$frames" --sizes 15M --sorters cub-radix \
+      --scratch --fused --csv "$OUT/shape-$shape.csv" >"$LOGS/shape-$shape.txt" 2>&1
+    echo "== shape $shape (scatter items, bucket capacity)"
+    rows "$LOGS/shape-$shape.txt" | grep depth-bucket
+    grep -A12 'depth-bucket' "$LOGS/shape-$shape.txt" | grep -E 'sample|scatter|bucket sort|fallback' | head -6
+  done
+fi
+
+if has sizes; then
+  bench --sequence orbit --frames 300 --sizes 1M,2M,4M,32M,64M --sorters cub-radix --scratch --fused \
+    --csv "$OUT/sizes.csv" >"$LOGS/sizes.txt" 2>&1
+  echo "== sizes (orbit, 300 frames, from scratch)"
+  rows "$LOGS/sizes.txt"
+fi
+
+if has profile && command -v ncu >/dev/null; then
+  metrics=dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum
+  for what in fused scratch; do
+    # 600 frames (0.6 degrees a frame): frame 1, the first timed one, takes the last splitters.
+    args=(--sequence orbit --frames 600 --sizes 15M --sorters cub-radix --warmup 0)
+    filter="depthsort@timed/"
+    [[ $what == fused ]] && args+=(--fused) && filter="depthsort@timed/order (fused)/"
+    [[ $what == scratch ]] && args+=(--scratch)
+    timeout 300 ncu --nvtx --nvtx-include "$filter" --launch-count 12 --clock-control none --metrics "$metrics" \
+      --csv --page raw --print-units base "$BIN/depthsort-bench" "${args[@]}" >"$OUT/ncu-$what.csv" 2>"$LOGS/ncu-$what.err"
+    echo "== ncu $what: $(grep -c '^"[0-9]' "$OUT/ncu-$what.csv") kernels"
+    python3 - "$OUT/ncu-$what.csv" <<'EOF'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+head = next((i for i, r in enumerate(rows) if r and r[0] == "ID"), None)
+if head is None:
+    sys.exit("no ncu table")
+cols = rows[head]
+k, rd, wr, t = (cols.index(c) for c in ("Kernel Name", "dram__bytes_read.sum", "dram__bytes_write.sum", "gpu__time_duration.sum"))
+n = 15 * 2**20
+for r in rows[head + 2:]:
+    if not r or not r[0].isdigit():
+        continue
+    name = r[k][:60]
+    read, write, ns = float(r[rd] or 0), float(r[wr] or 0), float(r[t] or 0)
+    print(f"{name:60s} {read / n:6.2f} + {write / n:6.2f} B/pair {ns / 1e3:8.1f} us {(read + write) / max(ns, 1):6.2f} TB/s")
+EOF
+  done
+fi
