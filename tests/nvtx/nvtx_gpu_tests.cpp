@@ -52,7 +52,7 @@ TEST(NvtxGpu, AFusedSequencesTimedFramesHaveTheirStepsRanges) {
   if (std::string why; !cuda_device_usable(&why)) GTEST_SKIP() << "no CUDA device: " << why;
   // Frame 0 (untimed) leaves the splitters; the timed frames are depth-bucket's own or its fallback's.
   check_bench("sequence-fused-gpu",
-              {"--sequence", "orbit", "--frames", "4", "--sizes", "1M", "--sorters", "cub-radix", "--fused"});
+              {"--sequence", "orbit", "--frames", "4", "--sizes", "1M", "--fused"});
 }
 #endif
 

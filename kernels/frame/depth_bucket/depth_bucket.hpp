@@ -19,7 +19,7 @@ struct Posting;
 
 // The device's shapes for both passes, from its shared memory per block.
 struct Shapes {
-  int scatter_items = 16;          // items a thread of the 512-thread scatter (tile: 512 x items)
+  int scatter_items = 8;           // items a thread of the 512-thread scatter (tile: 512 x items)
   std::uint32_t capacity = 8192;   // pairs a bucket's region holds, and the on-chip sort's size
 };
 
@@ -61,9 +61,11 @@ class DepthBucket {
   std::size_t reserved_ = 0;       // primitives the buffers hold
   std::uint32_t buckets_ = 0;      // of the reserved size
   std::size_t splitters_for_ = 0;  // the n the kept splitters were taken from (0: none)
-  std::size_t max_buckets_ = 0;    // the most buckets the scatter's shared memory holds
   DeviceBuffer<uint2> regions_;
-  DeviceBuffer<std::uint32_t> splitters_, counts_, places_;
+  // The splitters a frame reads (current_) and those its bucket sort writes for the next frame.
+  DeviceBuffer<std::uint32_t> splitters_[2];
+  int current_ = 0;
+  DeviceBuffer<std::uint32_t> counts_, places_;
   DeviceBuffer<std::uint16_t> table_;
   DeviceBuffer<Control> control_;
   primitives::PinnedMailbox<Posting> verdict_;

@@ -44,11 +44,19 @@ __device__ __forceinline__ float record_key(const Records& records, const DepthP
 }
 
 // The buckets of one frame: `buckets` regions of `capacity` pairs each, and the splitters between
-// them (ordered keys, ascending; bucket b holds the keys with b splitters at or below them).
+// them (ordered keys, ascending; bucket b holds the keys with b splitters at or below them). The
+// last frame's keys fill the `buckets - 2 kEndBuckets` inner buckets at equal ranks (splitter
+// kEndBuckets - 1 is its smallest key, splitter buckets - kEndBuckets - 1 its largest plus one);
+// kEndBuckets more on each side, each as wide as the mean of the 8 inner buckets at that end, take
+// the keys that leave that range (a camera flying forward moves every key the same way: without
+// them the keys that leave the range would pile into one open-ended bucket).
+inline constexpr std::uint32_t kEndBuckets = 16;
+
 struct Layout {
   std::uint32_t buckets = 1;
   std::uint32_t capacity = 0;
   std::uint32_t n = 0;
+  __host__ __device__ std::uint32_t inner() const { return buckets - 2 * kEndBuckets; }
 };
 
 // The search's table: the range of the splitters' ordered keys cut into steps of 2^shift, and for
@@ -126,11 +134,13 @@ inline std::size_t sample_smem_bytes(std::uint32_t buckets) {
          buckets * sizeof(std::uint32_t) + 16;
 }
 
-// `most_in_bucket`: the most samples a bucket may hold for the splitters to fit.
+// `splitters` holds the inner splitters the last order left (and its smallest and largest key);
+// the end buckets' splitters are written beside them (splitters_out: the same array). `most_in_bucket`:
+// the most samples a bucket may hold for the splitters to fit.
 __global__ void __launch_bounds__(kSampleThreads)
-    sample_kernel(Records records, DepthPlane plane, Layout layout, const std::uint32_t* __restrict__ splitters,
-                  std::uint16_t* __restrict__ table_out, Control* __restrict__ control,
-                  std::uint32_t most_in_bucket) {
+    sample_kernel(Records records, DepthPlane plane, Layout layout, const std::uint32_t* splitters,
+                  std::uint32_t* splitters_out, std::uint16_t* __restrict__ table_out,
+                  Control* __restrict__ control, std::uint32_t most_in_bucket) {
   extern __shared__ __align__(16) unsigned char smem[];
   const std::uint32_t splitter_count = layout.buckets - 1;
   auto* s_splitters = reinterpret_cast<std::uint32_t*>(smem);
@@ -138,10 +148,30 @@ __global__ void __launch_bounds__(kSampleThreads)
   auto* s_table = reinterpret_cast<std::uint16_t*>(s_counts + layout.buckets);
   __shared__ std::uint32_t s_largest;
 
-  for (std::uint32_t i = threadIdx.x; i < splitter_count; i += kSampleThreads) s_splitters[i] = splitters[i];
+  // The inner splitters as the last order left them, and the end buckets' beside them.
+  const std::uint32_t low = kEndBuckets - 1, high = kEndBuckets + layout.inner() - 1;  // smallest, largest + 1
+  for (std::uint32_t i = threadIdx.x; i < splitter_count; i += kSampleThreads)
+    if (i >= low && i <= high) s_splitters[i] = splitters[i];
   for (std::uint32_t b = threadIdx.x; b < layout.buckets; b += kSampleThreads) s_counts[b] = 0;
   if (threadIdx.x == 0) s_largest = 0;
   __syncthreads();
+  if (threadIdx.x < 2 * (kEndBuckets - 1)) {
+    const bool below = threadIdx.x < kEndBuckets - 1;
+    const std::uint32_t k = below ? threadIdx.x + 1 : threadIdx.x - (kEndBuckets - 1) + 1;  // 1 .. kEndBuckets - 1
+    const std::uint64_t width = below ? (s_splitters[low + 8] - s_splitters[low] + 7) / 8
+                                      : (s_splitters[high] - s_splitters[high - 8] + 7) / 8;
+    if (below) {
+      const std::uint64_t step = width * k;
+      const std::uint32_t at = s_splitters[low];
+      s_splitters[low - k] = step >= at ? 0u : static_cast<std::uint32_t>(at - step);
+    } else {
+      const std::uint64_t at = static_cast<std::uint64_t>(s_splitters[high]) + width * k;
+      s_splitters[high + k] = at > 0xFFFFFFFFull ? 0xFFFFFFFFu : static_cast<std::uint32_t>(at);
+    }
+  }
+  __syncthreads();
+  for (std::uint32_t i = threadIdx.x; i < splitter_count; i += kSampleThreads)
+    if (i < low || i > high) splitters_out[i] = s_splitters[i];
 
   Table range;
   if (splitter_count > 0) {
@@ -190,27 +220,53 @@ __global__ void __launch_bounds__(kSampleThreads)
 
 // ------------------------------------------------------------------------------------------------
 // Step `depth + scatter`: a persistent grid walks tiles of the frame's primitives in scene order.
-// Each thread computes its primitives' keys and buckets; the tile is counted per bucket in shared
-// memory (ranks from warp-aggregated atomics), room is reserved at each bucket's region with one
-// global atomic per bucket and tile, and the pairs are staged grouped by bucket and written from
-// there in runs. A pair beyond its region's room is not written: the bucket's count says so, and
-// the last block to finish turns the counts into the buckets' places in the order and posts the
-// verdict.
+// Each thread computes its primitives' keys and buckets (the search's table and splitters read
+// through L1); the tile is counted per bucket in shared memory (ranks from warp-aggregated
+// atomics), the counts scanned in place into the tile's places, room reserved at each bucket's
+// region with one global atomic per bucket and tile (all of a thread's in flight at once), and the
+// pairs staged grouped by bucket and written from there in runs. A pair beyond its region's room
+// is not written: the bucket's count says so, and the last block to finish turns the counts into
+// the buckets' places in the order and posts the verdict.
 // ------------------------------------------------------------------------------------------------
+
+// The most buckets a frame has: the scatter's reservation holds a thread's share in registers.
+inline constexpr std::uint32_t kMaxBuckets = 8192;
 
 template <int kThreads, int kItems>
 struct ScatterShape {
   static constexpr int threads = kThreads;
   static constexpr int items = kItems;
   static constexpr std::uint32_t tile = kThreads * kItems;
-  // Shared memory: splitters, table, per-bucket counts and places, the staged tile and its buckets.
-  static std::size_t smem_bytes(std::uint32_t buckets) {
-    return (buckets - 1) * 4 + (kTableSteps + 1) * 2 + 4 * buckets + 4 * (buckets + 1) + tile * 8 + tile * 2 + 64;
-  }
+  static constexpr int buckets_per_thread = (kMaxBuckets + kThreads - 1) / kThreads;
+  // Shared memory: the staged tile (pairs and their buckets), one word per bucket and one more.
+  static std::size_t smem_bytes(std::uint32_t buckets) { return tile * 8 + tile * 2 + 4 * (buckets + 1) + 16; }
 };
 
+// Exclusive sums of words[0, cells) in place, words[cells] = the total (one block: each thread sums
+// a contiguous run of cells, one block scan joins the runs, each thread rewrites its own run).
+template <int kThreads>
+__device__ __forceinline__ void block_scan_in_place(std::uint32_t* words, std::uint32_t cells) {
+  using Scan = cub::BlockScan<std::uint32_t, kThreads>;
+  __shared__ typename Scan::TempStorage scan;
+  const std::uint32_t per = (cells + kThreads - 1) / kThreads;
+  const std::uint32_t begin = min(cells, threadIdx.x * per), end = min(cells, begin + per);
+  std::uint32_t sum = 0;
+  for (std::uint32_t i = begin; i < end; ++i) sum += words[i];
+  std::uint32_t prefix = 0, total = 0;
+  Scan(scan).ExclusiveSum(sum, prefix, total);
+  for (std::uint32_t i = begin; i < end; ++i) {
+    const std::uint32_t count = words[i];
+    words[i] = prefix;
+    prefix += count;
+  }
+  if (threadIdx.x == 0) words[cells] = total;
+  __syncthreads();
+}
+
+// Two blocks a multiprocessor: one's tile is loaded and computed while the other's waits on its
+// reservations and writes.
 template <int kThreads, int kItems>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kThreads, 2)
     scatter_kernel(Records records, DepthPlane plane, Layout layout, const std::uint32_t* __restrict__ splitters,
                    const std::uint16_t* __restrict__ table, std::uint32_t* __restrict__ counts,
                    uint2* __restrict__ regions, std::uint32_t* __restrict__ places, Control* __restrict__ control,
@@ -218,12 +274,9 @@ __global__ void __launch_bounds__(kThreads)
   using Shape = ScatterShape<kThreads, kItems>;
   extern __shared__ __align__(16) unsigned char smem[];
   const std::uint32_t buckets = layout.buckets, splitter_count = buckets - 1;
-  auto* s_pairs = reinterpret_cast<uint2*>(smem);                          // tile
-  auto* s_splitters = reinterpret_cast<std::uint32_t*>(s_pairs + Shape::tile);  // buckets - 1
-  auto* s_counts = s_splitters + splitter_count;                                // buckets: counts, then deltas
-  auto* s_first = s_counts + buckets;                                           // buckets + 1
-  auto* s_table = reinterpret_cast<std::uint16_t*>(s_first + buckets + 1);      // kTableSteps + 1
-  auto* s_bucket = s_table + kTableSteps + 1;                                   // tile
+  auto* s_pairs = reinterpret_cast<uint2*>(smem);                                 // tile
+  auto* s_bucket = reinterpret_cast<std::uint16_t*>(s_pairs + Shape::tile);       // tile
+  auto* s_words = reinterpret_cast<std::uint32_t*>(s_bucket + Shape::tile);       // buckets + 1
   __shared__ bool s_last;
 
   if (control->verdict != kFitted) {  // the sample called the frame off
@@ -231,49 +284,55 @@ __global__ void __launch_bounds__(kThreads)
     return;
   }
   const Table range = control->table;
-  for (std::uint32_t i = threadIdx.x; i < splitter_count; i += kThreads) s_splitters[i] = splitters[i];
-  for (std::uint32_t s = threadIdx.x; s <= range.steps; s += kThreads) s_table[s] = table[s];
-
   const std::uint32_t tiles = (layout.n + Shape::tile - 1) / Shape::tile;
   for (std::uint32_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-    for (std::uint32_t b = threadIdx.x; b < buckets; b += kThreads) s_counts[b] = 0;
-    __syncthreads();
+    for (std::uint32_t b = threadIdx.x; b <= buckets; b += kThreads) s_words[b] = 0;
     const std::uint32_t first = tile * Shape::tile;
     const std::uint32_t in_tile = min(Shape::tile, layout.n - first);
-    std::uint32_t key[kItems], bucket[kItems], rank[kItems];
+    std::uint32_t key[kItems], bucket[kItems];
 #pragma unroll
     for (int j = 0; j < kItems; ++j) {
       const std::uint32_t at = j * kThreads + threadIdx.x;
       key[j] = at < in_tile ? ordered_key(record_key(records, plane, first + at)) : 0u;
     }
 #pragma unroll
-    for (int j = 0; j < kItems; ++j) {
-      const std::uint32_t at = j * kThreads + threadIdx.x;
-      bucket[j] = bucket_of(key[j], s_splitters, splitter_count, s_table, range);
-      rank[j] = primitives::warp_aggregated_add(s_counts, bucket[j], at < in_tile, true);
-    }
+    for (int j = 0; j < kItems; ++j) bucket[j] = bucket_of(key[j], splitters, splitter_count, table, range);
+    __syncthreads();  // the words are cleared
+    std::uint32_t rank[kItems];
+#pragma unroll
+    for (int j = 0; j < kItems; ++j)
+      rank[j] = primitives::warp_aggregated_add(s_words, bucket[j], j * kThreads + threadIdx.x < in_tile, true);
     __syncthreads();
-    primitives::block_cumulative_counts<kThreads>(s_counts, static_cast<int>(buckets), s_first);
-    // Room in each bucket's region for the tile's pairs, and the shift from a staged place to a
-    // place in the region (stored over the count, which is not needed after it).
-    for (std::uint32_t b = threadIdx.x; b < buckets; b += kThreads) {
-      const std::uint32_t count = s_first[b + 1] - s_first[b];
-      const std::uint32_t at = count ? atomicAdd(&counts[b], count) : 0u;
-      s_counts[b] = at - s_first[b];
-    }
+    block_scan_in_place<kThreads>(s_words, buckets);  // the tile's places, by bucket
 #pragma unroll
     for (int j = 0; j < kItems; ++j) {
       const std::uint32_t at = j * kThreads + threadIdx.x;
       if (at < in_tile) {
-        const std::uint32_t staged = s_first[bucket[j]] + rank[j];
+        const std::uint32_t staged = s_words[bucket[j]] + rank[j];
         s_pairs[staged] = make_pair(key[j], first + at);
         s_bucket[staged] = static_cast<std::uint16_t>(bucket[j]);
       }
     }
+    // Room in each bucket's region for the tile's pairs (every reservation of the thread queued
+    // before the first is waited for; the tile's pairs, staged, are out of the registers by now),
+    // and each bucket's word turned into the shift from a staged place to its place there.
+    std::uint32_t reserved[Shape::buckets_per_thread];
+#pragma unroll
+    for (int k = 0; k < Shape::buckets_per_thread; ++k) {
+      const std::uint32_t b = threadIdx.x + k * kThreads;
+      const std::uint32_t count = b < buckets ? s_words[b + 1] - s_words[b] : 0u;
+      reserved[k] = count ? atomicAdd(&counts[b], count) : 0u;
+    }
+    __syncthreads();  // every count read before a word changes
+#pragma unroll
+    for (int k = 0; k < Shape::buckets_per_thread; ++k) {
+      const std::uint32_t b = threadIdx.x + k * kThreads;
+      if (b < buckets) s_words[b] = reserved[k] - s_words[b];
+    }
     __syncthreads();
     for (std::uint32_t staged = threadIdx.x; staged < in_tile; staged += kThreads) {
       const std::uint32_t b = s_bucket[staged];
-      const std::uint32_t slot = s_counts[b] + staged;
+      const std::uint32_t slot = s_words[b] + staged;
       if (slot < layout.capacity) regions[static_cast<std::size_t>(b) * layout.capacity + slot] = s_pairs[staged];
     }
     __syncthreads();
@@ -286,20 +345,18 @@ __global__ void __launch_bounds__(kThreads)
   __syncthreads();
   if (!s_last) return;
   __threadfence();
+  __shared__ std::uint32_t s_largest;
+  if (threadIdx.x == 0) s_largest = 0;
   std::uint32_t largest = 0;
   for (std::uint32_t b = threadIdx.x; b < buckets; b += kThreads) {
     const std::uint32_t count = __ldcg(&counts[b]);
-    s_counts[b] = count;
+    s_words[b] = count;
     largest = max(largest, count);
   }
   __syncthreads();
-  primitives::block_cumulative_counts<kThreads>(s_counts, static_cast<int>(buckets), s_first);
-  for (std::uint32_t b = threadIdx.x; b <= buckets; b += kThreads) places[b] = s_first[b];
-  __shared__ std::uint32_t s_largest;
-  if (threadIdx.x == 0) s_largest = 0;
-  __syncthreads();
   atomicMax(&s_largest, largest);
-  __syncthreads();
+  block_scan_in_place<kThreads>(s_words, buckets);
+  for (std::uint32_t b = threadIdx.x; b <= buckets; b += kThreads) places[b] = s_words[b];
   if (threadIdx.x == 0) {
     const std::uint32_t verdict = s_largest > layout.capacity ? kOverflow : kFitted;
     control->verdict = verdict;
@@ -310,12 +367,14 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 // ------------------------------------------------------------------------------------------------
-// Step `bucket sort`: one block a bucket. Its pairs loaded from the region; a bucket whose keys
-// span fewer than kSlots values (nearly every one: a bucket holds a few thousand of the frame's
-// depths) is sorted by counting, the others by CUB's block radix sort on the bits their span needs.
-// The ids are written from shared memory to the bucket's place in the draw order, and the keys at
-// the next frame's splitter ranks that fall in the bucket are kept. Every block clears its
-// bucket's count for the next frame, also where the frame was called off.
+// Step `bucket sort`: one block a bucket. Its pairs loaded from the region; its keys lie between
+// its two splitters (the open-ended first and last buckets: between the block's smallest and
+// largest), and a bucket whose keys span at most kSlots values (nearly every one: a bucket holds a
+// few thousand of the frame's depths) is sorted by counting over the slots its span needs, the
+// others by CUB's block radix sort on the bits their span needs. The ids are written from shared
+// memory to the bucket's place in the draw order, and the keys at the next frame's splitter ranks
+// that fall in the bucket are kept (in the other splitter buffer: blocks still read this frame's).
+// Every block clears its bucket's count for the next frame, also where the frame was called off.
 // ------------------------------------------------------------------------------------------------
 
 template <int kThreads, int kItems, int kSlots>
@@ -327,9 +386,8 @@ struct BucketShape {
   using Radix = cub::BlockRadixSort<std::uint32_t, kThreads, kItems, std::uint32_t, 5>;
   using Exchange = cub::BlockExchange<std::uint32_t, kThreads, kItems>;
   using Reduce = cub::BlockReduce<std::uint32_t, kThreads>;
-  using Scan = cub::BlockScan<std::uint32_t, kThreads>;
   union Work {
-    std::uint32_t slots[kSlots];
+    std::uint32_t slots[kSlots + 1];
     typename Radix::TempStorage radix;
     typename Exchange::TempStorage exchange;
   };
@@ -338,18 +396,18 @@ struct BucketShape {
     std::uint32_t sorted_keys[capacity];
     std::uint32_t sorted_ids[capacity];
     typename Reduce::TempStorage reduce;
-    typename Scan::TempStorage scan;
     std::uint32_t low, high;
   };
 };
 
-// Two blocks a multiprocessor where their shared memory allows (the register cap keeps the
-// compiler from taking a whole register file for one).
+// 1024 threads a multiprocessor at least (64 registers a thread): while one block waits on its
+// bucket's loads another sorts.
 template <int kThreads, int kItems, int kSlots>
-__global__ void __launch_bounds__(kThreads, 2)
+__global__ void __launch_bounds__(kThreads, 1024 / kThreads)
     bucket_sort_kernel(Layout layout, const uint2* __restrict__ regions, std::uint32_t* __restrict__ counts,
                        const std::uint32_t* __restrict__ places, const Control* __restrict__ control,
-                       std::uint32_t* __restrict__ order, std::uint32_t* __restrict__ next_splitters) {
+                       const std::uint32_t* __restrict__ splitters, std::uint32_t* __restrict__ order,
+                       std::uint32_t* __restrict__ next_splitters) {
   using Shape = BucketShape<kThreads, kItems, kSlots>;
   extern __shared__ __align__(16) unsigned char smem[];
   auto& storage = *reinterpret_cast<typename Shape::Storage*>(smem);
@@ -362,60 +420,46 @@ __global__ void __launch_bounds__(kThreads, 2)
   const std::uint32_t place = places[b];
 
   std::uint32_t key[kItems], id[kItems];
-  std::uint32_t low = 0xFFFFFFFFu, high = 0u;
   const uint2* region = regions + static_cast<std::size_t>(b) * layout.capacity;
 #pragma unroll
   for (int j = 0; j < kItems; ++j) {
     const std::uint32_t at = j * kThreads + threadIdx.x;
-    if (at < count) {
-      const uint2 pair = __ldcs(&region[at]);
-      key[j] = pair.x;
-      id[j] = pair.y;
-      low = min(low, key[j]);
-      high = max(high, key[j]);
-    } else {
-      key[j] = 0xFFFFFFFFu;
-      id[j] = 0xFFFFFFFFu;
-    }
+    const uint2 pair = at < count ? __ldcs(&region[at]) : make_uint2(0xFFFFFFFFu, 0xFFFFFFFFu);
+    key[j] = pair.x;
+    id[j] = pair.y;
   }
-  low = typename Shape::Reduce(storage.reduce).Reduce(low, ::cuda::minimum<>{});
-  __syncthreads();
-  high = typename Shape::Reduce(storage.reduce).Reduce(high, ::cuda::maximum<>{});
-  if (threadIdx.x == 0) {
-    storage.low = low;
-    storage.high = high;
+  // The keys' bounds: [splitters[b - 1], splitters[b] - 1], or the block's own at an open end.
+  std::uint32_t low, high;
+  if (b > 0 && b + 1 < layout.buckets) {
+    low = splitters[b - 1];
+    high = splitters[b] - 1;  // the bucket holds a key, so splitters[b] > splitters[b - 1]
+  } else {
+    std::uint32_t lo = 0xFFFFFFFFu, hi = 0u;
+#pragma unroll
+    for (int j = 0; j < kItems; ++j)
+      if (j * kThreads + threadIdx.x < count) lo = min(lo, key[j]), hi = max(hi, key[j]);
+    lo = typename Shape::Reduce(storage.reduce).Reduce(lo, ::cuda::minimum<>{});
+    __syncthreads();
+    hi = typename Shape::Reduce(storage.reduce).Reduce(hi, ::cuda::maximum<>{});
+    if (threadIdx.x == 0) storage.low = lo, storage.high = hi;
+    __syncthreads();
+    low = storage.low;
+    high = storage.high;
   }
-  __syncthreads();
-  low = storage.low;
-  high = storage.high;
-  const std::uint32_t span = high - low;
+  const std::uint32_t span = high - low;  // the keys take span + 1 values
 
   if (span < static_cast<std::uint32_t>(kSlots)) {
-    // Counting: one shared atomic a key, one scan of the slots, each pair placed by its rank.
-    for (int s = threadIdx.x; s < kSlots; s += kThreads) storage.work.slots[s] = 0;
+    // Counting: one shared atomic a key, one scan of the slots the span needs, each pair placed by
+    // its rank among its key's.
+    const std::uint32_t slots = span + 1;
+    for (std::uint32_t s = threadIdx.x; s < slots; s += kThreads) storage.work.slots[s] = 0;
     __syncthreads();
     std::uint32_t rank[kItems];
 #pragma unroll
     for (int j = 0; j < kItems; ++j)
-      if (j * kThreads + threadIdx.x < count) rank[j] = atomicAdd(&storage.work.slots[key[j] - low], 1u);
+      rank[j] = j * kThreads + threadIdx.x < count ? atomicAdd(&storage.work.slots[key[j] - low], 1u) : 0u;
     __syncthreads();
-    constexpr int kPerThread = kSlots / kThreads;
-    static_assert(kSlots % kThreads == 0);
-    std::uint32_t local[kPerThread];
-    std::uint32_t sum = 0;
-#pragma unroll
-    for (int k = 0; k < kPerThread; ++k) {
-      local[k] = storage.work.slots[threadIdx.x * kPerThread + k];
-      sum += local[k];
-    }
-    std::uint32_t prefix = 0;
-    typename Shape::Scan(storage.scan).ExclusiveSum(sum, prefix);
-#pragma unroll
-    for (int k = 0; k < kPerThread; ++k) {
-      storage.work.slots[threadIdx.x * kPerThread + k] = prefix;
-      prefix += local[k];
-    }
-    __syncthreads();
+    block_scan_in_place<kThreads>(storage.work.slots, slots);
 #pragma unroll
     for (int j = 0; j < kItems; ++j) {
       if (j * kThreads + threadIdx.x < count) {
@@ -425,9 +469,9 @@ __global__ void __launch_bounds__(kThreads, 2)
       }
     }
   } else {
-    // A wide bucket (the open-ended first and last, far outliers): CUB's radix sort of the bits
-    // the span needs. The pads' ids sort after every real key: they hold the largest key and come
-    // last in the blocked arrangement, and the sort is stable.
+    // A wide bucket (an open end, far outliers): CUB's radix sort of the bits the span needs. The
+    // pads (the largest key) sort after every real key: they come last in the blocked arrangement,
+    // and the sort is stable.
     const int bits = 32 - __clz(span);
 #pragma unroll
     for (int j = 0; j < kItems; ++j)
@@ -448,26 +492,41 @@ __global__ void __launch_bounds__(kThreads, 2)
   }
   __syncthreads();
   for (std::uint32_t at = threadIdx.x; at < count; at += kThreads) order[place + at] = storage.sorted_ids[at];
-  // Splitter j of the next frame is the key at rank floor(j n / buckets), j = 1 .. buckets - 1.
-  const std::uint64_t buckets = layout.buckets, n = layout.n;
-  const std::uint64_t first_j = (static_cast<std::uint64_t>(place) * buckets + n - 1) / n;
-  for (std::uint64_t j = max(first_j, std::uint64_t{1}) + threadIdx.x; j < buckets; j += kThreads) {
-    const std::uint64_t rank = j * n / buckets;
+  // The next frame's inner splitters: j = 1 .. inner - 1 the key at rank floor(j n / inner); the
+  // order's smallest key and its largest plus one around them (Layout).
+  const std::uint64_t inner = layout.inner(), n = layout.n;
+  std::uint32_t* inner_splitters = next_splitters + kEndBuckets;  // [j - 1]
+  const std::uint64_t first_j = (static_cast<std::uint64_t>(place) * inner + n - 1) / n;
+  for (std::uint64_t j = max(first_j, std::uint64_t{1}) + threadIdx.x; j < inner; j += kThreads) {
+    const std::uint64_t rank = j * n / inner;
     if (rank >= place + count) break;
-    next_splitters[j - 1] = storage.sorted_keys[rank - place];
+    inner_splitters[j - 1] = storage.sorted_keys[rank - place];
+  }
+  if (threadIdx.x == 0 && place == 0) next_splitters[kEndBuckets - 1] = storage.sorted_keys[0];
+  if (threadIdx.x == 0 && place + count == n) {
+    const std::uint32_t last = storage.sorted_keys[count - 1];
+    next_splitters[kEndBuckets + inner - 1] = last == 0xFFFFFFFFu ? last : last + 1;
   }
 }
 
 // ------------------------------------------------------------------------------------------------
 // The splitters from an order made another way (the plain path after a called-off frame): the
-// sorted keys at ranks floor(j n / buckets).
+// inner ones the sorted keys at ranks floor(j n / inner), the smallest and largest key around them.
 // ------------------------------------------------------------------------------------------------
-__global__ void keep_splitters_kernel(const float* __restrict__ sorted_keys, std::uint32_t n, std::uint32_t buckets,
+__global__ void keep_splitters_kernel(const float* __restrict__ sorted_keys, Layout layout,
                                       std::uint32_t* __restrict__ splitters) {
-  const std::uint32_t j = blockIdx.x * blockDim.x + threadIdx.x + 1;
-  if (j >= buckets) return;
-  const std::uint64_t rank = static_cast<std::uint64_t>(j) * n / buckets;
-  splitters[j - 1] = ordered_key(sorted_keys[rank]);
+  const std::uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;  // 0: the smallest key; inner: the largest
+  const std::uint32_t inner = layout.inner();
+  if (j > inner) return;
+  if (j == 0) {
+    splitters[kEndBuckets - 1] = ordered_key(sorted_keys[0]);
+  } else if (j == inner) {
+    const std::uint32_t last = ordered_key(sorted_keys[layout.n - 1]);
+    splitters[kEndBuckets + inner - 1] = last == 0xFFFFFFFFu ? last : last + 1;
+  } else {
+    const std::uint64_t rank = static_cast<std::uint64_t>(j) * layout.n / inner;
+    splitters[kEndBuckets + j - 1] = ordered_key(sorted_keys[rank]);
+  }
 }
 
 }  // namespace depthsort::depth_bucket
