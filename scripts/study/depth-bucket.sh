@@ -56,10 +56,9 @@ fi
 if has shapes; then
   for shape in 16,8192 8,8192 16,4096 8,4096; do
     DEPTHSORT_FUSED_SHAPE=$shape bench --sequence orbit --frames "$frames" --sizes 15M --sorters cub-radix \
-      --scratch --fused --csv "$OUT/shape-$shape.csv" >"$LOGS/shape-$shape.txt" 2>&1
+      --scratch --fused --csv "$OUT/shape-${shape/,/x}.csv" >"$LOGS/shape-${shape/,/x}.txt" 2>&1
     echo "== shape $shape (scatter items, bucket capacity)"
-    rows "$LOGS/shape-$shape.txt" | grep depth-bucket
-    grep -A12 'depth-bucket' "$LOGS/shape-$shape.txt" | grep -E 'sample|scatter|bucket sort|fallback' | head -6
+    rows "$LOGS/shape-${shape/,/x}.txt" | grep depth-bucket
   done
 fi
 
@@ -94,8 +93,9 @@ for r in rows[head + 2:]:
     if not r or not r[0].isdigit():
         continue
     name = r[k][:60]
-    read, write, ns = float(r[rd] or 0), float(r[wr] or 0), float(r[t] or 0)
-    print(f"{name:60s} {read / n:6.2f} + {write / n:6.2f} B/pair {ns / 1e3:8.1f} us {(read + write) / max(ns, 1):6.2f} TB/s")
+    num = lambda text: float(text.replace(",", "") or 0)
+    read, write, ns = num(r[rd]), num(r[wr]), num(r[t])
+    print(f"{name:60s} {read / n:6.2f} + {write / n:6.2f} B/pair {ns / 1e3:8.1f} us {(read + write) / max(ns, 1):6.1f} GB/s")
 EOF
   done
 fi
