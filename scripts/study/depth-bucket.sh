@@ -15,6 +15,8 @@
 #   sizes      depth-bucket against cub-radix from scratch at 1M, 2M, 4M, 32M, 64M (the orbit)
 #   profile    Nsight Compute: DRAM bytes and time of every kernel of one timed frame, depth-bucket
 #              and cub-radix from scratch, 15M orbit (--clock-control none)
+#   detail     Nsight Compute's sections (speed of light, occupancy, warp states, memory, scheduler)
+#              of depth-bucket's scatter and bucket sort in one timed frame: where their time goes
 set -uo pipefail
 BIN=${1:?bin dir}
 OUT=${2:?out dir}
@@ -54,7 +56,7 @@ if has sequences; then
 fi
 
 if has shapes; then
-  for shape in 16,8192 8,8192 16,4096 8,4096; do
+  for shape in 8,16384 16,16384 8,8192 16,8192; do
     DEPTHSORT_FUSED_SHAPE=$shape bench --sequence orbit --frames "$frames" --sizes 15M --sorters cub-radix \
       --scratch --fused --csv "$OUT/shape-${shape/,/x}.csv" >"$LOGS/shape-${shape/,/x}.txt" 2>&1
     echo "== shape $shape (scatter items, bucket capacity)"
@@ -98,4 +100,14 @@ for r in rows[head + 2:]:
     print(f"{name:60s} {read / n:6.2f} + {write / n:6.2f} B/pair {ns / 1e3:8.1f} us {(read + write) / max(ns, 1):6.1f} GB/s")
 EOF
   done
+fi
+
+if has detail && command -v ncu >/dev/null; then
+  sections=(--section SpeedOfLight --section Occupancy --section WarpStateStats --section MemoryWorkloadAnalysis
+            --section SchedulerStats --section LaunchStats --section ComputeWorkloadAnalysis)
+  timeout 300 ncu --nvtx --nvtx-include "depthsort@timed/order (fused)/" --launch-count 3 --clock-control none \
+    "${sections[@]}" "$BIN/depthsort-bench" --sequence orbit --frames 600 --sizes 15M --sorters cub-radix --fused \
+    --warmup 0 >"$OUT/ncu-detail.txt" 2>"$LOGS/ncu-detail.err"
+  echo "== ncu detail: $(grep -c 'scatter_kernel\|bucket_sort_kernel' "$OUT/ncu-detail.txt") kernel headers"
+  grep -E "^  [a-z_]+_kernel|Duration|Memory Throughput|DRAM Throughput|Compute \(SM\) Throughput|Achieved Occupancy|Theoretical Occupancy|Registers Per|Shared Memory Configuration Size|Dynamic Shared|Block Limit|No Eligible|Issued Warp|Warp Cycles Per Issued|L1/TEX Hit|L2 Hit|Stall" "$OUT/ncu-detail.txt" | head -90
 fi

@@ -17,10 +17,11 @@ namespace depthsort::depth_bucket {
 namespace {
 
 
-// The on-chip sort's shapes: 1024 x 8 with 8192 counting slots where a block may have about
-// 100 KB of shared memory (Hopper, Ampere's A100), 512 x 8 with 4096 where it may have half that
-// (Ampere's and Ada's desktop cards), 256 x 8 with 2048 otherwise (Turing).
-using WideBuckets = BucketShape<1024, 8, 8192>;
+// The on-chip sort's shapes, the largest this device's shared memory per block holds: 1024 x 16
+// with 16384 counting slots (Hopper), 512 x 16 with 8192 (Ampere's A100; Hopper where a study
+// asks), 512 x 8 with 4096 (Ampere's and Ada's desktop cards), 256 x 8 with 2048 (Turing).
+using HugeBuckets = BucketShape<1024, 16, 16384>;
+using WideBuckets = BucketShape<512, 16, 8192>;
 using MidBuckets = BucketShape<512, 8, 4096>;
 using NarrowBuckets = BucketShape<256, 8, 2048>;
 
@@ -48,18 +49,19 @@ void launch_bucket_sort(const Layout& layout, const uint2* regions, std::uint32_
 
 DepthBucket::DepthBucket() : verdict_("depth-bucket's verdict") {
   const int smem = shared_memory_per_block();
-  if (smem >= static_cast<int>(sizeof(WideBuckets::Storage))) shapes_.capacity = WideBuckets::capacity;
+  if (smem >= static_cast<int>(sizeof(HugeBuckets::Storage))) shapes_.capacity = HugeBuckets::capacity;
+  else if (smem >= static_cast<int>(sizeof(WideBuckets::Storage))) shapes_.capacity = WideBuckets::capacity;
   else if (smem >= static_cast<int>(sizeof(MidBuckets::Storage))) shapes_.capacity = MidBuckets::capacity;
   else shapes_.capacity = NarrowBuckets::capacity;
   scatter_blocks_ = primitives::multiprocessor_count();
   // A study's override of the shapes (docs/algorithms/depth-bucket.md, "Shapes"): "ITEMS,CAPACITY",
-  // ITEMS 8 or 16 (the 512-thread scatter's items a thread), CAPACITY 2048, 4096 or 8192, each
-  // taken only where this device has the room.
+  // ITEMS 8 or 16 (the 512-thread scatter's items a thread), CAPACITY 2048 to 16384, each taken
+  // only where this device has the room.
   if (const char* study = std::getenv("DEPTHSORT_FUSED_SHAPE")) {
     int items = 0, capacity = 0;
     if (std::sscanf(study, "%d,%d", &items, &capacity) == 2) {
       if (items == 8 || items == 16) shapes_.scatter_items = items;
-      if (capacity == 2048 || capacity == 4096 || capacity == 8192)
+      if (capacity == 2048 || capacity == 4096 || capacity == 8192 || capacity == 16384)
         shapes_.capacity = std::min<std::uint32_t>(shapes_.capacity, static_cast<std::uint32_t>(capacity));
     }
   }
@@ -142,7 +144,10 @@ bool DepthBucket::order(const float4* centroids, std::size_t triangles, const Pa
     StepScope step(timer, "bucket sort", StepStart::AtLastStepEnd);
     const std::uint32_t* splitters = splitters_[current_].data();
     std::uint32_t* next = splitters_[current_ ^ 1].data();
-    if (shapes_.capacity == WideBuckets::capacity)
+    if (shapes_.capacity == HugeBuckets::capacity)
+      launch_bucket_sort<HugeBuckets>(layout, regions_.data(), counts_.data(), places_.data(), control_.data(),
+                                      splitters, order, next, stream);
+    else if (shapes_.capacity == WideBuckets::capacity)
       launch_bucket_sort<WideBuckets>(layout, regions_.data(), counts_.data(), places_.data(), control_.data(),
                                       splitters, order, next, stream);
     else if (shapes_.capacity == MidBuckets::capacity)

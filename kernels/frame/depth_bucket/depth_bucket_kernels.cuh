@@ -85,14 +85,13 @@ struct Posting {
   std::uint32_t largest_bucket = 0;  // pairs in the fullest bucket (fitted frames)
 };
 
-// The bucket of ordered key `key`: the number of splitters at or below it. `splitters` has
-// layout.buckets - 1 entries; the table's entries bound the search.
+// The bucket of ordered key `key`: the number of splitters at or below it. The table's entries
+// bound the search: a key below the first splitter or beyond the last takes the first or last step,
+// whose bounds still hold its bucket (none of the splitters is below it, or all are).
 __device__ __forceinline__ std::uint32_t bucket_of(std::uint32_t key, const std::uint32_t* splitters,
-                                                   std::uint32_t splitter_count, const std::uint16_t* table,
-                                                   const Table& range) {
-  if (splitter_count == 0 || key < splitters[0]) return 0;
-  if (key >= splitters[splitter_count - 1]) return splitter_count;
-  const std::uint32_t step = (key - range.low) >> range.shift;
+                                                   const std::uint16_t* table, const Table& range) {
+  const std::uint32_t offset = key > range.low ? key - range.low : 0u;
+  const std::uint32_t step = min(offset >> range.shift, range.steps - 1);
   std::uint32_t lo = table[step], hi = table[step + 1];
   while (lo < hi) {
     const std::uint32_t mid = (lo + hi) >> 1;
@@ -204,7 +203,7 @@ __global__ void __launch_bounds__(kSampleThreads)
     const std::uint32_t i = j * kSampleThreads + threadIdx.x;
     const std::uint32_t id = sample_position(i, kSamples, layout.n);
     const std::uint32_t key = ordered_key(record_key(records, plane, id));
-    atomicAdd(&s_counts[bucket_of(key, s_splitters, splitter_count, s_table, range)], 1u);
+    atomicAdd(&s_counts[bucket_of(key, s_splitters, s_table, range)], 1u);
   }
   __syncthreads();
   std::uint32_t largest = 0;
@@ -273,7 +272,7 @@ __global__ void __launch_bounds__(kThreads, 2)
                    primitives::Posted<Posting>* post, std::uint32_t sequence) {
   using Shape = ScatterShape<kThreads, kItems>;
   extern __shared__ __align__(16) unsigned char smem[];
-  const std::uint32_t buckets = layout.buckets, splitter_count = buckets - 1;
+  const std::uint32_t buckets = layout.buckets;
   auto* s_pairs = reinterpret_cast<uint2*>(smem);                                 // tile
   auto* s_bucket = reinterpret_cast<std::uint16_t*>(s_pairs + Shape::tile);       // tile
   auto* s_words = reinterpret_cast<std::uint32_t*>(s_bucket + Shape::tile);       // buckets + 1
@@ -296,12 +295,12 @@ __global__ void __launch_bounds__(kThreads, 2)
       key[j] = at < in_tile ? ordered_key(record_key(records, plane, first + at)) : 0u;
     }
 #pragma unroll
-    for (int j = 0; j < kItems; ++j) bucket[j] = bucket_of(key[j], splitters, splitter_count, table, range);
+    for (int j = 0; j < kItems; ++j) bucket[j] = bucket_of(key[j], splitters, table, range);
     __syncthreads();  // the words are cleared
     std::uint32_t rank[kItems];
 #pragma unroll
-    for (int j = 0; j < kItems; ++j)
-      rank[j] = primitives::warp_aggregated_add(s_words, bucket[j], j * kThreads + threadIdx.x < in_tile, true);
+    for (int j = 0; j < kItems; ++j)  // a plain shared atomic: a tile's neighbours seldom share a bucket
+      rank[j] = j * kThreads + threadIdx.x < in_tile ? atomicAdd(&s_words[bucket[j]], 1u) : 0u;
     __syncthreads();
     block_scan_in_place<kThreads>(s_words, buckets);  // the tile's places, by bucket
 #pragma unroll
@@ -333,7 +332,7 @@ __global__ void __launch_bounds__(kThreads, 2)
     for (std::uint32_t staged = threadIdx.x; staged < in_tile; staged += kThreads) {
       const std::uint32_t b = s_bucket[staged];
       const std::uint32_t slot = s_words[b] + staged;
-      if (slot < layout.capacity) regions[static_cast<std::size_t>(b) * layout.capacity + slot] = s_pairs[staged];
+      if (slot < layout.capacity) regions[b * layout.capacity + slot] = s_pairs[staged];  // < 2^27 pairs
     }
     __syncthreads();
   }
@@ -383,6 +382,9 @@ struct BucketShape {
   static constexpr int items = kItems;
   static constexpr int slots = kSlots;
   static constexpr std::uint32_t capacity = kThreads * kItems;
+  // The next frame's splitter ranks a bucket can hold: they lie at least n / inner - 1 >= capacity
+  // / 4 apart (a bucket holds at most twice its share), so a bucket holds at most 5.
+  static constexpr int max_targets = 8;
   using Radix = cub::BlockRadixSort<std::uint32_t, kThreads, kItems, std::uint32_t, 5>;
   using Exchange = cub::BlockExchange<std::uint32_t, kThreads, kItems>;
   using Reduce = cub::BlockReduce<std::uint32_t, kThreads>;
@@ -393,10 +395,13 @@ struct BucketShape {
   };
   struct Storage {
     Work work;
-    std::uint32_t sorted_keys[capacity];
     std::uint32_t sorted_ids[capacity];
+    std::uint16_t rank[capacity];  // each pair's rank among its key's (counting), by load position
     typename Reduce::TempStorage reduce;
     std::uint32_t low, high;
+    std::uint32_t target_at[max_targets];  // the bucket's positions of the next frame's splitters
+    std::uint32_t target_index[max_targets];
+    int targets;
   };
 };
 
@@ -420,13 +425,27 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads)
   const std::uint32_t place = places[b];
 
   std::uint32_t key[kItems], id[kItems];
-  const uint2* region = regions + static_cast<std::size_t>(b) * layout.capacity;
+  const uint2* region = regions + b * layout.capacity;
 #pragma unroll
   for (int j = 0; j < kItems; ++j) {
     const std::uint32_t at = j * kThreads + threadIdx.x;
     const uint2 pair = at < count ? __ldcs(&region[at]) : make_uint2(0xFFFFFFFFu, 0xFFFFFFFFu);
     key[j] = pair.x;
     id[j] = pair.y;
+  }
+  // The next frame's inner splitters that fall in this bucket: j = 1 .. inner - 1 is the key at
+  // rank floor(j n / inner); the order's smallest key and its largest plus one around them (Layout).
+  if (threadIdx.x == 0) {
+    const std::uint64_t inner = layout.inner(), n = layout.n;
+    int targets = 0;
+    for (std::uint64_t j = max((static_cast<std::uint64_t>(place) * inner + n - 1) / n, std::uint64_t{1});
+         j < inner && targets < Shape::max_targets; ++j) {
+      const std::uint64_t rank = j * n / inner;
+      if (rank >= place + count) break;
+      storage.target_at[targets] = static_cast<std::uint32_t>(rank - place);
+      storage.target_index[targets++] = static_cast<std::uint32_t>(kEndBuckets + j - 1);
+    }
+    storage.targets = targets;
   }
   // The keys' bounds: [splitters[b - 1], splitters[b] - 1], or the block's own at an open end.
   std::uint32_t low, high;
@@ -447,26 +466,30 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads)
     high = storage.high;
   }
   const std::uint32_t span = high - low;  // the keys take span + 1 values
+  // Where the sorted key at `at` goes: the draw order takes its id; a splitter position its key.
+  const auto place_pair = [&](std::uint32_t at, std::uint32_t k, std::uint32_t value) {
+    storage.sorted_ids[at] = value;
+    for (int t = 0; t < storage.targets; ++t)
+      if (storage.target_at[t] == at) next_splitters[storage.target_index[t]] = k;
+  };
 
   if (span < static_cast<std::uint32_t>(kSlots)) {
-    // Counting: one shared atomic a key, one scan of the slots the span needs, each pair placed by
-    // its rank among its key's.
+    // Counting: one shared atomic a key (its rank among its key's, kept in shared memory), one scan
+    // of the slots the span needs, each pair placed by its key's slot and its rank.
     const std::uint32_t slots = span + 1;
     for (std::uint32_t s = threadIdx.x; s < slots; s += kThreads) storage.work.slots[s] = 0;
     __syncthreads();
-    std::uint32_t rank[kItems];
 #pragma unroll
-    for (int j = 0; j < kItems; ++j)
-      rank[j] = j * kThreads + threadIdx.x < count ? atomicAdd(&storage.work.slots[key[j] - low], 1u) : 0u;
+    for (int j = 0; j < kItems; ++j) {
+      const std::uint32_t at = j * kThreads + threadIdx.x;
+      if (at < count) storage.rank[at] = static_cast<std::uint16_t>(atomicAdd(&storage.work.slots[key[j] - low], 1u));
+    }
     __syncthreads();
     block_scan_in_place<kThreads>(storage.work.slots, slots);
 #pragma unroll
     for (int j = 0; j < kItems; ++j) {
-      if (j * kThreads + threadIdx.x < count) {
-        const std::uint32_t at = storage.work.slots[key[j] - low] + rank[j];
-        storage.sorted_keys[at] = key[j];
-        storage.sorted_ids[at] = id[j];
-      }
+      const std::uint32_t at = j * kThreads + threadIdx.x;
+      if (at < count) place_pair(storage.work.slots[key[j] - low] + storage.rank[at], key[j], id[j]);
     }
   } else {
     // A wide bucket (an open end, far outliers): CUB's radix sort of the bits the span needs. The
@@ -484,29 +507,13 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads)
 #pragma unroll
     for (int j = 0; j < kItems; ++j) {
       const std::uint32_t at = j * kThreads + threadIdx.x;
-      if (at < count) {
-        storage.sorted_keys[at] = key[j] + low;
-        storage.sorted_ids[at] = id[j];
-      }
+      if (at < count) place_pair(at, key[j] + low, id[j]);
     }
   }
   __syncthreads();
   for (std::uint32_t at = threadIdx.x; at < count; at += kThreads) order[place + at] = storage.sorted_ids[at];
-  // The next frame's inner splitters: j = 1 .. inner - 1 the key at rank floor(j n / inner); the
-  // order's smallest key and its largest plus one around them (Layout).
-  const std::uint64_t inner = layout.inner(), n = layout.n;
-  std::uint32_t* inner_splitters = next_splitters + kEndBuckets;  // [j - 1]
-  const std::uint64_t first_j = (static_cast<std::uint64_t>(place) * inner + n - 1) / n;
-  for (std::uint64_t j = max(first_j, std::uint64_t{1}) + threadIdx.x; j < inner; j += kThreads) {
-    const std::uint64_t rank = j * n / inner;
-    if (rank >= place + count) break;
-    inner_splitters[j - 1] = storage.sorted_keys[rank - place];
-  }
-  if (threadIdx.x == 0 && place == 0) next_splitters[kEndBuckets - 1] = storage.sorted_keys[0];
-  if (threadIdx.x == 0 && place + count == n) {
-    const std::uint32_t last = storage.sorted_keys[count - 1];
-    next_splitters[kEndBuckets + inner - 1] = last == 0xFFFFFFFFu ? last : last + 1;
-  }
+  if (threadIdx.x == 0 && place == 0) next_splitters[kEndBuckets - 1] = low;
+  if (threadIdx.x == 0 && place + count == layout.n) next_splitters[kEndBuckets + layout.inner() - 1] = high == 0xFFFFFFFFu ? high : high + 1;
 }
 
 // ------------------------------------------------------------------------------------------------
