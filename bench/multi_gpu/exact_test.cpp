@@ -252,7 +252,7 @@ int run_tests(const Config& config, int found) {
     std::size_t max_n;
     bool exact;
   };
-  std::vector<Run> runs{{one, 0, 0, max_n, true}, {one, 3, 0, k4M5, true}};
+  std::vector<Run> runs{{one, 0, 0, max_n, true}, {one, 3, 0, k1M3, true}};
   if (max_gpus > 2) runs.push_back({two, 0, 0, max_n, true}), runs.push_back({two, 5, 0, k1M3, true});
   if (max_gpus > 1) {
     runs.push_back({all, 0, 0, max_n, true});
