@@ -139,7 +139,7 @@ tests=$(grep -E '^test \(' "$summary")
 echo
 {
   echo "== summary (median ms; x = one GPU's time / this; steps overlap: spl/part/xchg/sort/gather;"
-  echo "   xchg/NCCL = NCCL's own time for the sort's transfer pattern in one call / the sort's NCCL rounds)"
+  echo "   GB = every pair that crossed; xchg/NCCL = NCCL alone moving the exchange's pairs in one call / the exchange's rounds)"
   printf '%-20s %4s %5s %9s %7s %7s %2s %-32s %6s %9s\n' case gpus n median_ms x_hyb x_cub K steps GB xchg/NCCL
   awk -F, 'NR > 1 {
       n = $3; s = n;

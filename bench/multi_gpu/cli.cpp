@@ -69,10 +69,13 @@ const char* usage() {
          "  --info            the GPUs, their peer access and NCCL's version\n"
          "CSV columns: case,gpus,n,dist,reps,median_ms,min_ms,p90_ms,gpairs_per_s,vs_hybrid_1gpu,\n"
          "  vs_cub_radix_1gpu,local_sorter,chunks,splitters_ms,partition_ms,exchange_ms,local_sort_ms,\n"
-         "  gather_ms,bytes_between_gpus,transfer_gb_per_s,nccl_same_volume_ms,nccl_gb_per_s,exchange_vs_nccl,\n"
+         "  gather_ms,bytes_between_gpus,exchange_gb_per_s,nccl_same_volume_ms,nccl_gb_per_s,exchange_vs_nccl,\n"
          "  range_counts,check\n"
-         "  exchange_vs_nccl: NCCL's time alone for the sort's whole transfer pattern, one grouped call,\n"
-         "  over the sort's NCCL rounds (exchange_ms + gather_ms): 1.0 is NCCL's own rate.\n";
+         "  bytes_between_gpus: every pair that crossed (the paper's case: the returns too); exchange_*: the\n"
+         "  pairs sent to their ranges' GPUs; nccl_same_volume_ms: NCCL alone moving those pairs (same GPUs,\n"
+         "  same counts) in one grouped call; exchange_vs_nccl = nccl_same_volume_ms / exchange_ms (the\n"
+         "  rounds that carry them; in the paper's case earlier returns ride in them the other way): 1.0 is\n"
+         "  NCCL's own rate.\n";
 }
 
 std::optional<Config> parse_args(int argc, char** argv, std::string& error) {

@@ -60,8 +60,9 @@ struct Row {
   int chunks = 1;
   double steps[MultiGpuSorter::kSteps] = {};
   bool has_steps = false;
-  std::uint64_t bytes_between = 0;
-  double nccl_ms = 0;
+  std::uint64_t bytes_between = 0;   // every pair that crossed, returns included
+  std::uint64_t exchange_bytes = 0;  // the exchange's pairs (out to the ranges' GPUs)
+  double nccl_ms = 0;                // NCCL alone moving the exchange's pairs in one grouped call
   std::string counts;
   std::string check = "-";
 };
@@ -81,7 +82,7 @@ Row timed_row(std::string kase, int gpus, std::size_t n, const std::string& dist
 
 void write_csv_header(std::ostream& out) {
   out << "case,gpus,n,dist,reps,median_ms,min_ms,p90_ms,gpairs_per_s,vs_hybrid_1gpu,vs_cub_radix_1gpu,local_sorter,"
-         "chunks,splitters_ms,partition_ms,exchange_ms,local_sort_ms,gather_ms,bytes_between_gpus,transfer_gb_per_s,"
+         "chunks,splitters_ms,partition_ms,exchange_ms,local_sort_ms,gather_ms,bytes_between_gpus,exchange_gb_per_s,"
          "nccl_same_volume_ms,nccl_gb_per_s,exchange_vs_nccl,range_counts,check\n";
 }
 
@@ -92,12 +93,12 @@ std::string number(double v, int digits = 4) {
   return s.str();
 }
 
-// NCCL's time of the sort's rounds (exchange and gather).
-double transfer_ms(const Row& r) { return r.has_steps ? r.steps[2] + r.steps[4] : 0; }
+// NCCL's time of the rounds that carry the exchange.
+double exchange_ms(const Row& r) { return r.has_steps ? r.steps[2] : 0; }
 
 void write_csv_row(std::ostream& out, const Row& r) {
-  const double gb = static_cast<double>(r.bytes_between) / 1e9;
-  const double transfer = transfer_ms(r);
+  const double gb = static_cast<double>(r.exchange_bytes) / 1e9;
+  const double transfer = exchange_ms(r);
   out << r.kase << ',' << r.gpus << ',' << r.n << ',' << r.dist << ',' << r.reps << ',' << number(r.median_ms) << ','
       << number(r.min_ms) << ',' << number(r.p90_ms) << ','
       << number(static_cast<double>(r.n) / (r.median_ms * 1e-3) / 1e9, 3) << ',' << number(r.vs_hybrid, 3) << ','
@@ -328,12 +329,14 @@ int run_bench(const Config& config, int found) {
           row.has_steps = true;
           for (int k = 0; k < MultiGpuSorter::kSteps; ++k) row.steps[k] = median(steps[k]);
           row.bytes_between = multi.last_bytes_between_gpus();
+          for (const std::uint64_t pairs : multi.last_counts()) row.exchange_bytes += pairs * 8;
           for (int r = 0; r < N; ++r) row.counts += (r ? ";" : "") + std::to_string(multi.range_count(r));
-          // NCCL alone moving this sort's whole transfer pattern in one grouped call.
-          if (N > 1 && row.bytes_between > 0) {
-            const std::vector<std::uint64_t> transfers = multi.last_transfers();
+          // NCCL alone moving the exchange's pairs (the same pairs from the same GPUs to the same
+          // GPUs) in one grouped call.
+          if (N > 1 && row.exchange_bytes > 0) {
+            const std::vector<std::uint64_t> exchange = multi.last_counts();
             try {
-              row.nccl_ms = multi.time_nccl(transfers, config.reps);
+              row.nccl_ms = multi.time_nccl(exchange, config.reps);
             } catch (const CapacityError& e) {
               std::cout << "  " << v.name << ": NCCL probe skipped: " << e.what() << std::endl;
             }
@@ -382,7 +385,8 @@ int run_bench(const Config& config, int found) {
 
   // The summary, last.
   std::cout << "\nsummary (medians in ms; steps: splitters/partition/exchange/local sort/gather, overlapping; "
-               "xchg/NCCL: NCCL's own time for the same transfers over the sort's, 1.00 = NCCL's rate)\n";
+               "xchg/NCCL: NCCL's own time for the exchange's pairs in one call over the exchange's rounds, 1.00 = "
+               "NCCL's rate)\n";
   std::cout << std::left << std::setw(22) << "case" << std::setw(5) << "gpus" << std::setw(7) << "n" << std::setw(10)
             << "median" << std::setw(9) << "x hybrid" << std::setw(7) << "x cub" << std::setw(3) << "K" << std::setw(34)
             << "steps" << std::setw(8) << "GB" << std::setw(10) << "xchg/NCCL" << "check\n";
@@ -390,7 +394,7 @@ int run_bench(const Config& config, int found) {
     std::string steps;
     if (r.has_steps)
       for (int s = 0; s < MultiGpuSorter::kSteps; ++s) steps += (s ? "/" : "") + number(r.steps[s], 2);
-    const double transfer = transfer_ms(r);
+    const double transfer = exchange_ms(r);
     std::cout << std::setw(22) << r.kase << std::setw(5) << r.gpus << std::setw(7) << size_text(r.n) << std::setw(10)
               << number(r.median_ms, 3) << std::setw(9) << number(r.vs_hybrid, 2) << std::setw(7)
               << number(r.vs_cub, 2) << std::setw(3) << r.chunks << std::setw(34) << steps << std::setw(8)
