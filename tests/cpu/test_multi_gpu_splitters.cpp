@@ -234,6 +234,78 @@ std::string check(const Simulation& sim, bool exact) {
   return {};
 }
 
+// The data path, on the CPU with the host's and the scatter's offsets: each GPU's pairs scattered
+// into its send buffer and its own stage, round k moving every GPU's run of sub-range k to the
+// place receive_offset gives, every sub-range sorted where it lies, the stages read in GPU order.
+// Empty string when every stage slot is written exactly once and the result is the sorted input.
+std::string move_and_sort(const Simulation& sim) {
+  const int N = sim.gpus, K = sim.chunks, R = N * K;
+  std::vector<std::uint64_t> C(static_cast<std::size_t>(N) * R, 0), G(R, 0);
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> all;  // (key, global index)
+  std::uint32_t index = 0;
+  for (int r = 0; r < N; ++r)
+    for (const std::uint32_t key : sim.keys[r]) all.emplace_back(key, index++);
+  if (all.empty()) return {};
+  for (const int r : sim.ranks)
+    for (int range = 0; range < R; ++range) {
+      C[static_cast<std::size_t>(r) * R + range] = sim.states[r].out.count[range];
+      G[range] = sim.states[r].out.size[range];
+    }
+  constexpr std::uint32_t kHole = 0xFFFFFFFFu;
+  using Pair = std::pair<std::uint32_t, std::uint32_t>;
+  std::vector<std::vector<Pair>> send(N), stage(N);
+  for (int j = 0; j < N; ++j) stage[j].assign(subrange_offset(G.data(), K, j, K), Pair{0, kHole});
+  // The scatter.
+  index = 0;
+  for (int r = 0; r < N; ++r) {
+    send[r].assign(sim.keys[r].size(), Pair{0, kHole});
+    if (sim.keys[r].empty()) continue;
+    const SplitState& st = sim.states[r];
+    std::vector<std::uint64_t> cursor(R, 0);
+    for (std::size_t i = 0; i < sim.keys[r].size(); ++i, ++index) {
+      const int range = sim.range[r][i];
+      auto& to = range / K == r ? stage[r] : send[r];
+      const std::uint64_t at = st.offset[range] + cursor[range]++;
+      if (at >= to.size() || to[at].second != kHole) return "the scatter writes a taken or missing place";
+      to[at] = Pair{sim.keys[r][i], index};
+    }
+  }
+  // The rounds, with the host's offsets.
+  for (int k = 0; k < K; ++k)
+    for (int j = 0; j < N; ++j)
+      for (int r = 0; r < N; ++r) {
+        const std::uint64_t c = C[static_cast<std::size_t>(r) * R + j * K + k];
+        if (r == j || c == 0) continue;
+        std::vector<std::uint64_t> send_at(R);
+        scatter_offsets(&C[static_cast<std::size_t>(r) * R], G.data(), r, N, K, send_at.data());
+        const std::uint64_t from = send_at[j * K + k], to = receive_offset(C.data(), G.data(), N, K, j, k, r);
+        for (std::uint64_t i = 0; i < c; ++i) {
+          if (from + i >= send[r].size() || send[r][from + i].second == kHole) return "a send reads an empty place";
+          if (to + i >= subrange_offset(G.data(), K, j, k + 1) || stage[j][to + i].second != kHole)
+            return "a receive lands on a taken place or outside its sub-range";
+          stage[j][to + i] = send[r][from + i];
+        }
+      }
+  std::vector<Pair> out;
+  for (int j = 0; j < N; ++j) {
+    for (int k = 0; k < K; ++k)
+      std::sort(stage[j].begin() + static_cast<std::ptrdiff_t>(subrange_offset(G.data(), K, j, k)),
+                stage[j].begin() + static_cast<std::ptrdiff_t>(subrange_offset(G.data(), K, j, k + 1)));
+    for (const Pair& p : stage[j]) {
+      if (p.second == kHole) return "a stage place was never written";
+      out.push_back(p);
+    }
+  }
+  std::sort(all.begin(), all.end());
+  if (out.size() != all.size()) return "the stages hold " + std::to_string(out.size()) + " pairs, not " + std::to_string(all.size());
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (out[i].first != all[i].first) return "key " + std::to_string(i) + " out of order";
+  }
+  std::sort(out.begin(), out.end());
+  if (out != all) return "pairs lost or duplicated";
+  return {};
+}
+
 std::vector<std::uint32_t> ordered(const std::vector<float>& keys) {
   std::vector<std::uint32_t> out(keys.size());
   for (std::size_t i = 0; i < keys.size(); ++i) out[i] = ordered_key(keys[i]);
@@ -257,6 +329,22 @@ TEST(MultiGpuSplitters, ExactAndOrderedOnEveryDistribution) {
               EXPECT_EQ(check(simulate(keys, gpus, holders, levels, chunks), levels == kLevels), "");
             }
     }
+}
+
+TEST(MultiGpuSplitters, DataLandsWhereTheExchangeSendsIt) {
+  for (const Distribution dist : {Distribution::Uniform, Distribution::AllEqual, Distribution::TwoValues,
+                                  Distribution::Zipf, Distribution::Sorted, Distribution::Reverse,
+                                  Distribution::HalfEqual, Distribution::Specials, Distribution::Outliers})
+    for (const std::size_t n : {1, 2, 5, 999, 20000})
+      for (const int gpus : {1, 2, 3, 4, 8})
+        for (const int chunks : {1, 2, 5, 8})
+          for (const int holders : {1, gpus}) {
+            const std::vector<std::uint32_t> keys = ordered(make_keys(dist, n, n + 9));
+            SCOPED_TRACE(label(std::string(distribution_name(dist)), n, gpus, holders, 3, chunks));
+            const Simulation sim = simulate(keys, gpus, holders, kLevels, chunks, holders == 1 && gpus > 1 ? 0.6 : 0);
+            ASSERT_EQ(check(sim, true), "");
+            EXPECT_EQ(move_and_sort(sim), "");
+          }
 }
 
 TEST(MultiGpuSplitters, TwoLevelsAndUnevenHolders) {

@@ -459,21 +459,17 @@ void MultiGpuSorter::sort_impl(std::span<const DevicePairs> inputs, float* gathe
   // Where everything lies: sub-range k of GPU j at pos[j][k] of its stage (and of its output),
   // its own pairs first, then each other GPU's in rank order; GPU j's range at start[j] of the
   // gathered output.
-  std::vector<std::vector<std::uint64_t>> pos(N, std::vector<std::uint64_t>(K + 1, 0));
+  std::vector<std::vector<std::uint64_t>> pos(N, std::vector<std::uint64_t>(K, 0));
   std::vector<std::uint64_t> start(N + 1, 0);
   for (int j = 0; j < N; ++j) {
-    for (int k = 0; k < K; ++k) pos[j][k + 1] = pos[j][k] + G[j * K + k];
+    for (int k = 0; k < K; ++k) pos[j][k] = subrange_offset(G.data(), K, j, k);
     start[j + 1] = start[j] + range_counts_[j];
   }
+  // The same functions as the scatter's: where each run lies in its GPU's send buffer.
   std::vector<std::uint64_t> send_at(static_cast<std::size_t>(N) * R, 0);
   for (int r = 0; r < N; ++r)
     scatter_offsets(&C[static_cast<std::size_t>(r) * R], G.data(), r, N, K, &send_at[static_cast<std::size_t>(r) * R]);
-  auto receive_at = [&](int j, int k, int from) {
-    std::uint64_t at = pos[j][k] + count(j, j * K + k);
-    for (int q = 0; q < from; ++q)
-      if (q != j) at += count(q, j * K + k);
-    return at;
-  };
+  auto receive_at = [&](int j, int k, int from) { return receive_offset(C.data(), G.data(), N, K, j, k, from); };
   for (int r = 0; r < N; ++r)
     for (int j = 0; j < N; ++j)
       for (int k = 0; k < K; ++k)

@@ -338,6 +338,26 @@ DEPTHSORT_MG_HD void scatter_offsets(const std::uint64_t* count, const std::uint
   }
 }
 
+// Where sub-range k of GPU j starts in that GPU's stage (and output) buffer: after its earlier
+// sub-ranges (sizes: every GPU's pairs per range).
+DEPTHSORT_MG_HD std::uint64_t subrange_offset(const std::uint64_t* size, int chunks, int j, int k) {
+  std::uint64_t at = 0;
+  for (int q = 0; q < k; ++q) at += size[j * chunks + q];
+  return at;
+}
+
+// Where GPU `from`'s pairs of sub-range k of GPU j land in GPU j's stage buffer: the sub-range's
+// place, GPU j's own pairs first (the scatter puts them there), then the other GPUs' in rank order.
+// counts: gpus x (gpus * chunks), row = source GPU.
+DEPTHSORT_MG_HD std::uint64_t receive_offset(const std::uint64_t* count, const std::uint64_t* size, int gpus,
+                                             int chunks, int j, int k, int from) {
+  const int ranges = gpus * chunks, range = j * chunks + k;
+  std::uint64_t at = subrange_offset(size, chunks, j, k) + count[static_cast<std::size_t>(j) * ranges + range];
+  for (int q = 0; q < from; ++q)
+    if (q != j) at += count[static_cast<std::size_t>(q) * ranges + range];
+  return at;
+}
+
 // Once the splitters are known and every GPU's equal keys gathered (equal_all: gpus x
 // kMaxSplitters, row = GPU; nullptr where this GPU holds every pair): the tie bases, then this
 // GPU's pairs per range (count) and every GPU's (size), from the cuts' counts alone: keys below
