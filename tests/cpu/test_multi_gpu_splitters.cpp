@@ -238,7 +238,8 @@ std::string check(const Simulation& sim, bool exact) {
 // into its send buffer and its own stage, round k moving every GPU's run of sub-range k to the
 // place receive_offset gives, every sub-range sorted where it lies, the stages read in GPU order.
 // Empty string when every stage slot is written exactly once and the result is the sorted input.
-std::string move_and_sort(const Simulation& sim) {
+// `forget_own` plants receive offsets that leave out the receiving GPU's own pairs.
+std::string move_and_sort(const Simulation& sim, bool forget_own = false) {
   const int N = sim.gpus, K = sim.chunks, R = N * K;
   std::vector<std::uint64_t> C(static_cast<std::size_t>(N) * R, 0), G(R, 0);
   std::vector<std::pair<std::uint32_t, std::uint32_t>> all;  // (key, global index)
@@ -278,7 +279,9 @@ std::string move_and_sort(const Simulation& sim) {
         if (r == j || c == 0) continue;
         std::vector<std::uint64_t> send_at(R);
         scatter_offsets(&C[static_cast<std::size_t>(r) * R], G.data(), r, N, K, send_at.data());
-        const std::uint64_t from = send_at[j * K + k], to = receive_offset(C.data(), G.data(), N, K, j, k, r);
+        const std::uint64_t from = send_at[j * K + k],
+                            to = receive_offset(C.data(), G.data(), N, K, j, k, r) -
+                                 (forget_own ? C[static_cast<std::size_t>(j) * R + j * K + k] : 0);
         for (std::uint64_t i = 0; i < c; ++i) {
           if (from + i >= send[r].size() || send[r][from + i].second == kHole) return "a send reads an empty place";
           if (to + i >= subrange_offset(G.data(), K, j, k + 1) || stage[j][to + i].second != kHole)
@@ -429,6 +432,10 @@ TEST(MultiGpuSplitters, PlantedErrorsAreCaught) {
   EXPECT_NE(check(simulate(uniform, 2, 2, kLevels, 4, 0, Plant::BoundaryMoved), true), "");
   // A pair sent one range too high breaks the order the check requires.
   EXPECT_NE(check(simulate(uniform, 4, 1, kLevels, 2, 0, Plant::KeyOneRangeUp), true), "");
+  // Received runs placed over the receiving GPU's own pairs.
+  const Simulation spread = simulate(uniform, 4, 4, kLevels, 3);
+  ASSERT_EQ(move_and_sort(spread), "");
+  EXPECT_NE(move_and_sort(spread, /*forget_own=*/true), "");
 }
 
 TEST(MultiGpuSplitters, RangeRuleAtTheSplitter) {
