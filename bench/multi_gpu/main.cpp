@@ -209,6 +209,7 @@ int run_bench(const Config& config, int found) {
   options.local_sorter = config.local_sorter;
   options.local_options = config.local_options;
   options.chunks = config.chunks;
+  options.keep_sorters = false;  // at 1G pairs GPU 0 holds one sorter's workspace, not two
   // One sorter per GPU count, made once (NCCL's set-up), its buffers released between sizes.
   std::map<int, std::unique_ptr<MultiGpuSorter>> sorters;
   std::vector<Row> rows;

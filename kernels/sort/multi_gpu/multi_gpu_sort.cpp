@@ -57,8 +57,9 @@ struct MultiGpuSorter::Gpu {
   DeviceBuffer<std::uint32_t> sample, sample_all, sample_sorted;
   DeviceBuffer<unsigned char> sample_temp;
   PinnedBuffer<RangeCounts> readback{1};
-  std::unique_ptr<Sorter> sorter;
-  std::string sorter_name;  // of `sorter`
+  // The local sorters made so far (by registry name) and the one the current case uses.
+  std::vector<std::pair<std::string, std::unique_ptr<Sorter>>> sorters;
+  Sorter* sorter = nullptr;
   CudaEvent split_start, split_end, scatter_end, total_start, total_stop, probe_start, probe_end;
   CudaEvent sort_start[kMaxChunks], sort_end[kMaxChunks];
   CudaEvent round_start[kMaxGroups], round_end[kMaxGroups];
@@ -133,15 +134,19 @@ std::string MultiGpuSorter::sorter_name(Case kase) const {
 void MultiGpuSorter::ensure_sorter(int rank, const std::string& name) {
   Gpu& g = *gpu_[rank];
   DeviceScope scope(g.device);
-  if (g.sorter_name != name) {
-    // The old workspace goes first, so a switch never needs both.
+  auto same = [&](const auto& entry) { return entry.first == name; };
+  if (!options_.keep_sorters && (g.sorters.size() > 1 || (g.sorters.size() == 1 && g.sorters[0].first != name))) {
+    // The other workspaces go first, so a switch never needs two (their sorts may still run).
     DEPTHSORT_CUDA_CHECK(cudaStreamSynchronize(stream(rank)));
-    g.sorter.reset();
-    g.sorter_name.clear();
-    const SorterInfo& info = gpu_sorter_info(name);
-    g.sorter = info.create(parse_options(info, name == options_.local_sorter ? options_.local_options : ""));
-    g.sorter_name = name;
+    std::erase_if(g.sorters, [&](const auto& entry) { return !same(entry); });
   }
+  auto found = std::find_if(g.sorters.begin(), g.sorters.end(), same);
+  if (found == g.sorters.end()) {
+    const SorterInfo& info = gpu_sorter_info(name);
+    g.sorters.emplace_back(name, info.create(parse_options(info, name == options_.local_sorter ? options_.local_options : "")));
+    found = g.sorters.end() - 1;
+  }
+  g.sorter = found->second.get();
   if (g.stage_capacity > g.sorter->capacity()) g.sorter->reserve(g.stage_capacity);
 }
 
@@ -176,8 +181,8 @@ void MultiGpuSorter::release() {
     Gpu& g = *gpu_[r];
     g.send_keys = {}, g.stage_keys = {}, g.out_keys = {};
     g.send_values = {}, g.stage_values = {}, g.out_values = {};
-    g.sorter.reset();
-    g.sorter_name.clear();
+    g.sorter = nullptr;
+    g.sorters.clear();
     g.input_capacity = g.stage_capacity = 0;
   }
   capacity_ = 0;
@@ -210,7 +215,8 @@ void MultiGpuSorter::reserve(std::size_t max_n) {
     g.stage_values = DeviceBuffer<std::uint32_t>(stage_capacity, owner);
     g.out_keys = DeviceBuffer<float>(stage_capacity, owner);
     g.out_values = DeviceBuffer<std::uint32_t>(stage_capacity, owner);
-    if (g.sorter && g.stage_capacity > g.sorter->capacity()) g.sorter->reserve(g.stage_capacity);
+    for (auto& [name, sorter] : g.sorters)
+      if (g.stage_capacity > sorter->capacity()) sorter->reserve(g.stage_capacity);
   }
   capacity_ = max_n;
 }

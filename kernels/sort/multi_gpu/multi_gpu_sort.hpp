@@ -46,6 +46,9 @@ struct Options {
   std::string local_options;  // its options, "name=value,..." (only with local_sorter)
   int chunks = 0;             // sub-ranges per GPU (1 .. kMaxChunks); 0: auto_chunks(n, gpus)
   double max_gpu0_share = 0.75;  // largest share sort_gathered may give GPU 0 (sizes its buffers)
+  // Keep each case's sorter once made (tests that switch cases every sort); false frees the other
+  // case's workspace at a switch (the benchmark's 1G pairs would not fit both).
+  bool keep_sorters = true;
 };
 
 // One GPU's pairs (device pointers on that GPU).
@@ -100,7 +103,7 @@ class MultiGpuSorter {
   // The registry sorter a case uses.
   std::string sorter_name(Case kase) const;
   // Creates and reserves each GPU's sorter for `kase` (allocates: call before timing; the sorts
-  // call it too, so a switch between the cases costs its allocation in the first sort after it).
+  // call it too, so a case's first sort pays its allocation).
   void prepare(Case kase);
 
   // The paper's case: `pairs` on GPU 0 (stream-ordered after stream(0)); sorted pairs written to
