@@ -84,7 +84,7 @@ run_test() {
   local limit=$(( $(left) < want ? $(left) : want ))
   echo "== test ($label): ${envs[*]} --test $* (limit $limit s)" >>"$test_log"
   local t0=$(date +%s)
-  env "${envs[@]}" timeout "$limit" "$bin" --test "$@" >>"$test_log.part" 2>&1
+  env "${envs[@]}" timeout -k 10 "$limit" "$bin" --test "$@" >>"$test_log.part" 2>&1
   local code=$?
   cat "$test_log.part" >>"$test_log"
   local last
@@ -116,7 +116,7 @@ for size in ${MULTIGPU_SIZES:-16M 64M 256M 1G}; do
   fi
   t0=$(date +%s)
   echo "== bench $size: --bench --gpus $counts --sizes $size --reps ${MULTIGPU_REPS:-7} --warmup 2" >>"$bench_log"
-  timeout $(( $(left) - reserve )) "$bin" --bench --gpus "$counts" --sizes "$size" --reps "${MULTIGPU_REPS:-7}" \
+  timeout -k 10 $(( $(left) - reserve )) "$bin" --bench --gpus "$counts" --sizes "$size" --reps "${MULTIGPU_REPS:-7}" \
     --warmup 2 --csv "$out/bench.part.csv" >>"$bench_log" 2>&1
   code=$?
   note "bench $size: exit $code ($(( $(date +%s) - t0 )) s)"
