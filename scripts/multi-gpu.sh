@@ -131,7 +131,7 @@ for size in ${MULTIGPU_SIZES:-16M 64M 256M 1G}; do
 done
 
 # 3. Exactness with two GPUs visible (NCCL set up over those two alone), then with one.
-(( gpus >= 3 )) && run_test "2 GPUs visible" 45 CUDA_VISIBLE_DEVICES=0,1 -- --max-test-size 4M+5
+(( gpus >= 3 )) && run_test "2 GPUs visible" 45 CUDA_VISIBLE_DEVICES=0,1 -- --max-test-size 1M+3
 run_test "1 GPU visible" 30 CUDA_VISIBLE_DEVICES=0 -- --max-test-size 1M+3
 
 # The summary, last: the table of the goals, the weighted split's model, the tests.
