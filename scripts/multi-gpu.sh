@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# The multi-GPU sort (docs/algorithms/multi-gpu.md) on a machine with several GPUs, in one run:
-# topology, the exactness tests, then the benchmark at 16M..1G pairs, within about
-# 300 s. depthsort-multigpu links libnccl dynamically: the machine needs NCCL's library.
+# The multi-GPU sort (docs/algorithms/multi-gpu.md) on a machine with several GPUs, in one run within
+# a time budget: the machine (GPUs, NCCL's version, `nvidia-smi topo -m`), the exactness tests on
+# every GPU, the benchmark at 16M..1G pairs on 1, 2 and 4 GPUs (or as many as there are), the tests
+# again with two GPUs visible and with one, then a summary with the goals, printed last.
+# depthsort-multigpu links libnccl dynamically: the machine needs NCCL's library (libnccl.so.2).
 #
 #   scripts/multi-gpu.sh BIN_DIR OUT_DIR
 #     BIN_DIR  holds depthsort-multigpu
-#     OUT_DIR  gets topo.txt, test.log, bench-*.log, multi-gpu-bench.csv, summary.txt
-# MULTIGPU_SIZES (default "16M 64M 256M 1G") and MULTIGPU_BUDGET_S (default 300) override.
+#     OUT_DIR  gets machine.txt, test.log, bench.log, multi-gpu-bench.csv, summary.txt (5 files)
+# Environment: MULTIGPU_BUDGET_S (default 450: the whole run, in seconds; a part that would not
+# fit in what is left is skipped and says so), MULTIGPU_SIZES (default "16M 64M 256M 1G"),
+# MULTIGPU_REPS (default 7), MULTIGPU_TEST_MAX (default 16M: the largest test size on every GPU).
 set -uo pipefail
 if [[ $# -ne 2 ]]; then
   echo "usage: $0 BIN_DIR OUT_DIR" >&2
@@ -19,12 +23,13 @@ summary=$out/summary.txt
 : >"$summary"
 note() { echo "$*" | tee -a "$summary"; }
 started=$(date +%s)
-budget=${MULTIGPU_BUDGET_S:-300}
+budget=${MULTIGPU_BUDGET_S:-450}
 left() { echo $((budget - ($(date +%s) - started))); }
 failures=0
 
-# NVLink multicast (NVLS) stays off: NCCL would otherwise create
-# multicast objects (cuMulticastCreate) on NVSwitch systems. The program forces it too.
+# NVLink multicast (NVLS) stays off in every process: NCCL would otherwise create multicast
+# objects (cuMulticastCreate) on NVSwitch systems, which can take the host's GPUs out of service.
+# The program sets it too, before NCCL starts.
 export NCCL_NVLS_ENABLE=0
 export NCCL_DEBUG=${NCCL_DEBUG:-WARN}
 
@@ -32,9 +37,10 @@ if [[ ! -x $bin ]]; then
   note "no executable $bin"
   exit 1
 fi
-# libnccl.so.2: the CUDA toolkit's, or wherever this machine keeps it.
-if ldd "$bin" | grep -q 'libnccl.*not found'; then
-  for dir in /usr/local/cuda/lib64 /usr/local/cuda/lib /usr/local/cuda/targets/x86_64-linux/lib /usr/lib/x86_64-linux-gnu \
+# libnccl.so.2: where the loader finds it, else the CUDA toolkit's, else wherever this machine keeps it.
+if ldd "$bin" 2>/dev/null | grep -q 'libnccl.*not found'; then
+  for dir in /lib/x86_64-linux-gnu /usr/lib/x86_64-linux-gnu /usr/local/cuda/lib64 /usr/local/cuda/lib \
+             /usr/local/cuda/targets/x86_64-linux/lib \
              $(find / -xdev -name 'libnccl.so.2' -printf '%h\n' 2>/dev/null | head -3); do
     if [[ -e $dir/libnccl.so.2 ]]; then
       export LD_LIBRARY_PATH=$dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
@@ -42,61 +48,124 @@ if ldd "$bin" | grep -q 'libnccl.*not found'; then
     fi
   done
 fi
-note "== libnccl: $(ldd "$bin" | grep nccl | tr -s ' \t' ' ')"
 
+machine=$out/machine.txt
 {
+  echo "== libnccl: $(ldd "$bin" 2>/dev/null | grep nccl | tr -s ' \t' ' ')"
+  echo "== depthsort-multigpu --info"
+  timeout 60 "$bin" --info 2>&1
   echo "== nvidia-smi topo -m"
   nvidia-smi topo -m 2>&1
   echo "== GPUs"
-  nvidia-smi --query-gpu=index,name,memory.total,memory.free,driver_version --format=csv 2>&1
-} | tee "$out/topo.txt"
+  nvidia-smi --query-gpu=index,name,memory.total,memory.used,driver_version --format=csv 2>&1
+} >"$machine"
 gpus=$(nvidia-smi --query-gpu=index --format=csv,noheader 2>/dev/null | wc -l)
-note "== $gpus GPU(s); NCCL_NVLS_ENABLE=$NCCL_NVLS_ENABLE"
+grep -E '^(NCCL|CUDA|GPU [0-9])' "$machine" | tee -a "$summary"
+note "== $gpus GPU(s); NCCL_NVLS_ENABLE=$NCCL_NVLS_ENABLE; budget $budget s"
+(( gpus > 8 )) && gpus=8
+counts=1
+(( gpus >= 2 )) && counts=1,2
+(( gpus >= 4 )) && counts=1,2,4
+(( gpus > 4 )) && counts=$counts,$gpus
 
-# 1. Exactness: both cases, 1 and every GPU, 17 distributions, sizes around the split points.
-note "== test (budget $(left) s)"
-timeout $(( $(left) > 200 ? 170 : $(left) / 2 )) "$bin" --test >"$out/test.log" 2>&1
-code=$?
-tail -25 "$out/test.log"
-note "test: $(tail -1 "$out/test.log") (exit $code)"
-[[ $code != 0 ]] && failures=$((failures + 1))
+test_log=$out/test.log
+: >"$test_log"
+# run_test LABEL SECONDS_WANTED ENV... -- ARGS...: one --test invocation, its log appended to test.log.
+run_test() {
+  local label=$1 want=$2
+  shift 2
+  local envs=()
+  while [[ $1 != -- ]]; do envs+=("$1"); shift; done
+  shift
+  if (( $(left) < want / 2 )); then
+    note "test ($label) skipped: wants ~$want s, $(left) s left of $budget"
+    return
+  fi
+  local limit=$(( $(left) < want ? $(left) : want ))
+  echo "== test ($label): ${envs[*]} --test $* (limit $limit s)" >>"$test_log"
+  local t0=$(date +%s)
+  env "${envs[@]}" timeout -k 10 "$limit" "$bin" --test "$@" >>"$test_log.part" 2>&1
+  local code=$?
+  cat "$test_log.part" >>"$test_log"
+  local last
+  last=$(grep -E 'passed, [0-9]+ failed|^skipped' "$test_log.part" | tail -1)
+  grep '^FAIL' "$test_log.part" | head -5
+  rm -f "$test_log.part"
+  (( code == 124 )) && last="timed out after $limit s (${last:-no result line})"
+  note "test ($label): ${last:-no result line} (exit $code, $(( $(date +%s) - t0 )) s)"
+  [[ $code != 0 && $code != 77 ]] && failures=$((failures + 1))
+}
 
-# 2. Benchmark: one invocation per size, so a size that does not fit in memory or time leaves the
-# others; 1G pairs need about 60 GB on GPU 0 (input, its copy, output, the split's buffers).
+# 1. Exactness on every GPU: the sorters on 1, 2 and every GPU, both cases, with and without the
+#    pipeline's sub-ranges, every distribution, sizes around the split points.
+run_test "$gpus GPUs" 170 CUDA_VISIBLE_DEVICES="$(seq -s, 0 $((gpus - 1)))" -- --max-test-size "${MULTIGPU_TEST_MAX:-16M}"
+
+# 2. The benchmark, one process per size (a size that does not fit in memory or time leaves the
+#    others). Reserved: time for the two smaller test runs after it.
 csv=$out/multi-gpu-bench.csv
+bench_log=$out/bench.log
 : >"$csv"
+: >"$bench_log"
+reserve=60
 for size in ${MULTIGPU_SIZES:-16M 64M 256M 1G}; do
-  reps=11
   need=25
-  case $size in 256M) need=35 ;; 1G) reps=5; need=70 ;; esac
-  if (( $(left) < need )); then
-    note "bench $size skipped: needs ~$need s, $(left) s left of $budget"
+  case $size in 256M) need=40 ;; 1G) need=100 ;; esac
+  if (( $(left) - reserve < need )); then
+    note "bench $size skipped: needs ~$need s, $(left) s left of $budget ($reserve kept for the tests after it)"
     continue
   fi
-  timeout $(( $(left) - 5 )) "$bin" --bench --gpus "$gpus" --sizes "$size" --reps $reps --warmup 2 \
-      --csv "$out/bench-$size.csv" >"$out/bench-$size.log" 2>&1
+  t0=$(date +%s)
+  echo "== bench $size: --bench --gpus $counts --sizes $size --reps ${MULTIGPU_REPS:-7} --warmup 2" >>"$bench_log"
+  timeout -k 10 $(( $(left) - reserve )) "$bin" --bench --gpus "$counts" --sizes "$size" --reps "${MULTIGPU_REPS:-7}" \
+    --warmup 2 --csv "$out/bench.part.csv" >>"$bench_log" 2>&1
   code=$?
-  note "bench $size: exit $code ($(( $(date +%s) - started )) s elapsed)"
+  note "bench $size: exit $code ($(( $(date +%s) - t0 )) s)"
   if [[ $code != 0 ]]; then
     failures=$((failures + 1))
-    tail -5 "$out/bench-$size.log"
+    tail -4 "$bench_log"
   fi
-  if [[ -s $out/bench-$size.csv ]]; then
-    if [[ -s $csv ]]; then tail -n +2 "$out/bench-$size.csv" >>"$csv"; else cat "$out/bench-$size.csv" >"$csv"; fi
+  if [[ -s $out/bench.part.csv ]]; then
+    if [[ -s $csv ]]; then tail -n +2 "$out/bench.part.csv" >>"$csv"; else cat "$out/bench.part.csv" >"$csv"; fi
   fi
+  rm -f "$out/bench.part.csv"
 done
 
-# The summary table, last.
+# 3. Exactness with two GPUs visible (NCCL set up over those two alone), then with one.
+(( gpus >= 3 )) && run_test "2 GPUs visible" 45 CUDA_VISIBLE_DEVICES=0,1 -- --max-test-size 1M+3
+run_test "1 GPU visible" 30 CUDA_VISIBLE_DEVICES=0 -- --max-test-size 1M+3
+
+# The summary, last: the table of the goals, the weighted split's model, the tests.
+tests=$(grep -E '^test \(' "$summary")
 echo
-echo "== summary: $(tail -1 "$out/test.log" 2>/dev/null)"
 {
-  printf '%-20s %6s %5s %10s %9s %7s %9s %9s %9s %9s %9s %8s %9s %s\n' case n gpus median_ms x_hybrid x_cub \
-    hist_ms part_ms xchg_ms sort_ms gather_ms GB xchg/nccl ranges
+  echo "== summary (median ms; x = one GPU's time / this; steps overlap: spl/part/xchg/sort/gather;"
+  echo "   GB = every pair that crossed; xchg/NCCL = NCCL alone moving the exchange's pairs in one call / the exchange's rounds)"
+  printf '%-20s %4s %5s %9s %7s %7s %2s %-32s %6s %9s\n' case gpus n median_ms x_hyb x_cub K steps GB xchg/NCCL
   awk -F, 'NR > 1 {
       n = $3; s = n;
       if (n >= 1073741824 && n % 1073741824 == 0) s = n / 1073741824 "G"; else if (n >= 1048576 && n % 1048576 == 0) s = n / 1048576 "M";
-      printf "%-20s %6s %5s %10s %9s %7s %9s %9s %9s %9s %9s %8.2f %9s %s\n", $1, s, $2, $6, $10, $11, $12, $13, $14, $15, $16, $17 / 1e9, $21, $22
+      steps = ($14 == "") ? "-" : sprintf("%.2f/%.2f/%.2f/%.2f/%.2f", $14, $15, $16, $17, $18);
+      printf "%-20s %4s %5s %9.3f %7.2f %7.2f %2s %-32s %6.2f %9s\n", $1, $2, s, $6, $10, $11, $13, steps, $19 / 1e9, ($23 == "" ? "-" : $23)
     }' "$csv"
+  echo "== goals (uniform keys; one GPU's rows from the same run)"
+  awk -F, 'NR > 1 { key = $1 "|" $2 "|" $3; x_cub[key] = $11; x_hyb[key] = $10; if ($23 != "") ratio[key] = $23; ms[key] = $6 }
+    function verdict(v, goal) { return (v == "" ? "not measured" : (v + 0 >= goal ? "met" : "NOT met")) }
+    function show(label, v, goal) { printf "  %-62s %8s  %s\n", label, (v == "" ? "-" : sprintf("%.2fx", v)), verdict(v, goal) }
+    END {
+      G = 1073741824; M256 = 268435456;
+      show("distributed, 2 GPUs, 256M: x cub-radix >= 1.0", x_cub["distributed|2|" M256], 1.0);
+      show("distributed, 2 GPUs, 1G: x cub-radix >= 1.0 (aim 1.3)", x_cub["distributed|2|" G], 1.0);
+      show("distributed, 4 GPUs, 1G: x cub-radix >= 2.0", x_cub["distributed|4|" G], 2.0);
+      show("gathered (hybrid), 2 GPUs, 1G: x hybrid >= 1.5", x_hyb["gathered|2|" G], 1.5);
+      for (k in x_hyb) { split(k, p, "|"); if (p[1] ~ /^gathered-share/ && p[2] == 2 && p[3] == G) show(p[1] " (hybrid), 2 GPUs, 1G: x hybrid >= 1.5", x_hyb[k], 1.5) }
+      for (k in ratio) { split(k, p, "|"); if ((p[3] == G || p[3] == M256) && p[2] > 1) {
+          label = sprintf("%s, %s GPUs, %s: exchange >= 0.90 of NCCL'"'"'s rate", p[1], p[2], (p[3] == G ? "1G" : "256M"));
+          printf "  %-62s %8.2f  %s\n", label, ratio[k], verdict(ratio[k], 0.9) } }
+    }' "$csv" | sort
+  echo "== the weighted split's model (f T1 = (1 - f)(2S + T1/(N-1)), the run's own T1 and S)"
+  grep -A3 '^model ' "$bench_log" | grep -v '^--$' | awk '!seen[$0]++'
+  echo "== tests"
+  echo "$tests"
 } | tee -a "$summary"
-echo "== $(( $(date +%s) - started )) s; failures: $failures"
+echo "== $(( $(date +%s) - started )) s of $budget; failures: $failures"
 exit $((failures > 0))

@@ -1,6 +1,7 @@
 // depthsort-multigpu --test: both cases (pairs on GPU 0 / pairs spread over the GPUs) exact
-// against the CPU reference, every distribution, sizes around the split points and inputs that put
-// everything on one side.
+// against the CPU reference, with and without sub-ranges (the pipeline), both default local sorts
+// and cub-radix for both, every distribution, sizes around the split points and inputs that put
+// everything on one side; then an error planted into one output, which the check must catch.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -24,6 +25,7 @@
 #include "depthsort/sort/cuda_handles.hpp"
 #include "depthsort/sort/device_buffer.hpp"
 #include "depthsort/sort/errors.hpp"
+#include "depthsort/sort/keys.hpp"
 #include "depthsort/sort/registry.hpp"
 #include "depthsort/host/stats.hpp"
 #include "depthsort/harness/workload.hpp"
@@ -82,75 +84,95 @@ std::vector<TestInput> edge_inputs(std::size_t n) {
 
 class TestRunner {
  public:
-  TestRunner(int gpus_found, int max_gpus, std::size_t max_n) : max_n_(max_n) {
-    for (int r = 0; r < max_gpus; ++r) inputs_.push_back(std::make_unique<GpuInput>(r, r == 0 ? max_n : max_n / 2 + 1));  // N >= 2 where r > 0
+  TestRunner(int max_gpus, std::size_t max_n) {
+    // GPU 0 may hold everything; the others at most their share with 2 GPUs.
+    for (int r = 0; r < max_gpus; ++r) inputs_.push_back(std::make_unique<GpuInput>(r, r == 0 ? max_n : max_n / 2 + 1));
     DeviceScope scope(0);
     out_keys_ = DeviceBuffer<float>(max_n, "depthsort-multigpu output");
     out_values_ = DeviceBuffer<std::uint32_t>(max_n, "depthsort-multigpu output");
-    (void)gpus_found;
+  }
+
+  // The paper's case: every pair on GPU 0, sorted output gathered on GPU 0.
+  CheckResult gathered(MultiGpuSorter& sorter, const TestInput& in, bool exact_balance, double gpu0_share) {
+    const std::size_t n = in.keys.size();
+    GpuInput& g0 = *inputs_[0];
+    g0.upload(in.keys.data(), in.values.data(), n);
+    g0.restore(n, nullptr);
+    {
+      DeviceScope scope(0);
+      if (n) {
+        DEPTHSORT_CUDA_CHECK(cudaMemset(out_keys_.data(), 0xFF, n * sizeof(float)));
+        DEPTHSORT_CUDA_CHECK(cudaMemset(out_values_.data(), 0xFF, n * sizeof(std::uint32_t)));
+      }
+      DEPTHSORT_CUDA_CHECK(cudaDeviceSynchronize());
+    }
+    sorter.sort_gathered(g0.pairs(n), out_keys_.data(), out_values_.data(), gpu0_share);
+    sorter.synchronize();
+    std::vector<float> keys(n), keys_after(n);
+    std::vector<std::uint32_t> values(n);
+    download(keys.data(), out_keys_.data(), n, 0);
+    download(values.data(), out_values_.data(), n, 0);
+    download(keys_after.data(), g0.keys.data(), n, 0);
+    CheckResult result = check_sorted_pairs(in.keys, in.reference, keys, values);
+    if (result.ok && n && std::memcmp(keys_after.data(), in.keys.data(), n * sizeof(float)) != 0)
+      result = {false, "the input keys changed"};
+    if (result.ok && exact_balance) result = check_balance(sorter, n, gpu0_share);
+    return result;
+  }
+
+  // The distributed case: GPU r holds its part; afterwards GPU r holds range r. `plant`: the last
+  // key of the last range overwritten on the device with the input's smallest key (an error the
+  // check must report).
+  CheckResult distributed(MultiGpuSorter& sorter, const TestInput& in, bool exact_balance, bool plant = false) {
+    const std::size_t n = in.keys.size();
+    const int N = sorter.gpus();
+    std::vector<DevicePairs> pairs(N);
+    for (int r = 0; r < N; ++r) {
+      const std::size_t begin = chunk_begin(n, r, N), end = chunk_begin(n, r + 1, N);
+      inputs_[r]->upload(in.keys.data() + begin, in.values.data() + begin, end - begin);
+      inputs_[r]->restore(end - begin, nullptr);
+      pairs[r] = inputs_[r]->pairs(end - begin);
+      DeviceScope scope(r);
+      DEPTHSORT_CUDA_CHECK(cudaDeviceSynchronize());
+    }
+    sorter.poison_ranges();
+    sorter.synchronize();
+    sorter.sort_distributed(pairs);
+    sorter.synchronize();
+    if (plant && N > 0 && sorter.range_count(N - 1) > 0) {
+      // Out of order unless every key is the smallest.
+      const float smallest = *std::min_element(in.keys.begin(), in.keys.end(), key_less);
+      DeviceScope scope(sorter.device(N - 1));
+      float* last = const_cast<float*>(sorter.range_keys(N - 1)) + sorter.range_count(N - 1) - 1;
+      DEPTHSORT_CUDA_CHECK(cudaMemcpy(last, &smallest, sizeof(float), cudaMemcpyHostToDevice));
+    }
+    std::vector<float> keys(n);
+    std::vector<std::uint32_t> values(n);
+    std::size_t at = 0;
+    for (int r = 0; r < N; ++r) {
+      const std::size_t c = sorter.range_count(r);
+      if (at + c > n) return {false, "ranges hold more pairs than the input"};
+      download(keys.data() + at, sorter.range_keys(r), c, sorter.device(r));
+      download(values.data() + at, sorter.range_values(r), c, sorter.device(r));
+      at += c;
+    }
+    CheckResult result = at == n ? check_sorted_pairs(in.keys, in.reference, keys, values)
+                                 : CheckResult{false, "ranges hold " + std::to_string(at) + " pairs, not " + std::to_string(n)};
+    if (result.ok && exact_balance) result = check_balance(sorter, n, 0.0);
+    return result;
   }
 
   void run(MultiGpuSorter& sorter, const std::string& label, const TestInput& in, bool exact_balance, double gpu0_share,
            Tally& tally) {
-    const std::size_t n = in.keys.size();
-    const int N = sorter.gpus();
-    const std::string what = label + " " + in.name + " n=" + size_text(n);
-    // The paper's case: every pair on GPU 0, sorted output gathered on GPU 0.
+    const std::string what = label + " " + in.name + " n=" + size_text(in.keys.size());
     try {
-      GpuInput& g0 = *inputs_[0];
-      g0.upload(in.keys.data(), in.values.data(), n);
-      g0.restore(n, nullptr);
-      {
-        DeviceScope scope(0);
-        if (n) {
-          DEPTHSORT_CUDA_CHECK(cudaMemset(out_keys_.data(), 0xFF, n * sizeof(float)));
-          DEPTHSORT_CUDA_CHECK(cudaMemset(out_values_.data(), 0xFF, n * sizeof(std::uint32_t)));
-        }
-        DEPTHSORT_CUDA_CHECK(cudaDeviceSynchronize());
-      }
-      sorter.sort_gathered(g0.pairs(n), out_keys_.data(), out_values_.data(), gpu0_share);
-      sorter.synchronize();
-      std::vector<float> keys(n), keys_after(n);
-      std::vector<std::uint32_t> values(n);
-      download(keys.data(), out_keys_.data(), n, 0);
-      download(values.data(), out_values_.data(), n, 0);
-      download(keys_after.data(), g0.keys.data(), n, 0);
-      CheckResult result = check_sorted_pairs(in.keys, in.reference, keys, values);
-      if (result.ok && n && std::memcmp(keys_after.data(), in.keys.data(), n * sizeof(float)) != 0)
-        result = {false, "the input keys changed"};
-      if (result.ok && exact_balance) result = check_balance(sorter, n, gpu0_share);
+      const CheckResult result = gathered(sorter, in, exact_balance, gpu0_share);
       tally.add(result.ok, "gathered " + what, result.message);
     } catch (const std::exception& e) {
       tally.add(false, "gathered " + what, std::string("threw: ") + e.what());
     }
-    // The distributed case: GPU r holds its chunk; afterwards GPU r holds range r.
     try {
-      std::vector<DevicePairs> pairs(N);
-      for (int r = 0; r < N; ++r) {
-        const std::size_t begin = chunk_begin(n, r, N), end = chunk_begin(n, r + 1, N);
-        inputs_[r]->upload(in.keys.data() + begin, in.values.data() + begin, end - begin);
-        inputs_[r]->restore(end - begin, nullptr);
-        pairs[r] = inputs_[r]->pairs(end - begin);
-        DeviceScope scope(r);
-        DEPTHSORT_CUDA_CHECK(cudaDeviceSynchronize());
-      }
-      sorter.poison_ranges();
-      sorter.synchronize();
-      sorter.sort_distributed(pairs);
-      sorter.synchronize();
-      std::vector<float> keys(n);
-      std::vector<std::uint32_t> values(n);
-      std::size_t at = 0;
-      for (int r = 0; r < N; ++r) {
-        const std::size_t c = sorter.range_count(r);
-        if (at + c > n) throw Error("ranges hold more pairs than the input");
-        download(keys.data() + at, sorter.range_keys(r), c, sorter.device(r));
-        download(values.data() + at, sorter.range_values(r), c, sorter.device(r));
-        at += c;
-      }
-      CheckResult result = at == n ? check_sorted_pairs(in.keys, in.reference, keys, values)
-                                   : CheckResult{false, "ranges hold " + std::to_string(at) + " pairs, not " + std::to_string(n)};
-      if (result.ok && exact_balance) result = check_balance(sorter, n, 0.0);
+      const CheckResult result = distributed(sorter, in, exact_balance);
       tally.add(result.ok, "distributed " + what, result.message);
     } catch (const std::exception& e) {
       tally.add(false, "distributed " + what, std::string("threw: ") + e.what());
@@ -163,8 +185,8 @@ class TestRunner {
   static CheckResult check_balance(const MultiGpuSorter& sorter, std::size_t n, double gpu0_share) {
     const int N = sorter.gpus();
     std::vector<std::uint64_t> edges{0};
-    const SplitterPlan plan(n, N, kLevels, N > 1 ? gpu0_share : 0.0);
-    edges.insert(edges.end(), plan.targets().begin(), plan.targets().end());
+    const std::vector<std::uint64_t> targets = split_targets(n, N, N > 1 ? gpu0_share : 0.0);
+    edges.insert(edges.end(), targets.begin(), targets.end());
     while (edges.size() < static_cast<std::size_t>(N) + 1) edges.push_back(n);
     edges.back() = n;
     for (int j = 0; j < N; ++j) {
@@ -176,7 +198,6 @@ class TestRunner {
     return {};
   }
 
-  std::size_t max_n_;
   std::vector<std::unique_ptr<GpuInput>> inputs_;
   DeviceBuffer<float> out_keys_;
   DeviceBuffer<std::uint32_t> out_values_;
@@ -185,13 +206,11 @@ class TestRunner {
 }  // namespace
 
 int run_tests(const Config& config, int found) {
-  const int max_gpus = config.gpus ? config.gpus : found;
-  std::vector<int> gpu_counts{1};
-  if (max_gpus > 2) gpu_counts.push_back(2);
-  if (max_gpus > 1) gpu_counts.push_back(max_gpus);
+  const int max_gpus = config.gpus.empty() ? found : *std::max_element(config.gpus.begin(), config.gpus.end());
   const std::size_t max_n = config.max_test_size;
-  std::vector<std::size_t> sizes{0, 1000, 65537, (std::size_t{1} << 20) + 3, std::size_t{1} << 24};
-  for (const int N : gpu_counts) {
+  constexpr std::size_t k1M3 = (std::size_t{1} << 20) + 3, k4M5 = (std::size_t{4} << 20) + 5;
+  std::vector<std::size_t> sizes{0, 1, 1000, 65537, k1M3, k4M5, std::size_t{1} << 24};
+  for (const int N : {1, 2, max_gpus}) {
     sizes.push_back(N - 1);
     sizes.push_back(N + 1);
   }
@@ -199,65 +218,101 @@ int run_tests(const Config& config, int found) {
   std::sort(sizes.begin(), sizes.end());
   sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
 
-  std::cout << "depthsort-multigpu --test: " << found << " GPU(s) found; testing with";
-  for (const int N : gpu_counts) std::cout << ' ' << N;
-  std::cout << " GPU(s); sizes";
+  // The sorters (each one NCCL set-up), then the configurations run on them: GPU counts 1, 2 and
+  // every GPU; the default local sorts (hybrid for the paper's case, cub-radix for the distributed
+  // one) and cub-radix for both; auto sub-ranges (one per GPU at these sizes) and explicit ones
+  // (the pipeline: 3, 5 and 8 per GPU); the weighted paper's case; the paper's single histogram pass.
+  struct Sorter {
+    std::unique_ptr<MultiGpuSorter> sorter;
+    std::string label;
+  };
+  std::vector<Sorter> sorters;
+  auto make = [&](int gpus, Options options, std::string label) {
+    auto sorter = std::make_unique<MultiGpuSorter>(first_devices(gpus), options);
+    sorter->reserve(max_n);
+    sorters.push_back({std::move(sorter), "gpus=" + std::to_string(gpus) + (label.empty() ? "" : " " + label)});
+    return sorters.size() - 1;
+  };
+  const std::size_t one = make(1, {}, "");
+  const std::size_t two = max_gpus > 2 ? make(2, {}, "") : 0;
+  const std::size_t all = max_gpus > 1 ? make(max_gpus, {}, "") : one;
+  // One local sort for both cases: cub-radix, or the one asked for with --local-sorter.
+  Options local;
+  local.local_sorter = config.local_sorter.empty() ? "cub-radix" : config.local_sorter;
+  local.local_options = config.local_options;
+  const std::size_t all_cub = make(max_gpus, local, "local=" + local.local_sorter);
+  Options single_pass;
+  single_pass.levels = 1;
+  const std::size_t all_single = make(max_gpus, single_pass, "levels=1");
+
+  struct Run {
+    std::size_t sorter;
+    int chunks;
+    double share;
+    std::size_t max_n;
+    bool exact;
+  };
+  std::vector<Run> runs{{one, 0, 0, max_n, true}, {one, 3, 0, k1M3, true}};
+  if (max_gpus > 2) runs.push_back({two, 0, 0, max_n, true}), runs.push_back({two, 5, 0, k1M3, true});
+  if (max_gpus > 1) {
+    runs.push_back({all, 0, 0, max_n, true});
+    runs.push_back({all, 8, 0, k4M5, true});
+    runs.push_back({all, 4, 0.7, k1M3, true});
+  }
+  runs.push_back({all_cub, 3, 0, k4M5, true});
+  runs.push_back({all_single, 2, 0, k1M3, false});
+
+  std::cout << "depthsort-multigpu --test: " << found << " GPU(s) found; sorters:";
+  for (const Sorter& s : sorters) std::cout << " [" << s.label << "]";
+  std::cout << "; sizes";
   for (const std::size_t s : sizes) std::cout << ' ' << size_text(s);
   std::cout << std::endl;
 
-  struct Setup {
-    std::unique_ptr<MultiGpuSorter> sorter;
-    std::string label;
-    bool exact;
-    std::size_t max_n;
-    double gpu0_share = 0;
-  };
-  std::vector<Setup> setups;
-  for (const int N : gpu_counts) {
-    Setup s{std::make_unique<MultiGpuSorter>(first_devices(N)), "gpus=" + std::to_string(N) + " levels=3", true, max_n};
-    s.sorter->reserve(max_n);
-    setups.push_back(std::move(s));
-  }
-  // The weighted paper's case: GPU 0 sorts 70% on its side stream while the rest travels.
-  if (max_gpus > 1) {
-    const std::size_t weighted_max = std::min<std::size_t>(max_n, (std::size_t{1} << 20) + 3);
-    Setup s{std::make_unique<MultiGpuSorter>(first_devices(max_gpus)),
-            "gpus=" + std::to_string(max_gpus) + " levels=3 gpu0_share=0.7", true, weighted_max, 0.7};
-    s.sorter->reserve(weighted_max);
-    setups.push_back(std::move(s));
-  }
-  // The paper's single histogram pass: ranges may be far from balanced (one GPU may get every
-  // pair), the sort must stay exact.
-  const std::size_t faithful_max = std::min<std::size_t>(max_n, (std::size_t{1} << 20) + 3);
-  {
-    Options faithful;
-    faithful.levels = 1;
-    Setup s{std::make_unique<MultiGpuSorter>(first_devices(max_gpus), faithful),
-            "gpus=" + std::to_string(max_gpus) + " levels=1", false, faithful_max};
-    s.sorter->reserve(faithful_max);
-    setups.push_back(std::move(s));
-  }
-  TestRunner runner(found, max_gpus, max_n);
+  TestRunner runner(max_gpus, max_n);
   Tally tally;
+  auto run_all = [&](const TestInput& in) {
+    for (const Run& run : runs) {
+      if (in.keys.size() > run.max_n) continue;
+      Sorter& s = sorters[run.sorter];
+      s.sorter->set_chunks(run.chunks);
+      std::string label = s.label + " chunks=" + (run.chunks ? std::to_string(run.chunks) : "auto");
+      if (run.share > 0) label += " gpu0_share=" + std::to_string(run.share).substr(0, 4);
+      runner.run(*s.sorter, label, in, run.exact, run.share, tally);
+    }
+  };
   for (const Distribution dist : all_distributions()) {
     const int failed_before = tally.failed;
     for (const std::size_t n : sizes) {
       TestInput in{std::string(distribution_name(dist)), make_keys(dist, n, n + 17), make_values(n), {}};
       in.reference = reference_order(in.keys);
-      for (Setup& s : setups)
-        if (n <= s.max_n) runner.run(*s.sorter, s.label, in, s.exact, s.gpu0_share, tally);
+      run_all(in);
     }
     std::cout << "  " << distribution_name(dist) << (tally.failed == failed_before ? ": ok" : ": FAILED") << std::endl;
   }
   std::vector<std::size_t> edge_sizes;
-  for (const std::size_t n : {std::size_t{2}, std::size_t(max_gpus + 1), std::size_t{65537}, (std::size_t{1} << 20) + 3})
+  for (const std::size_t n : {std::size_t{2}, std::size_t(max_gpus + 1), std::size_t{65537}, k1M3})
     if (n <= max_n) edge_sizes.push_back(n);
   for (const std::size_t n : edge_sizes) {
     const int failed_before = tally.failed;
-    for (const TestInput& in : edge_inputs(n))
-      for (Setup& s : setups)
-        if (n <= s.max_n) runner.run(*s.sorter, s.label, in, s.exact, s.gpu0_share, tally);
+    for (const TestInput& in : edge_inputs(n)) run_all(in);
     std::cout << "  edge inputs n=" << size_text(n) << (tally.failed == failed_before ? ": ok" : ": FAILED") << std::endl;
+  }
+  // A planted error: one key of the last range overwritten after a correct sort. The check must
+  // report it, or every "passed" above means nothing.
+  {
+    const std::size_t n = std::min<std::size_t>(max_n, 65537);
+    TestInput in{"uniform", make_keys(Distribution::Uniform, n, 5), make_values(n), {}};
+    in.reference = reference_order(in.keys);
+    MultiGpuSorter& sorter = *sorters[all_cub].sorter;
+    sorter.set_chunks(3);
+    try {
+      const CheckResult result = runner.distributed(sorter, in, false, /*plant=*/true);
+      tally.add(!result.ok, "planted error (one key of the last range overwritten) n=" + size_text(n),
+                "the check did not catch it");
+      if (!result.ok) std::cout << "  planted error caught: " << result.message << std::endl;
+    } catch (const std::exception& e) {
+      tally.add(false, "planted error", std::string("threw: ") + e.what());
+    }
   }
   std::cout << tally.passed << " passed, " << tally.failed << " failed" << std::endl;
   return tally.failed == 0 ? 0 : 1;

@@ -73,7 +73,8 @@ void download(T* to, const T* from, std::size_t count, int device) {
   DEPTHSORT_CUDA_CHECK(cudaMemcpy(to, from, count * sizeof(T), cudaMemcpyDeviceToHost));
 }
 
-// --test: both cases with 1 GPU and with `found`; prints "N passed, M failed"; 0 when all pass.
+// --test: both cases on 1, 2 and `found` GPUs, with and without sub-ranges; prints "N passed, M
+// failed"; 0 when all pass.
 int run_tests(const Config& config, int found);
 
 }  // namespace depthsort::multi_gpu

@@ -2,11 +2,14 @@
 // (kernels/sort/multi_gpu/, docs/algorithms/multi-gpu.md). A program of its own so that only it
 // needs libnccl at run time.
 //
-//   --test                 both cases (pairs on GPU 0 / pairs spread over the GPUs) with 1 GPU and
-//                          with every GPU found, every distribution, sizes around the split points,
-//                          inputs that put everything on one side; exact against the CPU reference;
-//                          last line "N passed, M failed". Exit 77 (ctest: skipped) without enough GPUs.
-//   --bench                both cases against one GPU's `hybrid` and `cub-radix` in the same run.
+//   --test                 both cases (pairs on GPU 0 / pairs spread over the GPUs) with 1, 2 and
+//                          every GPU found, with and without sub-ranges, every distribution, sizes
+//                          around the split points, inputs that put everything on one side; exact
+//                          against the CPU reference; last line "N passed, M failed". Exit 77
+//                          (ctest: skipped) without enough GPUs.
+//   --bench                both cases against one GPU's `hybrid` and `cub-radix` in the same run,
+//                          NCCL's own rate for each sort's transfers, and the weighted split's model.
+//   --info                 the GPUs, their peer access and NCCL's version.
 // See usage() for the flags.
 #include <cuda_runtime_api.h>
 
@@ -14,26 +17,24 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
-#include <cstring>
 #include <exception>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
-#include <limits>
+#include <map>
 #include <memory>
-#include <numeric>
 #include <optional>
 #include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "depthsort/harness/workload.hpp"
+#include "depthsort/host/stats.hpp"
 #include "depthsort/sort/cuda_handles.hpp"
 #include "depthsort/sort/device_buffer.hpp"
 #include "depthsort/sort/errors.hpp"
 #include "depthsort/sort/registry.hpp"
-#include "depthsort/host/stats.hpp"
-#include "depthsort/harness/workload.hpp"
 #include "sort/multi_gpu/multi_gpu_sort.hpp"
 
 #include "gpu_inputs.hpp"
@@ -47,12 +48,6 @@ constexpr int kExitUsage = 2;
 // ---------------------------------------------------------------------------------------------
 // --bench
 
-struct Timing {
-  std::vector<double> total;
-  std::vector<StepTimes> steps;
-};
-
-
 struct Row {
   std::string kase;
   int gpus = 1;
@@ -61,10 +56,13 @@ struct Row {
   int reps = 0;
   double median_ms = 0, min_ms = 0, p90_ms = 0;
   double vs_hybrid = 0, vs_cub = 0;
+  std::string sorter;
+  int chunks = 1;
   double steps[MultiGpuSorter::kSteps] = {};
   bool has_steps = false;
-  std::uint64_t bytes_between = 0;
-  double nccl_ms = 0;
+  std::uint64_t bytes_between = 0;   // every pair that crossed, returns included
+  std::uint64_t exchange_bytes = 0;  // the exchange's pairs (out to the ranges' GPUs)
+  double nccl_ms = 0;                // NCCL alone moving the exchange's pairs in one grouped call
   std::string counts;
   std::string check = "-";
 };
@@ -83,8 +81,8 @@ Row timed_row(std::string kase, int gpus, std::size_t n, const std::string& dist
 }
 
 void write_csv_header(std::ostream& out) {
-  out << "case,gpus,n,dist,reps,median_ms,min_ms,p90_ms,gpairs_per_s,vs_hybrid_1gpu,vs_cub_radix_1gpu,"
-         "histogram_ms,partition_ms,exchange_ms,local_sort_ms,gather_ms,bytes_between_gpus,exchange_gb_per_s,"
+  out << "case,gpus,n,dist,reps,median_ms,min_ms,p90_ms,gpairs_per_s,vs_hybrid_1gpu,vs_cub_radix_1gpu,local_sorter,"
+         "chunks,splitters_ms,partition_ms,exchange_ms,local_sort_ms,gather_ms,bytes_between_gpus,exchange_gb_per_s,"
          "nccl_same_volume_ms,nccl_gb_per_s,exchange_vs_nccl,range_counts,check\n";
 }
 
@@ -95,30 +93,101 @@ std::string number(double v, int digits = 4) {
   return s.str();
 }
 
+// NCCL's time of the rounds that carry the exchange.
+double exchange_ms(const Row& r) { return r.has_steps ? r.steps[2] : 0; }
+
 void write_csv_row(std::ostream& out, const Row& r) {
-  const double gb = static_cast<double>(r.bytes_between) / 1e9;
-  const double exchange = r.has_steps ? r.steps[2] : 0;
+  const double gb = static_cast<double>(r.exchange_bytes) / 1e9;
+  const double transfer = exchange_ms(r);
   out << r.kase << ',' << r.gpus << ',' << r.n << ',' << r.dist << ',' << r.reps << ',' << number(r.median_ms) << ','
       << number(r.min_ms) << ',' << number(r.p90_ms) << ','
       << number(static_cast<double>(r.n) / (r.median_ms * 1e-3) / 1e9, 3) << ',' << number(r.vs_hybrid, 3) << ','
-      << number(r.vs_cub, 3);
+      << number(r.vs_cub, 3) << ',' << r.sorter << ',' << r.chunks;
   for (int s = 0; s < MultiGpuSorter::kSteps; ++s) out << ',' << (r.has_steps ? number(r.steps[s]) : "");
-  out << ',' << r.bytes_between << ',' << (exchange > 0 ? number(gb / (exchange * 1e-3), 1) : "") << ','
+  out << ',' << r.bytes_between << ',' << (transfer > 0 ? number(gb / (transfer * 1e-3), 1) : "") << ','
       << (r.nccl_ms > 0 ? number(r.nccl_ms) : "") << ','
       << (r.nccl_ms > 0 ? number(gb / (r.nccl_ms * 1e-3), 1) : "") << ','
-      << (r.nccl_ms > 0 && exchange > 0 ? number(exchange / r.nccl_ms, 3) : "") << ',' << r.counts << ','
-      << r.check << '\n';
+      << (r.nccl_ms > 0 && transfer > 0 ? number(r.nccl_ms / transfer, 3) : "") << ',' << r.counts << ',' << r.check
+      << '\n';
   out.flush();
 }
 
 std::string check_text(const CheckResult& result) { return result.ok ? "pass" : "FAIL: " + result.message; }
 
-int run_bench(const Config& config, int found) {
-  const int N = config.gpus ? config.gpus : std::min(found, kMaxGpus);
-  if (N > found) {
-    std::cout << "skipped: --gpus " << N << " but " << found << " GPU(s) found\n";
-    return kExitSkipped;
+// The weighted split's model (docs/algorithms/multi-gpu.md): GPU 0 sorts a share f of n while the
+// other GPUs receive theirs, sort it and send it back: f T1 = (1 - f)(2 S + T1 / (N - 1)), with T1
+// one GPU's time for all n pairs and S NCCL's time to send all n pairs out of GPU 0. The pipeline
+// leaves only one sub-range's transfers each way in the open: S / K in place of S.
+double model_share(double t1, double s, int gpus) {
+  const double other = 2 * s + t1 / (gpus - 1);
+  return other / (t1 + other);
+}
+
+struct Model {
+  int gpus = 0, chunks = 1;
+  std::size_t n = 0;
+  std::string sorter;
+  double t1 = 0, s = 0;             // ms: one GPU's sort of n pairs; NCCL sending n pairs out of GPU 0
+  double f = 0, f_pipelined = 0;    // the shares of the formula with S and with S / K
+  double pre = 0;                   // ms: splitters + partition as measured in the weighted row
+  double weighted_ms = 0, even_ms = 0;  // the rows' medians
+  std::string text() const {
+    std::ostringstream o;
+    o << "model " << size_text(n) << " on " << gpus << " GPUs: T1 = " << number(t1, 2) << " ms (one GPU's " << sorter
+      << "), S = " << number(s, 2) << " ms (NCCL: " << size_text(n) << " pairs out of GPU 0), K = " << chunks << "\n"
+      << "  f T1 = (1 - f)(2S + T1/(N-1)): f = " << number(f, 3) << ", f T1 = " << number(f * t1, 2) << " ms (x"
+      << number(t1 / (f * t1), 2) << "); with splitters + partition as measured (" << number(pre, 2)
+      << " ms): " << number(f * t1 + pre, 2) << " ms (x" << number(t1 / (f * t1 + pre), 2) << ")\n"
+      << "  the same with S/K (the pipeline's open transfers): f = " << number(f_pipelined, 3) << ", "
+      << number(f_pipelined * t1 + pre, 2) << " ms (x" << number(t1 / (f_pipelined * t1 + pre), 2) << ")\n"
+      << "  measured: gathered " << number(even_ms, 2) << " ms (x" << number(t1 / even_ms, 2) << "), weighted (f = "
+      << number(f_pipelined, 3) << ") " << number(weighted_ms, 2) << " ms (x" << number(t1 / weighted_ms, 2)
+      << "); the paper: x1.8 on two cards";
+    return o.str();
   }
+};
+
+// One GPU's sort of all n pairs (the baselines) on GPU 0, input restored before every repetition.
+Row one_gpu_row(const std::string& name, GpuInput& g0, float* out_keys, std::uint32_t* out_values, std::size_t n,
+                const Config& config, const std::vector<float>& keys, const std::vector<std::uint32_t>& reference) {
+  DeviceScope scope(0);
+  const SorterInfo* info = find_sorter(name);
+  std::unique_ptr<Sorter> sorter = info->create(name == config.local_sorter ? parse_options(*info, config.local_options)
+                                                                            : default_options(*info));
+  sorter->reserve(n);
+  CudaStream stream;
+  CudaEvent start, stop;
+  const SortBuffers buffers{g0.keys.data(), g0.values.data(), out_keys, out_values, n};
+  std::vector<double> samples;
+  for (int rep = -config.warmup; rep < config.reps; ++rep) {
+    g0.restore(n, stream.get());
+    DEPTHSORT_CUDA_CHECK(cudaEventRecord(start.get(), stream.get()));
+    sorter->sort(buffers, stream.get());
+    DEPTHSORT_CUDA_CHECK(cudaEventRecord(stop.get(), stream.get()));
+    DEPTHSORT_CUDA_CHECK(cudaEventSynchronize(stop.get()));
+    float ms = 0;
+    DEPTHSORT_CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
+    if (rep >= 0) samples.push_back(ms);
+  }
+  Row row = timed_row("one-gpu-" + name, 1, n, std::string(distribution_name(config.dist)), samples);
+  row.sorter = name;
+  if (config.check) {
+    std::vector<float> k(n);
+    std::vector<std::uint32_t> v(n);
+    download(k.data(), out_keys, n, 0);
+    download(v.data(), out_values, n, 0);
+    row.check = check_text(check_sorted_pairs(keys, reference, k, v));
+  }
+  return row;
+}
+
+int run_bench(const Config& config, int found) {
+  std::vector<int> counts = config.gpus.empty() ? std::vector<int>{std::min(found, kMaxGpus)} : config.gpus;
+  for (const int N : counts)
+    if (N > found) {
+      std::cout << "skipped: --gpus " << N << " but " << found << " GPU(s) found\n";
+      return kExitSkipped;
+    }
   std::ofstream csv;
   if (!config.csv.empty()) {
     csv.open(config.csv);
@@ -130,174 +199,211 @@ int run_bench(const Config& config, int found) {
   }
   cudaDeviceProp prop{};
   DEPTHSORT_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
-  std::cout << "depthsort-multigpu --bench: " << N << " x " << prop.name << ", dist " << distribution_name(config.dist)
-            << ", reps " << config.reps << " (medians), warm-up " << config.warmup << std::endl;
+  std::cout << "depthsort-multigpu --bench: GPU counts";
+  for (const int N : counts) std::cout << ' ' << N;
+  std::cout << " x " << prop.name << ", dist " << distribution_name(config.dist) << ", reps " << config.reps
+            << " (medians), warm-up " << config.warmup << std::endl;
 
-  MultiGpuSorter multi(first_devices(N));
+  Options options;
+  options.levels = config.levels;
+  options.local_sorter = config.local_sorter;
+  options.local_options = config.local_options;
+  options.chunks = config.chunks;
+  options.keep_sorters = false;  // at 1G pairs GPU 0 holds one sorter's workspace, not two
+  // One sorter per GPU count, made once (NCCL's set-up), its buffers released between sizes.
+  std::map<int, std::unique_ptr<MultiGpuSorter>> sorters;
   std::vector<Row> rows;
+  std::vector<Model> models;
+  int failures = 0;
   for (const std::size_t n : config.sizes) {
-    std::cout << "n = " << size_text(n) << ": making the input" << std::endl;
-    const std::vector<float> keys = make_keys(config.dist, n, 1);
-    const std::vector<std::uint32_t> values = make_values(n);
-    std::optional<std::vector<std::uint32_t>> reference;
-    auto ref = [&]() -> const std::vector<std::uint32_t>& {
-      if (!reference) reference = reference_order(keys);
-      return *reference;
-    };
-    const std::string dist(distribution_name(config.dist));
-    double hybrid_ms = 0, cub_ms = 0;
+    try {
+      for (auto& [count, sorter] : sorters) sorter->release();
+      std::cout << "n = " << size_text(n) << ": making the input" << std::endl;
+      const std::vector<float> keys = make_keys(config.dist, n, 1);
+      const std::vector<std::uint32_t> values = make_values(n);
+      const std::vector<std::uint32_t> reference = config.check ? reference_order(keys) : std::vector<std::uint32_t>{};
+      const std::string dist(distribution_name(config.dist));
 
-    // One GPU: hybrid and cub-radix on GPU 0, input restored before every repetition.
-    GpuInput g0(0, n);
-    g0.upload(keys.data(), values.data(), n);
-    DeviceBuffer<float> out_keys;
-    DeviceBuffer<std::uint32_t> out_values;
-    {
-      DeviceScope scope(0);
-      out_keys = DeviceBuffer<float>(n, "depthsort-multigpu output");
-      out_values = DeviceBuffer<std::uint32_t>(n, "depthsort-multigpu output");
-    }
-    for (const char* name : {"cub-radix", "hybrid"}) {
-      DeviceScope scope(0);
-      const SorterInfo* info = find_sorter(name);
-      std::unique_ptr<Sorter> sorter = info->create(default_options(*info));
-      sorter->reserve(n);
-      CudaStream stream;
-      CudaEvent start, stop;
-      const SortBuffers buffers{g0.keys.data(), g0.values.data(), out_keys.data(), out_values.data(), n};
-      std::vector<double> samples;
-      for (int rep = -config.warmup; rep < config.reps; ++rep) {
-        g0.restore(n, stream.get());
-        DEPTHSORT_CUDA_CHECK(cudaEventRecord(start.get(), stream.get()));
-        sorter->sort(buffers, stream.get());
-        DEPTHSORT_CUDA_CHECK(cudaEventRecord(stop.get(), stream.get()));
-        DEPTHSORT_CUDA_CHECK(cudaEventSynchronize(stop.get()));
-        float ms = 0;
-        DEPTHSORT_CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
-        if (rep >= 0) samples.push_back(ms);
+      // One GPU: cub-radix and hybrid (and the local sorter asked for) on GPU 0.
+      GpuInput g0(0, n);
+      g0.upload(keys.data(), values.data(), n);
+      DeviceBuffer<float> out_keys;
+      DeviceBuffer<std::uint32_t> out_values;
+      {
+        DeviceScope scope(0);
+        out_keys = DeviceBuffer<float>(n, "depthsort-multigpu output");
+        out_values = DeviceBuffer<std::uint32_t>(n, "depthsort-multigpu output");
       }
-      Row row = timed_row("one-gpu-" + std::string(name), 1, n, dist, samples);
-      if (config.check) {
-        std::vector<float> k(n);
-        std::vector<std::uint32_t> v(n);
-        download(k.data(), out_keys.data(), n, 0);
-        download(v.data(), out_values.data(), n, 0);
-        row.check = check_text(check_sorted_pairs(keys, ref(), k, v));
+      std::vector<std::string> names{"cub-radix", "hybrid"};
+      if (!config.local_sorter.empty() && std::find(names.begin(), names.end(), config.local_sorter) == names.end())
+        names.push_back(config.local_sorter);
+      std::map<std::string, double> one_gpu;
+      const std::size_t first_row = rows.size();
+      for (const std::string& name : names) {
+        rows.push_back(one_gpu_row(name, g0, out_keys.data(), out_values.data(), n, config, keys, reference));
+        one_gpu[name] = rows.back().median_ms;
       }
-      (std::string_view(name) == "hybrid" ? hybrid_ms : cub_ms) = row.median_ms;
-      rows.push_back(row);
-    }
-    for (Row& r : rows)
-      if (r.n == n && r.kase.rfind("one-gpu", 0) == 0) {
-        r.vs_hybrid = hybrid_ms / r.median_ms;
-        r.vs_cub = cub_ms / r.median_ms;
-        if (csv) write_csv_row(csv, r);
+      const double hybrid_ms = one_gpu["hybrid"], cub_ms = one_gpu["cub-radix"];
+      for (std::size_t i = first_row; i < rows.size(); ++i) {
+        rows[i].vs_hybrid = hybrid_ms / rows[i].median_ms;
+        rows[i].vs_cub = cub_ms / rows[i].median_ms;
+        if (csv) write_csv_row(csv, rows[i]);
+        std::cout << "  " << rows[i].kase << ": " << number(rows[i].median_ms, 3) << " ms" << std::endl;
       }
 
-    multi.reserve(n);
-    // Distributed inputs: GPU r holds its chunk (GPU 0's chunk is a separate copy).
-    std::vector<std::unique_ptr<GpuInput>> chunks;
-    std::vector<DevicePairs> chunk_pairs(N);
-    for (int r = 0; r < N; ++r) {
-      const std::size_t begin = chunk_begin(n, r, N), end = chunk_begin(n, r + 1, N);
-      chunks.push_back(std::make_unique<GpuInput>(r, end - begin));
-      chunks[r]->upload(keys.data() + begin, values.data() + begin, end - begin);
-      chunk_pairs[r] = chunks[r]->pairs(end - begin);
-    }
-    // ms to send all n pairs out of GPU 0 once, from the NCCL probe of the equal-split row.
-    double send_all_ms = 0;
-    enum class Case { Gathered, Weighted, Distributed };
-    for (const Case kase : {Case::Gathered, Case::Weighted, Case::Distributed}) {
-      const bool gathered = kase != Case::Distributed;
-      // The weighted paper's case: GPU 0 sorts a share f while the others' (1 - f) n pairs go out,
-      // are sorted and come back: f T1 = (1 - f) (2 S + T1 / (N - 1)), with T1 one GPU's hybrid
-      // time and S the time to send n pairs, both measured above in this run.
-      double share = 0;
-      if (kase == Case::Weighted) {
-        if (N < 2 || send_all_ms <= 0) continue;
-        const double other = 2 * send_all_ms + hybrid_ms / (N - 1);
-        share = std::clamp(other / (hybrid_ms + other), 1.0 / N, Options{}.max_gpu0_share);
-      }
-      std::vector<double> totals;
-      std::vector<double> steps[MultiGpuSorter::kSteps];
-      for (int rep = -config.warmup; rep < config.reps; ++rep) {
-        if (gathered) g0.restore(n, multi.stream(0));
-        else
-          for (int r = 0; r < N; ++r) chunks[r]->restore(chunk_pairs[r].n, multi.stream(r));
-        multi.synchronize();
-        if (gathered) multi.sort_gathered(g0.pairs(n), out_keys.data(), out_values.data(), share);
-        else multi.sort_distributed(chunk_pairs);
-        const StepTimes t = multi.last_times();
-        if (rep < 0) continue;
-        totals.push_back(t.total);
-        const float s[MultiGpuSorter::kSteps] = {t.histogram, t.partition, t.exchange, t.local_sort, t.gather};
-        for (int k = 0; k < MultiGpuSorter::kSteps; ++k) steps[k].push_back(s[k]);
-      }
-      std::ostringstream name;
-      name << (kase == Case::Gathered ? "gathered" : kase == Case::Distributed ? "distributed" : "gathered-share");
-      if (kase == Case::Weighted) name << std::fixed << std::setprecision(2) << share;
-      Row row = timed_row(name.str(), N, n, dist, totals);
-      row.vs_hybrid = hybrid_ms / row.median_ms;
-      row.vs_cub = cub_ms / row.median_ms;
-      row.has_steps = true;
-      for (int k = 0; k < MultiGpuSorter::kSteps; ++k) row.steps[k] = median(steps[k]);
-      row.bytes_between = multi.last_bytes_between_gpus();
-      const std::vector<std::uint64_t>& counts = multi.last_counts();
-      std::uint64_t exchanged = 0;  // pairs that crossed in the exchange step
-      for (int r = 0; r < N; ++r) {
-        row.counts += (r ? ";" : "") + std::to_string(multi.range_count(r));
-        for (int j = 0; j < N; ++j)
-          if (r != j) exchanged += counts[static_cast<std::size_t>(r) * N + j];
-      }
-      // NCCL alone moving the exchange's volume: from GPU 0 to the others (gathered) or an even
-      // all-to-all (distributed).
-      if (N > 1 && exchanged > 0) {
-        const std::size_t per_peer = gathered ? exchanged / (N - 1) : exchanged / (static_cast<std::size_t>(N) * (N - 1));
-        const float ms = multi.time_nccl_exchange(per_peer, gathered, config.reps);
-        const std::size_t probe_pairs = per_peer * (gathered ? N - 1 : N * (N - 1));
-        // Scaled to the exchange's exact volume (the probe's is rounded down to whole pairs per peer).
-        row.nccl_ms = probe_pairs ? ms * static_cast<double>(exchanged) / static_cast<double>(probe_pairs) : 0;
-        if (kase == Case::Gathered) send_all_ms = row.nccl_ms * static_cast<double>(n) / static_cast<double>(exchanged);
-      }
-      if (config.check) {
-        std::vector<float> k(n);
-        std::vector<std::uint32_t> v(n);
-        if (gathered) {
-          download(k.data(), out_keys.data(), n, 0);
-          download(v.data(), out_values.data(), n, 0);
-        } else {
-          std::size_t at = 0;
-          for (int r = 0; r < N; ++r) {
-            download(k.data() + at, multi.range_keys(r), multi.range_count(r), multi.device(r));
-            download(v.data() + at, multi.range_values(r), multi.range_count(r), multi.device(r));
-            at += multi.range_count(r);
-          }
+      for (const int N : counts) {
+        auto& slot = sorters[N];
+        if (!slot) slot = std::make_unique<MultiGpuSorter>(first_devices(N), options);
+        for (auto& [count, sorter] : sorters)
+          if (count != N) sorter->release();
+        MultiGpuSorter& multi = *slot;
+        multi.reserve(n);
+        const int K = config.chunks > 0 ? config.chunks : auto_chunks(n, N);
+        // Distributed inputs: GPU r holds its part (GPU 0's part is a separate copy).
+        std::vector<std::unique_ptr<GpuInput>> parts;
+        std::vector<DevicePairs> part_pairs(N);
+        for (int r = 0; r < N && N > 1; ++r) {
+          const std::size_t begin = chunk_begin(n, r, N), end = chunk_begin(n, r + 1, N);
+          parts.push_back(std::make_unique<GpuInput>(r, end - begin));
+          parts[r]->upload(keys.data() + begin, values.data() + begin, end - begin);
+          part_pairs[r] = parts[r]->pairs(end - begin);
         }
-        row.check = check_text(check_sorted_pairs(keys, ref(), k, v));
+        // S: NCCL sending n pairs out of GPU 0 (measured on as many as the other GPUs can take).
+        double send_all_ms = 0;
+        if (N > 1) {
+          const std::uint64_t each = (n + N - 1) / N;
+          std::vector<std::uint64_t> pattern(static_cast<std::size_t>(N) * N, 0);
+          for (int j = 1; j < N; ++j) pattern[j] = each;
+          send_all_ms = multi.time_nccl(pattern, config.reps) * static_cast<double>(n) /
+                        static_cast<double>(each * static_cast<std::uint64_t>(N - 1));
+        }
+        Model model;
+        model.gpus = N, model.chunks = K, model.n = n;
+        model.sorter = multi.sorter_name(Case::Gathered);
+        model.t1 = one_gpu.count(model.sorter) ? one_gpu[model.sorter] : 0;
+        model.s = send_all_ms;
+        if (N > 1 && model.t1 > 0) {
+          model.f = model_share(model.t1, model.s, N);
+          model.f_pipelined = std::clamp(model_share(model.t1, model.s / K, N), 1.0 / N, Options{}.max_gpu0_share);
+        }
+
+        struct Variant {
+          std::string name;
+          Case kase;
+          int chunks;
+          double share;
+        };
+        std::vector<Variant> variants{{"gathered", Case::Gathered, config.chunks, 0.0}};
+        if (N > 1) {
+          std::ostringstream weighted;
+          weighted << "gathered-share" << std::fixed << std::setprecision(2) << model.f_pipelined;
+          variants.push_back({weighted.str(), Case::Gathered, config.chunks, model.f_pipelined});
+          if (K > 1) variants.push_back({"gathered-k1", Case::Gathered, 1, 0.0});
+          variants.push_back({"distributed", Case::Distributed, config.chunks, 0.0});
+          if (K > 1) variants.push_back({"distributed-k1", Case::Distributed, 1, 0.0});
+        }
+        for (const Variant& v : variants) {
+          const bool gathered = v.kase == Case::Gathered;
+          if (v.share > 0 && model.t1 <= 0) continue;
+          multi.set_chunks(v.chunks);
+          multi.prepare(v.kase);
+          std::vector<double> totals;
+          std::vector<double> steps[MultiGpuSorter::kSteps];
+          for (int rep = -config.warmup; rep < config.reps; ++rep) {
+            if (gathered) g0.restore(n, multi.stream(0));
+            else
+              for (int r = 0; r < N; ++r) parts[r]->restore(part_pairs[r].n, multi.stream(r));
+            multi.synchronize();
+            if (gathered) multi.sort_gathered(g0.pairs(n), out_keys.data(), out_values.data(), v.share);
+            else multi.sort_distributed(part_pairs);
+            const StepTimes t = multi.last_times();
+            if (rep < 0) continue;
+            totals.push_back(t.total);
+            const float s[MultiGpuSorter::kSteps] = {t.splitters, t.partition, t.exchange, t.local_sort, t.gather};
+            for (int k = 0; k < MultiGpuSorter::kSteps; ++k) steps[k].push_back(s[k]);
+          }
+          Row row = timed_row(v.name, N, n, dist, totals);
+          row.vs_hybrid = hybrid_ms / row.median_ms;
+          row.vs_cub = cub_ms / row.median_ms;
+          row.sorter = multi.sorter_name(v.kase);
+          row.chunks = multi.last_chunks();
+          row.has_steps = true;
+          for (int k = 0; k < MultiGpuSorter::kSteps; ++k) row.steps[k] = median(steps[k]);
+          row.bytes_between = multi.last_bytes_between_gpus();
+          for (const std::uint64_t pairs : multi.last_counts()) row.exchange_bytes += pairs * 8;
+          for (int r = 0; r < N; ++r) row.counts += (r ? ";" : "") + std::to_string(multi.range_count(r));
+          // NCCL alone moving the exchange's pairs (the same pairs from the same GPUs to the same
+          // GPUs) in one grouped call.
+          if (N > 1 && row.exchange_bytes > 0) {
+            const std::vector<std::uint64_t> exchange = multi.last_counts();
+            try {
+              row.nccl_ms = multi.time_nccl(exchange, config.reps);
+            } catch (const CapacityError& e) {
+              std::cout << "  " << v.name << ": NCCL probe skipped: " << e.what() << std::endl;
+            }
+          }
+          if (config.check) {
+            std::vector<float> k(n);
+            std::vector<std::uint32_t> vals(n);
+            if (gathered) {
+              download(k.data(), out_keys.data(), n, 0);
+              download(vals.data(), out_values.data(), n, 0);
+            } else {
+              std::size_t at = 0;
+              for (int r = 0; r < N; ++r) {
+                download(k.data() + at, multi.range_keys(r), multi.range_count(r), multi.device(r));
+                download(vals.data() + at, multi.range_values(r), multi.range_count(r), multi.device(r));
+                at += multi.range_count(r);
+              }
+            }
+            row.check = check_text(check_sorted_pairs(keys, reference, k, vals));
+          }
+          if (v.name == "gathered") model.even_ms = row.median_ms;
+          if (v.share > 0) {
+            model.weighted_ms = row.median_ms;
+            model.pre = row.steps[0] + row.steps[1];
+          }
+          rows.push_back(row);
+          if (csv) write_csv_row(csv, row);
+          std::cout << "  " << row.kase << " (" << N << " GPUs, " << row.sorter << ", K = " << row.chunks
+                    << "): " << number(row.median_ms, 3) << " ms (x" << number(row.vs_hybrid, 2) << " hybrid, x"
+                    << number(row.vs_cub, 2) << " cub-radix; steps";
+          for (int k = 0; k < MultiGpuSorter::kSteps; ++k) std::cout << ' ' << number(row.steps[k], 2);
+          std::cout << "; NCCL alone " << number(row.nccl_ms, 2) << " ms)" << std::endl;
+        }
+        if (N > 1 && model.t1 > 0 && model.weighted_ms > 0) {
+          models.push_back(model);
+          std::cout << model.text() << std::endl;
+        }
       }
-      rows.push_back(row);
-      if (csv) write_csv_row(csv, row);
-      std::cout << "  " << row.kase << ": " << number(row.median_ms, 3) << " ms (hybrid 1 GPU " << number(hybrid_ms, 3)
-                << " ms, x" << number(row.vs_hybrid, 2) << "; cub-radix x" << number(row.vs_cub, 2) << ")" << std::endl;
+    } catch (const CudaError&) {
+      throw;  // the context may be unusable: stop here, with what was written so far
+    } catch (const std::exception& e) {
+      ++failures;
+      std::cout << "n = " << size_text(n) << ": FAILED: " << e.what() << std::endl;
     }
   }
 
   // The summary, last.
-  std::cout << "\nsummary (" << N << " GPUs, medians in ms; steps: histogram/partition/exchange/local sort/gather)\n";
-  std::cout << std::left << std::setw(22) << "case" << std::setw(9) << "n" << std::setw(11) << "median"
-            << std::setw(10) << "x hybrid" << std::setw(8) << "x cub" << std::setw(44) << "steps" << std::setw(10)
-            << "GB moved" << std::setw(12) << "xchg/NCCL" << "check\n";
+  std::cout << "\nsummary (medians in ms; steps: splitters/partition/exchange/local sort/gather, overlapping; "
+               "xchg/NCCL: NCCL's own time for the exchange's pairs in one call over the exchange's rounds, 1.00 = "
+               "NCCL's rate)\n";
+  std::cout << std::left << std::setw(22) << "case" << std::setw(5) << "gpus" << std::setw(7) << "n" << std::setw(10)
+            << "median" << std::setw(9) << "x hybrid" << std::setw(7) << "x cub" << std::setw(3) << "K" << std::setw(34)
+            << "steps" << std::setw(8) << "GB" << std::setw(10) << "xchg/NCCL" << "check\n";
   for (const Row& r : rows) {
     std::string steps;
     if (r.has_steps)
       for (int s = 0; s < MultiGpuSorter::kSteps; ++s) steps += (s ? "/" : "") + number(r.steps[s], 2);
-    const double exchange = r.has_steps ? r.steps[2] : 0;
-    std::cout << std::setw(22) << r.kase << std::setw(9) << size_text(r.n) << std::setw(11) << number(r.median_ms, 3)
-              << std::setw(10) << number(r.vs_hybrid, 2) << std::setw(8) << number(r.vs_cub, 2) << std::setw(44)
-              << steps << std::setw(10) << number(static_cast<double>(r.bytes_between) / 1e9, 2) << std::setw(12)
-              << (r.nccl_ms > 0 ? number(exchange / r.nccl_ms, 2) : "-") << r.check << '\n';
+    const double transfer = exchange_ms(r);
+    std::cout << std::setw(22) << r.kase << std::setw(5) << r.gpus << std::setw(7) << size_text(r.n) << std::setw(10)
+              << number(r.median_ms, 3) << std::setw(9) << number(r.vs_hybrid, 2) << std::setw(7)
+              << number(r.vs_cub, 2) << std::setw(3) << r.chunks << std::setw(34) << steps << std::setw(8)
+              << number(static_cast<double>(r.bytes_between) / 1e9, 2) << std::setw(10)
+              << (r.nccl_ms > 0 && transfer > 0 ? number(r.nccl_ms / transfer, 2) : "-") << r.check << '\n';
   }
-  return 0;
+  for (const Model& m : models) std::cout << m.text() << '\n';
+  return failures == 0 ? 0 : 1;
 }
 
 // What the logs need to be read later: NCCL's version, the GPUs, and whether they reach each
@@ -305,9 +411,15 @@ int run_bench(const Config& config, int found) {
 void print_machine(int found) {
   int version = 0;
   DEPTHSORT_NCCL_CHECK(ncclGetVersion(&version));
+  const char* nvls = std::getenv("NCCL_NVLS_ENABLE");
   std::cout << "NCCL " << version / 10000 << '.' << (version / 100) % 100 << '.' << version % 100 << " (built with "
-            << NCCL_MAJOR << '.' << NCCL_MINOR << '.' << NCCL_PATCH << "), NCCL_NVLS_ENABLE=" << std::getenv("NCCL_NVLS_ENABLE")
+            << NCCL_MAJOR << '.' << NCCL_MINOR << '.' << NCCL_PATCH << "), NCCL_NVLS_ENABLE=" << (nvls ? nvls : "(unset)")
             << '\n';
+  int runtime = 0, driver = 0;
+  DEPTHSORT_CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
+  DEPTHSORT_CUDA_CHECK(cudaDriverGetVersion(&driver));
+  std::cout << "CUDA runtime " << runtime / 1000 << '.' << (runtime % 1000) / 10 << ", driver API " << driver / 1000
+            << '.' << (driver % 1000) / 10 << '\n';
   for (int d = 0; d < found; ++d) {
     cudaDeviceProp prop{};
     DEPTHSORT_CUDA_CHECK(cudaGetDeviceProperties(&prop, d));
@@ -331,12 +443,12 @@ int run(int argc, char** argv) {
     std::cerr << "depthsort-multigpu: " << error << '\n' << usage();
     return kExitUsage;
   }
-  if (config->help || (!config->test && !config->bench)) {
+  if (config->help || (!config->test && !config->bench && !config->info)) {
     std::cout << usage();
     return config->help ? 0 : kExitUsage;
   }
-  // NVLink multicast (NVLS) stays off: NCCL would otherwise create multicast objects, which some
-  // shared and virtualised machines forbid.
+  // NVLink multicast (NVLS) stays off: NCCL would otherwise create multicast objects
+  // (cuMulticastCreate), which can take a shared host's GPUs out of service.
   setenv("NCCL_NVLS_ENABLE", "0", 1);
   int found = 0;
   const cudaError_t status = cudaGetDeviceCount(&found);
@@ -351,10 +463,11 @@ int run(int argc, char** argv) {
     std::cout << "skipped: no usable CUDA device" << why_none << "\n";
     return kExitSkipped;
   }
-  if (config->gpus > found) {
-    std::cout << "skipped: --gpus " << config->gpus << " but " << found << " GPU(s) found\n";
-    return kExitSkipped;
-  }
+  for (const int N : config->gpus)
+    if (N > found) {
+      std::cout << "skipped: --gpus " << N << " but " << found << " GPU(s) found\n";
+      return kExitSkipped;
+    }
   found = std::min(found, kMaxGpus);
   print_machine(found);
   int result = 0;

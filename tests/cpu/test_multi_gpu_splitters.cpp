@@ -1,96 +1,311 @@
 // The multi-GPU split of Sintorn & Assarsson's Section 6.1 (kernels/sort/multi_gpu/splitters.hpp),
-// checked on the CPU: the histogram levels, the splitter plan and the per-key range rule that the
-// GPU kernels run, simulated over G "GPUs" holding chunks of the input. Every range must hold only
-// keys <= the next range's keys, and with exact splitters (3 levels) exactly t_{j+1} - t_j pairs.
+// checked on the CPU: the GPUs' splitter steps (sample, histogram levels, bin choice, counts),
+// simulated over G "GPUs" holding parts of the input with the very functions the device runs on its
+// SplitState, then the per-key range rule of the scatter. Every range must hold only keys <= the
+// next range's keys; each GPU's counts must be what the rule puts in each range (the exchange is
+// posted with them); with exact splitters (3 levels) GPU j's sub-ranges hold t_{j+1} - t_j pairs.
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cstring>
+#include <numeric>
 #include <string>
 #include <vector>
 
-#include "depthsort/sort/keys.hpp"
 #include "depthsort/harness/workload.hpp"
+#include "depthsort/sort/keys.hpp"
 #include "sort/multi_gpu/splitters.hpp"
 
 namespace depthsort::multi_gpu {
 namespace {
 
-struct Split {
-  std::vector<int> range;  // of every key
-  std::vector<std::uint64_t> counts;
+// Errors planted into the simulation; the checks must report each.
+enum class Plant { None, IgnoreTies, CountOffByOne, BoundaryMoved, KeyOneRangeUp };
+
+struct Simulation {
+  int gpus = 1, chunks = 1, levels = kLevels;
+  std::vector<std::uint64_t> targets;
+  std::vector<std::vector<std::uint32_t>> keys;  // per GPU
+  std::vector<int> ranks;                        // GPUs that ran the splitter steps
+  std::vector<SplitState> states;                // per GPU (valid for `ranks`)
+  std::vector<std::vector<int>> range;           // per GPU, per key: the rule's range
+  std::vector<std::vector<std::uint64_t>> actual;  // per GPU, per range: pairs the rule put there
 };
 
-// What the GPUs do, on the CPU: histogram per level (summed over the holders), plan, tie bases
-// from each holder's level-2 counts, then each holder's keys get a tie rank in input order.
-// `ignore_ties` plants the error of splitting equal keys by key alone.
-Split simulate(const std::vector<std::uint32_t>& keys, int gpus, int holders, int levels, bool ignore_ties = false,
-               double first_share = 0) {
-  const std::size_t n = keys.size();
-  auto chunk = [&](int h) { return n * h / holders; };
-  SplitterPlan plan(n, gpus, levels, first_share);
-  std::vector<std::vector<std::uint64_t>> local(holders);
-  for (int level = 0; level < levels && plan.needed(); ++level) {
-    const LevelParams p = plan.params(level);
-    const std::size_t words = SplitterPlan::histogram_words(p);
-    std::vector<std::uint64_t> global(words, 0);
-    for (int h = 0; h < holders; ++h) {
-      local[h].assign(words, 0);
-      for (std::size_t i = chunk(h); i < chunk(h + 1); ++i) {
-        const int slot = level_slot(p, keys[i]);
-        if (slot >= 0) ++local[h][static_cast<std::size_t>(slot) * (p.bin_mask + 1) + level_bin(p, keys[i])];
+std::uint64_t sum(const std::uint64_t* a, int n) { return std::accumulate(a, a + n, std::uint64_t{0}); }
+
+// What the GPUs do, on the CPU. GPU r < holders holds the r-th of `holders` equal parts of the keys.
+Simulation simulate(const std::vector<std::uint32_t>& all, int gpus, int holders, int levels, int chunks,
+                    double first_share = 0, Plant plant = Plant::None) {
+  Simulation sim;
+  sim.gpus = gpus, sim.chunks = chunks, sim.levels = levels;
+  const std::size_t n = all.size();
+  sim.keys.resize(gpus);
+  for (int h = 0; h < holders; ++h)
+    sim.keys[h].assign(all.begin() + static_cast<std::ptrdiff_t>(n * h / holders),
+                       all.begin() + static_cast<std::ptrdiff_t>(n * (h + 1) / holders));
+  std::vector<int> holding;
+  for (int r = 0; r < gpus; ++r)
+    if (!sim.keys[r].empty()) holding.push_back(r);
+  const bool reduce = holding.size() > 1;
+  if (reduce) {
+    sim.ranks.resize(gpus);
+    std::iota(sim.ranks.begin(), sim.ranks.end(), 0);
+  } else {
+    sim.ranks = holding;
+  }
+  sim.states.resize(gpus);
+  sim.range.resize(gpus);
+  sim.actual.assign(gpus, std::vector<std::uint64_t>(kMaxRanges, 0));
+  if (n == 0) return sim;
+  sim.targets = split_targets(n, gpus, first_share);
+
+  // The sample and the boundaries.
+  std::vector<std::uint32_t> samples(gpus, 0);
+  std::uint32_t stride = 0, valid = 0;
+  for (const int r : holding) {
+    samples[r] = sample_count(sim.keys[r].size(), n);
+    stride = std::max(stride, samples[r]);
+    valid += samples[r];
+  }
+  const std::vector<std::uint32_t> index = boundary_sample_index(n, sim.targets, gpus, chunks, valid);
+  for (const int r : sim.ranks)
+    init_state(sim.states[r], make_setup(r, gpus, chunks, levels, n, sim.keys[r].size(), sim.targets, index));
+  if (!index.empty()) {
+    std::vector<std::uint32_t> gathered;
+    for (const int r : sim.ranks)
+      for (std::uint32_t i = 0; i < stride; ++i)
+        gathered.push_back(i < samples[r] ? sim.keys[r][sample_position(i, samples[r], sim.keys[r].size())] : 0xFFFFFFFFu);
+    std::sort(gathered.begin(), gathered.end());
+    for (const int r : sim.ranks)
+      for (std::size_t i = 0; i < index.size(); ++i) sim.states[r].boundary[i] = gathered.at(index[i]);
+  }
+
+  // The histogram levels.
+  const int levels_run = sim.states[sim.ranks.front()].setup.levels_run;
+  for (int level = 0; level < levels_run; ++level) {
+    const LevelParams p = sim.states[sim.ranks.front()].params;
+    std::vector<std::vector<std::uint64_t>> local(gpus, std::vector<std::uint64_t>(kHistogramWords, 0));
+    std::vector<std::uint64_t> global(kHistogramWords, 0);
+    for (const int r : sim.ranks) {
+      const SplitState& st = sim.states[r];
+      EXPECT_EQ(st.params.slots, p.slots) << "every GPU runs the same pass";
+      for (const std::uint32_t key : sim.keys[r]) {
+        const int slot = level_slot(st.params, key);
+        if (slot >= 0) ++local[r][static_cast<std::size_t>(slot) * (st.params.bin_mask + 1) + level_bin(st.params, key)];
+        if (st.params.intervals > 0) ++local[r][kBinWords + interval_of(st.boundary, st.params.intervals, key)];
       }
-      for (std::size_t w = 0; w < words; ++w) global[w] += local[h][w];
+      for (int w = 0; w < kHistogramWords; ++w) global[w] += local[r][w];
     }
-    plan.refine(level, global);
+    const int words = bin_words(p);
+    auto cumulative = [&](const std::vector<std::uint64_t>& h) {
+      std::vector<std::uint32_t> cum(words);
+      std::uint64_t running = 0;
+      for (int w = 0; w < words; ++w) cum[w] = static_cast<std::uint32_t>(running += h[w]);
+      return cum;
+    };
+    const std::vector<std::uint32_t> cum_global = cumulative(global);
+    for (const int r : sim.ranks) {
+      SplitState& st = sim.states[r];
+      find_bins(st, cum_global.data());
+      local_belows(st, cumulative(local[r]).data());
+      if (st.params.intervals > 0) count_boundaries(st, global.data() + kBinWords, local[r].data() + kBinWords);
+      advance_level(st, level);
+    }
   }
-  const Splitters s = plan.splitters();
-  Split out{std::vector<int>(n), std::vector<std::uint64_t>(gpus, 0)};
-  std::vector<std::uint64_t> base(kMaxSplitters, 0);
-  for (int h = 0; h < holders; ++h) {
+  std::vector<std::uint64_t> equal_all(static_cast<std::size_t>(kMaxGpus) * kMaxSplitters, 0);
+  for (const int r : sim.ranks)
+    for (int d = 0; d < kMaxSplitters; ++d) equal_all[static_cast<std::size_t>(r) * kMaxSplitters + d] = sim.states[r].equal_local[d];
+  const bool gather_equal = reduce && levels == kLevels;
+  for (const int r : sim.ranks) finish_counts(sim.states[r], gather_equal ? equal_all.data() : nullptr);
+  if (plant == Plant::BoundaryMoved) {
+    // The scatter of one GPU cuts its first sub-range at another key than the one counted.
+    SplitState& st = sim.states[sim.ranks.front()];
+    if (st.setup.boundaries >= 2) st.boundary[0] = st.boundary[1];
+  }
+  if (plant == Plant::CountOffByOne) {
+    SplitState& st = sim.states[sim.ranks.front()];
+    for (int range = 0; range + 1 < gpus * chunks; ++range)
+      if (st.out.count[range] > 0) {
+        --st.out.count[range], ++st.out.count[range + 1];
+        break;
+      }
+  }
+
+  // The scatter's rule, key by key: tie ranks from each GPU's base upwards.
+  for (const int r : sim.ranks) {
+    const SplitState& st = sim.states[r];
     std::vector<std::uint64_t> next(kMaxSplitters, 0);
-    for (std::size_t i = chunk(h); i < chunk(h + 1); ++i) {
-      const int group = ignore_ties ? -1 : tie_group(s, keys[i]);
-      const std::uint64_t rank = group >= 0 ? base[group] + next[group]++ : 0;
-      out.range[i] = range_of(s, keys[i], rank);
-      ++out.counts.at(out.range[i]);
+    for (const std::uint32_t key : sim.keys[r]) {
+      const int group = plant == Plant::IgnoreTies ? -1 : tie_group(st.splitters, key);
+      const std::uint64_t rank = group >= 0 ? st.bases.base[group] + next[group]++ : 0;
+      int range = range_index(st.splitters, st.boundary, st.setup.boundaries, chunks, key, rank);
+      sim.range[r].push_back(range);
+      ++sim.actual[r][range];
     }
-    for (int d = 0; d < s.ties; ++d) base[d] += local[h][plan.tie_word(s.tie_key[d])];
   }
-  return out;
+  if (plant == Plant::KeyOneRangeUp) {
+    // The smallest key of the first GPU sent one range up.
+    const int r = sim.ranks.front();
+    if (!sim.keys[r].empty() && gpus * chunks > 1) {
+      const auto lowest = std::min_element(sim.keys[r].begin(), sim.keys[r].end()) - sim.keys[r].begin();
+      int& range = sim.range[r][static_cast<std::size_t>(lowest)];
+      if (range + 1 < gpus * chunks) {
+        --sim.actual[r][range];
+        ++range;
+        ++sim.actual[r][range];
+      }
+    }
+  }
+  return sim;
 }
 
-// Empty string when the split is good: ranges ordered by key, all pairs placed, and with
-// `exact` the sizes t_{j+1} - t_j.
-std::string check_split(const std::vector<std::uint32_t>& keys, int gpus, const Split& split, bool exact) {
-  const std::size_t n = keys.size();
-  std::vector<std::uint32_t> lo(gpus, 0xFFFFFFFFu), hi(gpus, 0);
-  std::vector<bool> used(gpus, false);
-  std::uint64_t placed = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    const int r = split.range[i];
-    if (r < 0 || r >= gpus) return "key " + std::to_string(i) + " sent to range " + std::to_string(r);
-    used[r] = true;
-    lo[r] = std::min(lo[r], keys[i]);
-    hi[r] = std::max(hi[r], keys[i]);
-    ++placed;
+// Empty string when the split is good.
+std::string check(const Simulation& sim, bool exact) {
+  const int R = sim.gpus * sim.chunks;
+  std::uint64_t n = 0;
+  for (const auto& k : sim.keys) n += k.size();
+  if (n == 0) return {};
+  const SplitState& first = sim.states[sim.ranks.front()];
+  for (const int r : sim.ranks) {
+    const SplitState& st = sim.states[r];
+    if (st.out.error != kErrorNone) return "GPU " + std::to_string(r) + " reports error " + std::to_string(st.out.error);
+    for (int range = 0; range < R; ++range) {
+      if (st.out.count[range] != sim.actual[r][range])
+        return "GPU " + std::to_string(r) + " counts " + std::to_string(st.out.count[range]) + " pairs in range " +
+               std::to_string(range) + ", its keys put " + std::to_string(sim.actual[r][range]) + " there";
+      if (st.out.size[range] != first.out.size[range]) return "the GPUs disagree on range " + std::to_string(range) + "'s size";
+    }
   }
-  if (placed != n) return "pairs lost";
+  std::vector<std::uint64_t> total(R, 0);
+  for (int r = 0; r < sim.gpus; ++r) {
+    if (std::find(sim.ranks.begin(), sim.ranks.end(), r) == sim.ranks.end() && !sim.keys[r].empty())
+      return "GPU " + std::to_string(r) + " holds pairs but ran no split";
+    for (int range = 0; range < R; ++range) total[range] += sim.actual[r][range];
+  }
+  for (int range = 0; range < R; ++range)
+    if (total[range] != first.out.size[range])
+      return "range " + std::to_string(range) + " holds " + std::to_string(total[range]) + " pairs, sized " +
+             std::to_string(first.out.size[range]);
+  // Ranges in key order: every key of a range <= every key of any later range.
+  std::vector<std::uint32_t> lo(R, 0xFFFFFFFFu), hi(R, 0);
+  std::vector<bool> used(R, false);
+  for (int r = 0; r < sim.gpus; ++r)
+    for (std::size_t i = 0; i < sim.keys[r].size(); ++i) {
+      const int range = sim.range[r][i];
+      if (range < 0 || range >= R) return "a key sent to range " + std::to_string(range);
+      used[range] = true;
+      lo[range] = std::min(lo[range], sim.keys[r][i]);
+      hi[range] = std::max(hi[range], sim.keys[r][i]);
+    }
   std::uint32_t highest = 0;
   bool any = false;
-  for (int r = 0; r < gpus; ++r) {
-    if (!used[r]) continue;
-    if (any && lo[r] < highest) return "range " + std::to_string(r) + " holds a key below an earlier range's";
-    highest = hi[r];
+  for (int range = 0; range < R; ++range) {
+    if (!used[range]) continue;
+    if (any && lo[range] < highest) return "range " + std::to_string(range) + " holds a key below an earlier range's";
+    highest = hi[range];
     any = true;
   }
-  if (exact)
-    for (int j = 0; j < gpus; ++j) {
-      const std::uint64_t expected = n * (j + 1) / gpus - n * j / gpus;
-      if (split.counts[j] != expected)
-        return "range " + std::to_string(j) + " holds " + std::to_string(split.counts[j]) + ", expected " +
-               std::to_string(expected);
+  // Each GPU's layout: its runs for other GPUs one after another in the send buffer, its own at
+  // their ranges' places in the stage buffer, none overlapping.
+  for (const int r : sim.ranks) {
+    const SplitState& st = sim.states[r];
+    std::uint64_t send = 0, stage = 0;
+    for (int range = 0; range < R; ++range) {
+      if (range / sim.chunks == r) {
+        if (st.offset[range] != stage) return "own range " + std::to_string(range) + " placed at " + std::to_string(st.offset[range]);
+        stage += st.out.size[range];
+      } else {
+        if (st.offset[range] != send) return "run " + std::to_string(range) + " placed at " + std::to_string(st.offset[range]);
+        send += st.out.count[range];
+      }
     }
+  }
+  if (exact) {
+    std::vector<std::uint64_t> edges{0};
+    edges.insert(edges.end(), sim.targets.begin(), sim.targets.end());
+    edges.push_back(n);
+    for (int j = 0; j < sim.gpus; ++j) {
+      const std::uint64_t held = sum(first.out.size + j * sim.chunks, sim.chunks);
+      if (held != edges[j + 1] - edges[j])
+        return "GPU range " + std::to_string(j) + " holds " + std::to_string(held) + ", expected " +
+               std::to_string(edges[j + 1] - edges[j]);
+    }
+  }
+  return {};
+}
+
+// The data path, on the CPU with the host's and the scatter's offsets: each GPU's pairs scattered
+// into its send buffer and its own stage, round k moving every GPU's run of sub-range k to the
+// place receive_offset gives, every sub-range sorted where it lies, the stages read in GPU order.
+// Empty string when every stage slot is written exactly once and the result is the sorted input.
+// `forget_own` plants receive offsets that leave out the receiving GPU's own pairs.
+std::string move_and_sort(const Simulation& sim, bool forget_own = false) {
+  const int N = sim.gpus, K = sim.chunks, R = N * K;
+  std::vector<std::uint64_t> C(static_cast<std::size_t>(N) * R, 0), G(R, 0);
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> all;  // (key, global index)
+  std::uint32_t index = 0;
+  for (int r = 0; r < N; ++r)
+    for (const std::uint32_t key : sim.keys[r]) all.emplace_back(key, index++);
+  if (all.empty()) return {};
+  for (const int r : sim.ranks)
+    for (int range = 0; range < R; ++range) {
+      C[static_cast<std::size_t>(r) * R + range] = sim.states[r].out.count[range];
+      G[range] = sim.states[r].out.size[range];
+    }
+  constexpr std::uint32_t kHole = 0xFFFFFFFFu;
+  using Pair = std::pair<std::uint32_t, std::uint32_t>;
+  std::vector<std::vector<Pair>> send(N), stage(N);
+  for (int j = 0; j < N; ++j) stage[j].assign(subrange_offset(G.data(), K, j, K), Pair{0, kHole});
+  // The scatter.
+  index = 0;
+  for (int r = 0; r < N; ++r) {
+    send[r].assign(sim.keys[r].size(), Pair{0, kHole});
+    if (sim.keys[r].empty()) continue;
+    const SplitState& st = sim.states[r];
+    std::vector<std::uint64_t> cursor(R, 0);
+    for (std::size_t i = 0; i < sim.keys[r].size(); ++i, ++index) {
+      const int range = sim.range[r][i];
+      auto& to = range / K == r ? stage[r] : send[r];
+      const std::uint64_t at = st.offset[range] + cursor[range]++;
+      if (at >= to.size() || to[at].second != kHole) return "the scatter writes a taken or missing place";
+      to[at] = Pair{sim.keys[r][i], index};
+    }
+  }
+  // The rounds, with the host's offsets.
+  for (int k = 0; k < K; ++k)
+    for (int j = 0; j < N; ++j)
+      for (int r = 0; r < N; ++r) {
+        const std::uint64_t c = C[static_cast<std::size_t>(r) * R + j * K + k];
+        if (r == j || c == 0) continue;
+        std::vector<std::uint64_t> send_at(R);
+        scatter_offsets(&C[static_cast<std::size_t>(r) * R], G.data(), r, N, K, send_at.data());
+        const std::uint64_t from = send_at[j * K + k],
+                            to = receive_offset(C.data(), G.data(), N, K, j, k, r) -
+                                 (forget_own ? C[static_cast<std::size_t>(j) * R + j * K + k] : 0);
+        for (std::uint64_t i = 0; i < c; ++i) {
+          if (from + i >= send[r].size() || send[r][from + i].second == kHole) return "a send reads an empty place";
+          if (to + i >= subrange_offset(G.data(), K, j, k + 1) || stage[j][to + i].second != kHole)
+            return "a receive lands on a taken place or outside its sub-range";
+          stage[j][to + i] = send[r][from + i];
+        }
+      }
+  std::vector<Pair> out;
+  for (int j = 0; j < N; ++j) {
+    for (int k = 0; k < K; ++k)
+      std::sort(stage[j].begin() + static_cast<std::ptrdiff_t>(subrange_offset(G.data(), K, j, k)),
+                stage[j].begin() + static_cast<std::ptrdiff_t>(subrange_offset(G.data(), K, j, k + 1)));
+    for (const Pair& p : stage[j]) {
+      if (p.second == kHole) return "a stage place was never written";
+      out.push_back(p);
+    }
+  }
+  std::sort(all.begin(), all.end());
+  if (out.size() != all.size()) return "the stages hold " + std::to_string(out.size()) + " pairs, not " + std::to_string(all.size());
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (out[i].first != all[i].first) return "key " + std::to_string(i) + " out of order";
+  }
+  std::sort(out.begin(), out.end());
+  if (out != all) return "pairs lost or duplicated";
   return {};
 }
 
@@ -100,18 +315,53 @@ std::vector<std::uint32_t> ordered(const std::vector<float>& keys) {
   return out;
 }
 
+std::string label(const std::string& what, std::size_t n, int gpus, int holders, int levels, int chunks) {
+  return what + " n=" + std::to_string(n) + " gpus=" + std::to_string(gpus) + " holders=" + std::to_string(holders) +
+         " levels=" + std::to_string(levels) + " chunks=" + std::to_string(chunks);
+}
+
 TEST(MultiGpuSplitters, ExactAndOrderedOnEveryDistribution) {
   for (const Distribution dist : all_distributions())
     for (const std::size_t n : {0, 1, 2, 3, 7, 9, 1000, 65537}) {
       const std::vector<std::uint32_t> keys = ordered(make_keys(dist, n, n + 17));
       for (const int gpus : {1, 2, 3, 4, 8})
-        for (const int holders : {1, gpus})
-          for (const int levels : {1, 2, 3}) {
-            SCOPED_TRACE(std::string(distribution_name(dist)) + " n=" + std::to_string(n) + " gpus=" +
-                         std::to_string(gpus) + " holders=" + std::to_string(holders) + " levels=" + std::to_string(levels));
-            EXPECT_EQ(check_split(keys, gpus, simulate(keys, gpus, holders, levels), levels == kLevels), "");
-          }
+        for (const int chunks : {1, 3, 8})
+          for (const int holders : {1, gpus})
+            for (const int levels : {1, 3}) {
+              SCOPED_TRACE(label(std::string(distribution_name(dist)), n, gpus, holders, levels, chunks));
+              EXPECT_EQ(check(simulate(keys, gpus, holders, levels, chunks), levels == kLevels), "");
+            }
     }
+}
+
+TEST(MultiGpuSplitters, DataLandsWhereTheExchangeSendsIt) {
+  for (const Distribution dist : {Distribution::Uniform, Distribution::AllEqual, Distribution::TwoValues,
+                                  Distribution::Zipf, Distribution::Sorted, Distribution::Reverse,
+                                  Distribution::HalfEqual, Distribution::Specials, Distribution::Outliers})
+    for (const std::size_t n : {1, 2, 5, 999, 20000})
+      for (const int gpus : {1, 2, 3, 4, 8})
+        for (const int chunks : {1, 2, 5, 8})
+          for (const int holders : {1, gpus}) {
+            const std::vector<std::uint32_t> keys = ordered(make_keys(dist, n, n + 9));
+            SCOPED_TRACE(label(std::string(distribution_name(dist)), n, gpus, holders, 3, chunks));
+            const Simulation sim = simulate(keys, gpus, holders, kLevels, chunks, holders == 1 && gpus > 1 ? 0.6 : 0);
+            ASSERT_EQ(check(sim, true), "");
+            EXPECT_EQ(move_and_sort(sim), "");
+          }
+}
+
+TEST(MultiGpuSplitters, TwoLevelsAndUnevenHolders) {
+  for (const Distribution dist : {Distribution::Uniform, Distribution::Zipf, Distribution::TwoClusters,
+                                  Distribution::HalfEqual, Distribution::Specials})
+    for (const std::size_t n : {5, 1000, 40000})
+      for (const int gpus : {2, 4, 5})
+        for (const int holders : {2, 3}) {
+          if (holders > gpus) continue;
+          const std::vector<std::uint32_t> keys = ordered(make_keys(dist, n, n + 3));
+          SCOPED_TRACE(label(std::string(distribution_name(dist)), n, gpus, holders, 2, 4));
+          EXPECT_EQ(check(simulate(keys, gpus, holders, 2, 4), false), "");
+          EXPECT_EQ(check(simulate(keys, gpus, holders, kLevels, 4), true), "");
+        }
 }
 
 TEST(MultiGpuSplitters, EqualKeysAcrossSplitPointsAndExtremes) {
@@ -132,12 +382,12 @@ TEST(MultiGpuSplitters, EqualKeysAcrossSplitPointsAndExtremes) {
   };
   for (const auto& keys : inputs)
     for (const int gpus : {2, 3, 5, 8})
-      for (const int holders : {1, gpus}) {
-        SCOPED_TRACE("n=" + std::to_string(keys.size()) + " gpus=" + std::to_string(gpus) + " holders=" +
-                     std::to_string(holders));
-        EXPECT_EQ(check_split(keys, gpus, simulate(keys, gpus, holders, kLevels), true), "");
-        EXPECT_EQ(check_split(keys, gpus, simulate(keys, gpus, holders, 1), false), "");
-      }
+      for (const int chunks : {1, 2, 7})
+        for (const int holders : {1, gpus}) {
+          SCOPED_TRACE(label("edge", keys.size(), gpus, holders, 3, chunks));
+          EXPECT_EQ(check(simulate(keys, gpus, holders, kLevels, chunks), true), "");
+          EXPECT_EQ(check(simulate(keys, gpus, holders, 1, chunks), false), "");
+        }
 }
 
 TEST(MultiGpuSplitters, WeightedFirstRangeIsExact) {
@@ -146,31 +396,46 @@ TEST(MultiGpuSplitters, WeightedFirstRangeIsExact) {
                                   Distribution::Outliers, Distribution::HalfEqual})
     for (const std::size_t n : {1, 2, 5, 1000, 65537})
       for (const int gpus : {2, 3, 8})
-        for (const double share : {0.55, 0.7, 0.75}) {
-          SCOPED_TRACE(std::string(distribution_name(dist)) + " n=" + std::to_string(n) + " gpus=" +
-                       std::to_string(gpus) + " share=" + std::to_string(share));
-          const std::vector<std::uint32_t> keys = ordered(make_keys(dist, n, n + 5));
-          const Split split = simulate(keys, gpus, 1, kLevels, false, share);
-          EXPECT_EQ(check_split(keys, gpus, split, false), "");
-          const SplitterPlan plan(n, gpus, kLevels, share);
-          std::vector<std::uint64_t> edges{0};
-          edges.insert(edges.end(), plan.targets().begin(), plan.targets().end());
-          edges.push_back(n);
-          for (int j = 0; j < gpus; ++j) EXPECT_EQ(split.counts[j], edges[j + 1] - edges[j]) << "range " << j;
-          EXPECT_EQ(split.counts[0], std::min<std::uint64_t>(static_cast<std::uint64_t>(share * n), n - 1));
-        }
+        for (const int chunks : {1, 4})
+          for (const double share : {0.55, 0.7, 0.75}) {
+            SCOPED_TRACE(label(std::string(distribution_name(dist)), n, gpus, 1, 3, chunks) + " share=" + std::to_string(share));
+            const std::vector<std::uint32_t> keys = ordered(make_keys(dist, n, n + 5));
+            const Simulation sim = simulate(keys, gpus, 1, kLevels, chunks, share);
+            EXPECT_EQ(check(sim, true), "");
+            EXPECT_EQ(sum(sim.states[0].out.size, chunks), std::min<std::uint64_t>(static_cast<std::uint64_t>(share * n), n - 1));
+          }
+}
+
+TEST(MultiGpuSplitters, SubRangesFollowTheSample) {
+  // Uniform keys, every key sampled (n <= kSampleTotal): the sub-ranges hold close to n / (gpus
+  // chunks) pairs each, so that the pipeline's pieces are even.
+  const std::size_t n = 60000;
+  const std::vector<std::uint32_t> keys = ordered(make_keys(Distribution::Uniform, n, 11));
+  for (const int gpus : {1, 2, 4})
+    for (const int chunks : {2, 8}) {
+      const Simulation sim = simulate(keys, gpus, gpus, kLevels, chunks);
+      ASSERT_EQ(check(sim, true), "");
+      const double even = static_cast<double>(n) / (gpus * chunks);
+      for (int range = 0; range < gpus * chunks; ++range)
+        EXPECT_NEAR(static_cast<double>(sim.states[0].out.size[range]), even, 0.02 * even) << "range " << range;
+    }
 }
 
 TEST(MultiGpuSplitters, PlantedErrorsAreCaught) {
-  // Equal keys split by key alone: one GPU gets everything; the balance check must say so.
   const std::vector<std::uint32_t> equal(1000, ordered_key(0.5f));
-  EXPECT_NE(check_split(equal, 2, simulate(equal, 2, 2, kLevels, /*ignore_ties=*/true), true), "");
+  const std::vector<std::uint32_t> uniform = ordered(make_keys(Distribution::Uniform, 5000, 3));
+  // Equal keys split by key alone: one GPU gets everything; the balance check must say so.
+  EXPECT_NE(check(simulate(equal, 2, 2, kLevels, 1, 0, Plant::IgnoreTies), true), "");
+  // A count the exchange would be posted with, one pair off.
+  EXPECT_NE(check(simulate(uniform, 4, 4, kLevels, 3, 0, Plant::CountOffByOne), true), "");
+  // The scatter's boundary not the one the counts were taken at.
+  EXPECT_NE(check(simulate(uniform, 2, 2, kLevels, 4, 0, Plant::BoundaryMoved), true), "");
   // A pair sent one range too high breaks the order the check requires.
-  const std::vector<std::uint32_t> keys = ordered(make_keys(Distribution::Uniform, 1000, 3));
-  Split split = simulate(keys, 4, 1, kLevels);
-  const auto lowest = std::min_element(keys.begin(), keys.end()) - keys.begin();
-  split.range[lowest] = 1;
-  EXPECT_NE(check_split(keys, 4, split, false), "");
+  EXPECT_NE(check(simulate(uniform, 4, 1, kLevels, 2, 0, Plant::KeyOneRangeUp), true), "");
+  // Received runs placed over the receiving GPU's own pairs.
+  const Simulation spread = simulate(uniform, 4, 4, kLevels, 3);
+  ASSERT_EQ(move_and_sort(spread), "");
+  EXPECT_NE(move_and_sort(spread, /*forget_own=*/true), "");
 }
 
 TEST(MultiGpuSplitters, RangeRuleAtTheSplitter) {
@@ -188,6 +453,67 @@ TEST(MultiGpuSplitters, RangeRuleAtTheSplitter) {
   EXPECT_EQ(range_of(s, 31, 0), 3);
   EXPECT_EQ(tie_group(s, 20), 0);
   EXPECT_EQ(tie_group(s, 30), -1);
+  // Sub-ranges: 4 GPUs x 3 chunks, boundaries (2 per GPU) 5 7 | 12 15 | 25 25 | 40 50.
+  const std::uint32_t b[] = {5, 7, 12, 15, 25, 25, 40, 50};
+  EXPECT_EQ(interval_of(b, 8, 4), 0);
+  EXPECT_EQ(interval_of(b, 8, 5), 1);
+  EXPECT_EQ(interval_of(b, 8, 25), 6);
+  EXPECT_EQ(interval_of(b, 8, 99), 8);
+  EXPECT_EQ(range_index(s, b, 8, 3, 4, 0), 0);     // GPU 0, below 5
+  EXPECT_EQ(range_index(s, b, 8, 3, 6, 0), 1);     // GPU 0, [5, 7)
+  EXPECT_EQ(range_index(s, b, 8, 3, 9, 0), 2);     // GPU 0, >= 7
+  EXPECT_EQ(range_index(s, b, 8, 3, 10, 0), 3);    // GPU 1, below its first boundary 12
+  EXPECT_EQ(range_index(s, b, 8, 3, 20, 0), 5);    // GPU 1 (tie rank 0 < 2), >= 15
+  EXPECT_EQ(range_index(s, b, 8, 3, 20, 2), 6);    // GPU 2, below 25
+  EXPECT_EQ(range_index(s, b, 8, 3, 25, 0), 8);    // GPU 2, >= both its boundaries
+  EXPECT_EQ(range_index(s, b, 8, 3, 31, 0), 9);    // GPU 3, below 40
+  EXPECT_EQ(range_index(s, b, 8, 3, 45, 0), 10);
+  EXPECT_EQ(range_index(s, b, 8, 3, 0xFFFFFFFFu, 0), 11);
+}
+
+TEST(MultiGpuSplitters, PlanArithmetic) {
+  EXPECT_EQ(auto_chunks(0, 2), 1);
+  EXPECT_EQ(auto_chunks(std::uint64_t{64} << 20, 2), 1);
+  EXPECT_EQ(auto_chunks(std::uint64_t{256} << 20, 2), 4);
+  EXPECT_EQ(auto_chunks(std::uint64_t{1} << 30, 2), 8);
+  EXPECT_EQ(auto_chunks(std::uint64_t{1} << 30, 4), 8);
+  EXPECT_EQ(auto_chunks(std::uint64_t{256} << 20, 4), 2);
+  // Samples: shares of kSampleTotal, at least one key where a GPU holds any, never more than it holds.
+  EXPECT_EQ(sample_count(0, 100), 0u);
+  EXPECT_EQ(sample_count(3, 100), 3u);
+  EXPECT_EQ(sample_count(std::uint64_t{1} << 29, std::uint64_t{1} << 30), kSampleTotal / 2);
+  EXPECT_EQ(sample_count(1, std::uint64_t{1} << 30), 1u);
+  // Stratified positions: one in each stratum, inside [0, n).
+  for (const std::uint64_t n : {1ull, 7ull, 1000ull, 1ull << 31})
+    for (const std::uint32_t samples : {1u, 7u, 1000u}) {
+      if (samples > n) continue;
+      for (std::uint32_t i = 0; i < samples; ++i) {
+        const std::uint64_t at = sample_position(i, samples, n);
+        EXPECT_GE(at, i * n / samples);
+        EXPECT_LT(at, (i + 1ull) * n / samples);
+      }
+    }
+  // Boundary positions: non-decreasing, inside the sample.
+  const std::uint64_t n = 1000003;
+  for (const double share : {0.0, 0.6})
+    for (const int gpus : {1, 2, 4, 8}) {
+      const std::vector<std::uint64_t> targets = split_targets(n, gpus, gpus > 1 ? share : 0);
+      const std::vector<std::uint32_t> index = boundary_sample_index(n, targets, gpus, 8, 65536);
+      ASSERT_EQ(index.size(), static_cast<std::size_t>(gpus * 7));
+      EXPECT_TRUE(std::is_sorted(index.begin(), index.end()));
+      EXPECT_LT(index.back(), 65536u);
+    }
+  // The layout: other GPUs' runs packed in range order, own ranges at their places.
+  const std::uint64_t count[] = {3, 0, 5, 2, 4, 1};  // 3 GPUs x 2 chunks, seen from GPU 1
+  const std::uint64_t size[] = {9, 9, 7, 8, 9, 9};
+  std::uint64_t offset[6];
+  scatter_offsets(count, size, 1, 3, 2, offset);
+  EXPECT_EQ(offset[0], 0u);
+  EXPECT_EQ(offset[1], 3u);
+  EXPECT_EQ(offset[2], 0u);  // own: sub-range 0 at the stage's start
+  EXPECT_EQ(offset[3], 7u);  // own: after sub-range 0's whole size
+  EXPECT_EQ(offset[4], 3u);
+  EXPECT_EQ(offset[5], 7u);
 }
 
 }  // namespace

@@ -1,133 +1,326 @@
 // Sintorn & Assarsson (JPDC 2008), Section 6.1 on N GPUs: the histogram pass of Section 5.1 (here
-// one of three radix levels that refine the pivots) and the split of each GPU's pairs into one run
-// per destination GPU. Warp-aggregated atomics throughout: all-equal keys send every lane of a warp
-// to one counter, which must cost one atomic per warp, not 32.
+// one of three radix levels that refine the pivots), the choice of each level's bins on the device,
+// and the split of each GPU's pairs into one run per range in a single pass. Warp-aggregated atomics
+// where keys may be equal: all-equal keys send every lane of a warp to one counter, which must cost
+// one atomic per warp, not 32.
 #include "sort/multi_gpu/multi_gpu_kernels.hpp"
+
+#include <cub/block/block_scan.cuh>
+#include <cub/device/device_radix_sort.cuh>
 
 #include "depthsort/sort/errors.hpp"
 #include "depthsort/sort/keys.hpp"
+#include "sort/primitives/launch.hpp"
 #include "sort/primitives/warp_block.cuh"
 
 namespace depthsort::multi_gpu {
 namespace {
 
-constexpr int kThreads = 256;
-constexpr int kItems = 8;  // scatter: pairs per thread and tile
-constexpr int kTile = kThreads * kItems;
+constexpr int kHistogramThreads = 256;
+constexpr int kSelectThreads = 1024;
+// The scatter: 4096 pairs a tile, staged in shared memory sorted by range, so that each range's
+// part of the tile goes out in consecutive addresses (coalesced), as a copy would.
+constexpr int kScatterThreads = 512;
+constexpr int kScatterItems = 8;
+constexpr int kScatterTile = kScatterThreads * kScatterItems;
+using SelectScan = cub::BlockScan<std::uint32_t, kSelectThreads>;
+static_assert(kMaxRanges <= 64, "the scatter's range scan covers 64 ranges with one warp");
+static_assert(kMaxRanges <= 255, "range ids are bytes");
 
 __device__ __forceinline__ std::uint32_t ordered_at(const float* keys, std::size_t i) {
   return ordered_bits_from_float_bits(reinterpret_cast<const std::uint32_t*>(keys)[i]);
 }
 
-__global__ void __launch_bounds__(kThreads) histogram_kernel(const float* keys, std::size_t n, LevelParams p,
-                                                             unsigned long long* histogram) {
+__global__ void init_kernel(SplitState* state, SplitSetup setup) { init_state(*state, setup); }
+
+__global__ void sample_kernel(const float* keys, std::size_t n, std::uint32_t count, std::uint32_t stride,
+                              std::uint32_t* sample) {
+  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= stride) return;
+  sample[i] = i < count ? ordered_at(keys, sample_position(i, count, n)) : 0xFFFFFFFFu;
+}
+
+__global__ void boundary_kernel(SplitState* state, const std::uint32_t* sorted) {
+  const int i = static_cast<int>(threadIdx.x);
+  if (i < state->setup.boundaries) state->boundary[i] = sorted[state->setup.sample_index[i]];
+}
+
+__global__ void __launch_bounds__(kHistogramThreads)
+    histogram_kernel(const float* keys, std::size_t n, const SplitState* state, unsigned long long* histogram) {
   __shared__ unsigned int local[kHistogramWords];
+  __shared__ std::uint32_t boundary[kMaxBoundaries];
+  // Every thread reads the pass's parameters (a few dozen bytes, the same for all: served by L1).
+  const LevelParams p = state->params;
   const int bins = static_cast<int>(p.bin_mask) + 1;
-  const int words = (p.slots == 0 ? 1 : p.slots) * bins;
+  const int words = bin_words(p);
   for (int w = threadIdx.x; w < words; w += blockDim.x) local[w] = 0;
+  for (int w = threadIdx.x; w <= p.intervals; w += blockDim.x) local[kBinWords + w] = 0;
+  for (int w = threadIdx.x; w < p.intervals; w += blockDim.x) boundary[w] = state->boundary[w];
   __syncthreads();
   for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
        i += std::size_t{gridDim.x} * blockDim.x) {
     const std::uint32_t key = ordered_at(keys, i);
     const int slot = level_slot(p, key);
     if (slot >= 0) atomicAdd(&local[slot * bins + level_bin(p, key)], 1u);
+    if (p.intervals > 0) atomicAdd(&local[kBinWords + interval_of(boundary, p.intervals, key)], 1u);
   }
   __syncthreads();
   for (int w = threadIdx.x; w < words; w += blockDim.x)
     if (local[w]) atomicAdd(&histogram[w], static_cast<unsigned long long>(local[w]));
+  for (int w = threadIdx.x; w <= p.intervals; w += blockDim.x)
+    if (local[kBinWords + w]) atomicAdd(&histogram[kBinWords + w], static_cast<unsigned long long>(local[kBinWords + w]));
 }
 
-__global__ void __launch_bounds__(kThreads) assign_kernel(const float* keys, std::size_t n, Splitters s,
-                                                          TieBases bases, unsigned long long* tie_counters,
-                                                          std::uint8_t* range_ids, unsigned long long* counts,
-                                                          int gpus) {
-  __shared__ unsigned int block_counts[kMaxGpus];
-  if (threadIdx.x < kMaxGpus) block_counts[threadIdx.x] = 0;
-  __syncthreads();
-  const unsigned lane = threadIdx.x % 32;
-  const std::size_t stride = std::size_t{gridDim.x} * blockDim.x;
-  // The loop condition is the same for every lane of a warp (stride is a multiple of 32), so the
-  // warp stays whole for __match_any_sync.
-  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i - lane < n; i += stride) {
-    const bool valid = i < n;
-    const std::uint32_t key = valid ? ordered_at(keys, i) : 0u;
-    const int group = valid ? tie_group(s, key) : -1;
-    const unsigned long long tie_place =
-        primitives::warp_aggregated_add(tie_counters, static_cast<std::uint32_t>(group), group >= 0, true);
-    const std::uint64_t tie_rank = group >= 0 ? bases.base[group] + tie_place : 0;
-    const int range = valid ? range_of(s, key, tie_rank) : -1;
-    if (valid) range_ids[i] = static_cast<std::uint8_t>(range);
-    primitives::warp_aggregated_add(block_counts, static_cast<std::uint32_t>(range), valid, false);
+// Inclusive cumulative counts of in[0, words) into cum (one block; counts fit 32 bits: n < 2^31).
+__device__ void block_cumulative(const unsigned long long* in, int words, std::uint32_t* cum,
+                                 SelectScan::TempStorage& temp) {
+  const int per = (words + kSelectThreads - 1) / kSelectThreads;
+  const int begin = min(words, static_cast<int>(threadIdx.x) * per), end = min(words, begin + per);
+  std::uint32_t sum = 0;
+  for (int i = begin; i < end; ++i) sum += static_cast<std::uint32_t>(in[i]);
+  std::uint32_t prefix = 0;
+  SelectScan(temp).ExclusiveSum(sum, prefix);
+  for (int i = begin; i < end; ++i) {
+    prefix += static_cast<std::uint32_t>(in[i]);
+    cum[i] = prefix;
   }
-  __syncthreads();
-  if (threadIdx.x < gpus && block_counts[threadIdx.x])
-    atomicAdd(&counts[threadIdx.x], static_cast<unsigned long long>(block_counts[threadIdx.x]));
 }
 
-__global__ void __launch_bounds__(kThreads) scatter_kernel(const std::uint32_t* keys, const std::uint32_t* values,
-                                                           std::size_t n, const std::uint8_t* range_ids,
-                                                           RunOffsets offsets, unsigned long long* cursors,
-                                                           std::uint32_t* keys_out, std::uint32_t* values_out,
-                                                           int gpus) {
-  __shared__ unsigned int tile_counts[kMaxGpus];
-  __shared__ unsigned long long tile_base[kMaxGpus];
-  const std::size_t tiles = (n + kTile - 1) / kTile;
+__global__ void __launch_bounds__(kSelectThreads)
+    select_kernel(SplitState* state, const unsigned long long* global, const unsigned long long* local, int level) {
+  __shared__ std::uint32_t cum[kBinWords];
+  __shared__ SelectScan::TempStorage temp;
+  // Read by every thread before thread 0 changes the state (after the barriers below).
+  const int words = bin_words(state->params);
+  block_cumulative(global, words, cum, temp);
+  __syncthreads();
+  if (threadIdx.x == 0) find_bins(*state, cum);
+  __syncthreads();
+  block_cumulative(local, words, cum, temp);
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    local_belows(*state, cum);
+    if (state->params.intervals > 0)
+      count_boundaries(*state, reinterpret_cast<const std::uint64_t*>(global + kBinWords),
+                       reinterpret_cast<const std::uint64_t*>(local + kBinWords));
+    advance_level(*state, level);
+  }
+}
+
+__global__ void finish_kernel(SplitState* state, const unsigned long long* equal_all) {
+  finish_counts(*state, reinterpret_cast<const std::uint64_t*>(equal_all));
+}
+
+// Shared-memory copies of the parts of SplitState the scatter reads for every pair. Raw words:
+// __shared__ variables take no constructors, and these structs are trivially copyable.
+template <class T>
+__device__ void copy_words(T* to, const T* from) {
+  static_assert(sizeof(T) % 4 == 0);
+  auto* d = reinterpret_cast<std::uint32_t*>(to);
+  const auto* s = reinterpret_cast<const std::uint32_t*>(from);
+  for (int w = threadIdx.x; w < static_cast<int>(sizeof(T) / 4); w += blockDim.x) d[w] = s[w];
+}
+
+struct ScatterArgs {
+  const std::uint32_t* keys;
+  const std::uint32_t* values;
+  std::size_t n;
+  const SplitState* state;
+  unsigned long long* tie_counters;
+  unsigned long long* cursors;
+  std::uint32_t* send_keys;
+  std::uint32_t* send_values;
+  std::uint32_t* stage_keys;
+  std::uint32_t* stage_values;
+};
+
+__global__ void __launch_bounds__(kScatterThreads) scatter_kernel(ScatterArgs a) {
+  __shared__ std::uint32_t tile_keys[kScatterTile], tile_values[kScatterTile];
+  __shared__ std::uint8_t tile_range[kScatterTile];
+  __shared__ unsigned int range_count[kMaxRanges];
+  __shared__ unsigned int range_start[kMaxRanges];       // in the tile, after the tile is sorted by range
+  __shared__ unsigned long long range_base[kMaxRanges];  // global place of the tile's first pair of each range
+  __shared__ unsigned long long range_offset[kMaxRanges];
+  __shared__ unsigned int tie_count[kMaxSplitters];
+  __shared__ unsigned long long tie_base[kMaxSplitters];
+  __shared__ std::uint32_t boundary[kMaxBoundaries];
+  __shared__ alignas(8) std::uint32_t splitters_raw[sizeof(Splitters) / 4];
+  __shared__ alignas(8) std::uint32_t bases_raw[sizeof(TieBases) / 4];
+  const Splitters& split = *reinterpret_cast<const Splitters*>(splitters_raw);
+  const TieBases& bases = *reinterpret_cast<const TieBases*>(bases_raw);
+
+  const SplitSetup& setup = a.state->setup;
+  const int rank = setup.rank, chunks = setup.chunks, ranges = setup.gpus * setup.chunks;
+  const int boundaries = setup.boundaries;
+  copy_words(reinterpret_cast<Splitters*>(splitters_raw), &a.state->splitters);
+  copy_words(reinterpret_cast<TieBases*>(bases_raw), &a.state->bases);
+  for (int i = threadIdx.x; i < boundaries; i += blockDim.x) boundary[i] = a.state->boundary[i];
+  for (int i = threadIdx.x; i < ranges; i += blockDim.x) range_offset[i] = a.state->offset[i];
+  __syncthreads();
+  const int ties = split.ties;
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+
+  const std::size_t tiles = (a.n + kScatterTile - 1) / kScatterTile;
   for (std::size_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-    if (threadIdx.x < kMaxGpus) tile_counts[threadIdx.x] = 0;
+    if (threadIdx.x < kMaxRanges) range_count[threadIdx.x] = 0;
+    if (threadIdx.x < kMaxSplitters) tie_count[threadIdx.x] = 0;
     __syncthreads();
-    int range[kItems];
-    unsigned place[kItems];
-    const std::size_t start = tile * kTile;
+    const std::size_t first = tile * kScatterTile;
+    std::uint32_t key[kScatterItems], value[kScatterItems];
+    int range[kScatterItems];
+    unsigned place[kScatterItems];
 #pragma unroll
-    for (int k = 0; k < kItems; ++k) {
-      const std::size_t i = start + k * kThreads + threadIdx.x;
-      range[k] = i < n ? static_cast<int>(range_ids[i]) : -1;
-      place[k] = primitives::warp_aggregated_add(tile_counts, static_cast<std::uint32_t>(range[k]), range[k] >= 0,
-                                                 true);
+    for (int k = 0; k < kScatterItems; ++k) {
+      const std::size_t i = first + k * kScatterThreads + threadIdx.x;
+      const bool valid = i < a.n;
+      key[k] = valid ? a.keys[i] : 0u;
+      value[k] = valid ? a.values[i] : 0u;
+      range[k] = valid ? 0 : -1;
+    }
+    // Tie ranks (block-uniform branch): each key equal to a tie key takes the next rank of its
+    // group, unique over all GPUs (this GPU's base, then a global counter per tile).
+    std::uint64_t tie_rank[kScatterItems] = {};
+    if (ties > 0) {
+      int group[kScatterItems];
+#pragma unroll
+      for (int k = 0; k < kScatterItems; ++k) {
+        group[k] = range[k] >= 0 ? tie_group(split, ordered_bits_from_float_bits(key[k])) : -1;
+        place[k] = primitives::warp_aggregated_add(tie_count, static_cast<std::uint32_t>(group[k]), group[k] >= 0, true);
+      }
+      __syncthreads();
+      if (threadIdx.x < ties)
+        tie_base[threadIdx.x] = bases.base[threadIdx.x] + atomicAdd(&a.tie_counters[threadIdx.x],
+                                                                    static_cast<unsigned long long>(tie_count[threadIdx.x]));
+      __syncthreads();
+#pragma unroll
+      for (int k = 0; k < kScatterItems; ++k)
+        if (group[k] >= 0) tie_rank[k] = tie_base[group[k]] + place[k];
+    }
+#pragma unroll
+    for (int k = 0; k < kScatterItems; ++k) {
+      if (range[k] >= 0)
+        range[k] = range_index(split, boundary, boundaries, chunks, ordered_bits_from_float_bits(key[k]), tie_rank[k]);
+      place[k] = primitives::warp_aggregated_add(range_count, static_cast<std::uint32_t>(range[k]), range[k] >= 0, true);
     }
     __syncthreads();
-    if (threadIdx.x < gpus) tile_base[threadIdx.x] = atomicAdd(&cursors[threadIdx.x], tile_counts[threadIdx.x]);
+    // Exclusive scan of the tile's counts (one warp, two ranges a lane), and each range's global
+    // place: its run's offset plus what earlier tiles took (one atomic per tile and range).
+    if (warp == 0) {
+      const unsigned c0 = 2 * lane < ranges ? range_count[2 * lane] : 0u;
+      const unsigned c1 = 2 * lane + 1 < ranges ? range_count[2 * lane + 1] : 0u;
+      unsigned inclusive = c0 + c1;
+#pragma unroll
+      for (int d = 1; d < 32; d *= 2) {
+        const unsigned up = __shfl_up_sync(0xFFFFFFFFu, inclusive, d);
+        if (lane >= d) inclusive += up;
+      }
+      const unsigned exclusive = inclusive - c0 - c1;
+      if (2 * lane < ranges) range_start[2 * lane] = exclusive;
+      if (2 * lane + 1 < ranges) range_start[2 * lane + 1] = exclusive + c0;
+    } else if (warp <= 2) {
+      const int r = threadIdx.x - 32;  // warps 1 and 2: ranges 0..63
+      if (r < ranges)
+        range_base[r] = range_offset[r] + (range_count[r] ? atomicAdd(&a.cursors[r], static_cast<unsigned long long>(range_count[r])) : 0ull);
+    }
     __syncthreads();
 #pragma unroll
-    for (int k = 0; k < kItems; ++k) {
-      if (range[k] < 0) continue;
-      const std::size_t i = start + k * kThreads + threadIdx.x;
-      const std::size_t to = offsets.offset[range[k]] + tile_base[range[k]] + place[k];
-      keys_out[to] = keys[i];
-      values_out[to] = values[i];
+    for (int k = 0; k < kScatterItems; ++k)
+      if (range[k] >= 0) {
+        const unsigned at = range_start[range[k]] + place[k];
+        tile_keys[at] = key[k];
+        tile_values[at] = value[k];
+        tile_range[at] = static_cast<std::uint8_t>(range[k]);
+      }
+    __syncthreads();
+    // Out in tile order: consecutive threads write consecutive places of the same run.
+    const int tile_n = static_cast<int>(a.n - first < kScatterTile ? a.n - first : kScatterTile);
+    for (int at = threadIdx.x; at < tile_n; at += kScatterThreads) {
+      const int r = tile_range[at];
+      const unsigned long long to = range_base[r] + static_cast<unsigned>(at - static_cast<int>(range_start[r]));
+      const bool own = r / chunks == rank;
+      (own ? a.stage_keys : a.send_keys)[to] = tile_keys[at];
+      (own ? a.stage_values : a.send_values)[to] = tile_values[at];
     }
-    __syncthreads();  // tile_counts and tile_base are reused by the next tile
+    __syncthreads();  // the tile's shared memory is reused by the next tile
   }
+}
+
+template <class Kernel>
+int blocks_per_sm(Kernel kernel, int threads) {
+  int blocks = 0;
+  DEPTHSORT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads, 0));
+  return blocks > 0 ? blocks : 1;
 }
 
 }  // namespace
 
-void launch_histogram(const float* keys, std::size_t n, const LevelParams& params, unsigned long long* histogram,
+KernelShape kernel_shape() {
+  const int sms = primitives::multiprocessor_count();
+  KernelShape shape;
+  shape.histogram_grid = sms * blocks_per_sm(histogram_kernel, kHistogramThreads);
+  shape.scatter_grid = sms * blocks_per_sm(scatter_kernel, kScatterThreads);
+  return shape;
+}
+
+void launch_init(SplitState* state, const SplitSetup& setup, cudaStream_t stream) {
+  init_kernel<<<1, 1, 0, stream>>>(state, setup);
+  DEPTHSORT_CUDA_CHECK_LAUNCH(init_kernel);
+}
+
+void launch_sample(const float* keys, std::size_t n, std::uint32_t count, std::uint32_t stride, std::uint32_t* sample,
+                   cudaStream_t stream) {
+  if (stride == 0) return;
+  sample_kernel<<<primitives::grid_for(stride, 256), 256, 0, stream>>>(keys, n, count, stride, sample);
+  DEPTHSORT_CUDA_CHECK_LAUNCH(sample_kernel);
+}
+
+cudaError_t sort_sample(void* temp, std::size_t& bytes, const std::uint32_t* in, std::uint32_t* out, int count,
+                        cudaStream_t stream) {
+  return cub::DeviceRadixSort::SortKeys(temp, bytes, in, out, count, 0, 32, stream);
+}
+
+void launch_boundaries(SplitState* state, const std::uint32_t* sorted, cudaStream_t stream) {
+  boundary_kernel<<<1, kMaxBoundaries, 0, stream>>>(state, sorted);
+  DEPTHSORT_CUDA_CHECK_LAUNCH(boundary_kernel);
+}
+
+void launch_histogram(const float* keys, std::size_t n, const SplitState* state, unsigned long long* histogram,
                       int grid, cudaStream_t stream) {
   if (n == 0) return;
-  const auto blocks = static_cast<int>(std::min<std::size_t>((n + kThreads - 1) / kThreads, grid));
-  histogram_kernel<<<blocks, kThreads, 0, stream>>>(keys, n, params, histogram);
+  const unsigned blocks = primitives::grid_for(n, kHistogramThreads, static_cast<unsigned>(grid));
+  histogram_kernel<<<blocks, kHistogramThreads, 0, stream>>>(keys, n, state, histogram);
   DEPTHSORT_CUDA_CHECK_LAUNCH(histogram_kernel);
 }
 
-void launch_assign(const float* keys, std::size_t n, const Splitters& splitters, const TieBases& bases,
-                   unsigned long long* tie_counters, std::uint8_t* range_ids, unsigned long long* counts, int gpus,
-                   int grid, cudaStream_t stream) {
-  if (n == 0) return;
-  const auto blocks = static_cast<int>(std::min<std::size_t>((n + kThreads - 1) / kThreads, grid));
-  assign_kernel<<<blocks, kThreads, 0, stream>>>(keys, n, splitters, bases, tie_counters, range_ids, counts, gpus);
-  DEPTHSORT_CUDA_CHECK_LAUNCH(assign_kernel);
+void launch_select(SplitState* state, const unsigned long long* global, const unsigned long long* local, int level,
+                   cudaStream_t stream) {
+  select_kernel<<<1, kSelectThreads, 0, stream>>>(state, global, local, level);
+  DEPTHSORT_CUDA_CHECK_LAUNCH(select_kernel);
 }
 
-void launch_scatter(const float* keys, const std::uint32_t* values, std::size_t n, const std::uint8_t* range_ids,
-                    const RunOffsets& offsets, unsigned long long* cursors, float* keys_out,
-                    std::uint32_t* values_out, int gpus, int grid, cudaStream_t stream) {
+void launch_finish(SplitState* state, const unsigned long long* equal_all, cudaStream_t stream) {
+  finish_kernel<<<1, 1, 0, stream>>>(state, equal_all);
+  DEPTHSORT_CUDA_CHECK_LAUNCH(finish_kernel);
+}
+
+void launch_scatter(const float* keys, const std::uint32_t* values, std::size_t n, const SplitState* state,
+                    unsigned long long* tie_counters, unsigned long long* cursors, float* send_keys,
+                    std::uint32_t* send_values, float* stage_keys, std::uint32_t* stage_values, int grid,
+                    cudaStream_t stream) {
   if (n == 0) return;
-  const auto blocks = static_cast<int>(std::min<std::size_t>((n + kTile - 1) / kTile, grid));
   // Keys move as bits: NaN payloads and -0 must arrive unchanged.
-  scatter_kernel<<<blocks, kThreads, 0, stream>>>(reinterpret_cast<const std::uint32_t*>(keys), values, n,
-                                                  range_ids, offsets, cursors,
-                                                  reinterpret_cast<std::uint32_t*>(keys_out), values_out, gpus);
+  const ScatterArgs args{reinterpret_cast<const std::uint32_t*>(keys),
+                         values,
+                         n,
+                         state,
+                         tie_counters,
+                         cursors,
+                         reinterpret_cast<std::uint32_t*>(send_keys),
+                         send_values,
+                         reinterpret_cast<std::uint32_t*>(stage_keys),
+                         stage_values};
+  const unsigned blocks = primitives::grid_for(n, kScatterTile, static_cast<unsigned>(grid));
+  scatter_kernel<<<blocks, kScatterThreads, 0, stream>>>(args);
   DEPTHSORT_CUDA_CHECK_LAUNCH(scatter_kernel);
 }
 

@@ -1,5 +1,8 @@
 // Sintorn & Assarsson (JPDC 2008), Section 6.1 on N GPUs: the kernels of one GPU's share of the
-// split (histogram level, range of every pair, scatter into one run per destination GPU).
+// split. The splitter search (the histogram levels of Section 5.1 and the choice of the next level's
+// bins) runs on the device from start to end: each step reads the last one's SplitState in device
+// memory, so a sort needs no host round trip until the counts the exchange is posted with.
+// The partition is one pass: every pair read once and written once into its range's run.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -11,31 +14,48 @@
 
 namespace depthsort::multi_gpu {
 
-// Number of equal keys of each tie group held by lower-ranked GPUs: this GPU's tie ranks start there.
-struct TieBases {
-  std::uint64_t base[kMaxSplitters] = {};
+// Launch shapes found once per GPU (occupancy of this build's kernels on that GPU).
+struct KernelShape {
+  int histogram_grid = 0;
+  int scatter_grid = 0;
 };
+KernelShape kernel_shape();  // for the current device
 
-// Where each destination's run starts in the send buffers.
-struct RunOffsets {
-  std::uint64_t offset[kMaxGpus] = {};
-};
+// init_state(*state, setup) on the device.
+void launch_init(SplitState* state, const SplitSetup& setup, cudaStream_t stream);
 
-// Adds the level's counts of keys[0, n) to `histogram` (zeroed by the caller; words as
-// SplitterPlan::histogram_words).
-void launch_histogram(const float* keys, std::size_t n, const LevelParams& params,
-                      unsigned long long* histogram, int grid, cudaStream_t stream);
+// `stride` sample keys (ordered bits) of keys[0, n): the first `count` drawn by sample_position,
+// the rest 0xFFFFFFFF (the top of the key order: sorted behind every real sample key).
+void launch_sample(const float* keys, std::size_t n, std::uint32_t count, std::uint32_t stride, std::uint32_t* sample,
+                   cudaStream_t stream);
 
-// Writes every pair's destination range to range_ids and adds the count of each range to
-// counts[0, gpus) (zeroed by the caller, as tie_counters).
-void launch_assign(const float* keys, std::size_t n, const Splitters& splitters, const TieBases& bases,
-                   unsigned long long* tie_counters, std::uint8_t* range_ids, unsigned long long* counts,
-                   int gpus, int grid, cudaStream_t stream);
+// CUB's radix sort of `count` sample keys (temp == nullptr: sets bytes).
+cudaError_t sort_sample(void* temp, std::size_t& bytes, const std::uint32_t* in, std::uint32_t* out, int count,
+                        cudaStream_t stream);
 
-// Moves every pair into its destination's run: runs start at offsets, cursors (zeroed by the
-// caller) hand out places in them. Order inside a run is unspecified (each run is sorted later).
-void launch_scatter(const float* keys, const std::uint32_t* values, std::size_t n, const std::uint8_t* range_ids,
-                    const RunOffsets& offsets, unsigned long long* cursors, float* keys_out,
-                    std::uint32_t* values_out, int gpus, int grid, cudaStream_t stream);
+// state->boundary[i] = sorted[state->setup.sample_index[i]].
+void launch_boundaries(SplitState* state, const std::uint32_t* sorted, cudaStream_t stream);
+
+// Adds the counts of the pass described by state->params (bins of the keys it selects, and the
+// intervals between the boundaries where params.intervals > 0) to histogram (kHistogramWords,
+// zeroed by the caller).
+void launch_histogram(const float* keys, std::size_t n, const SplitState* state, unsigned long long* histogram,
+                      int grid, cudaStream_t stream);
+
+// One block: the bins of this level from the global and this GPU's histograms, then the next
+// level's parameters or the splitters (find_bins, local_belows, count_boundaries, advance_level).
+void launch_select(SplitState* state, const unsigned long long* global, const unsigned long long* local, int level,
+                   cudaStream_t stream);
+
+// finish_counts(*state, equal_all) on the device (equal_all may be nullptr: one GPU holds all).
+void launch_finish(SplitState* state, const unsigned long long* equal_all, cudaStream_t stream);
+
+// Moves every pair of keys[0, n) into its range's run: other GPUs' ranges into send_*, this GPU's
+// own into stage_* (at state->offset). tie_counters (kMaxSplitters) and cursors (kMaxRanges) are
+// zeroed by the caller. Order inside a run is unspecified (each range is sorted later).
+void launch_scatter(const float* keys, const std::uint32_t* values, std::size_t n, const SplitState* state,
+                    unsigned long long* tie_counters, unsigned long long* cursors, float* send_keys,
+                    std::uint32_t* send_values, float* stage_keys, std::uint32_t* stage_values, int grid,
+                    cudaStream_t stream);
 
 }  // namespace depthsort::multi_gpu

@@ -1,87 +1,167 @@
 // Sintorn & Assarsson (JPDC 2008), Section 6.1 "Parallelizing using dual graphics cards", on N GPUs:
-// the host sequence of both cases (see multi_gpu_sort.hpp and docs/algorithms/multi-gpu.md).
+// the host sequence of both cases (see multi_gpu_sort.hpp and docs/algorithms/multi-gpu.md), and
+// depthsort's pipeline of sub-ranges around it.
 #include "sort/multi_gpu/multi_gpu_sort.hpp"
-
-#include "depthsort/sort/registry.hpp"  // the local sorts are registry entries
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <numeric>
 #include <string>
 
 #include "depthsort/sort/cuda_handles.hpp"
 #include "depthsort/sort/errors.hpp"
+#include "depthsort/sort/registry.hpp"  // the local sorts are registry entries
 
 namespace depthsort::multi_gpu {
 namespace {
 
 std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
 
-// Counters zeroed before each partition: counts per range, tie counters, scatter cursors.
-constexpr std::size_t kCountsAt = 0;
-constexpr std::size_t kTiesAt = kMaxGpus;
-constexpr std::size_t kCursorsAt = kMaxGpus + kMaxSplitters;
-constexpr std::size_t kCounterWords = 2 * kMaxGpus + kMaxSplitters;
+// Counters zeroed before each scatter: the tie counters, then the cursors of the ranges' runs.
+constexpr std::size_t kTiesAt = 0;
+constexpr std::size_t kCursorsAt = kMaxSplitters;
+constexpr std::size_t kCounterWords = kMaxSplitters + kMaxRanges;
+// NCCL rounds of one sort: one per sub-range, and in the paper's case up to two return-only rounds.
+constexpr int kMaxGroups = kMaxChunks + 2;
+
+float elapsed_ms(const CudaEvent& start, const CudaEvent& stop) {
+  float ms = 0;
+  DEPTHSORT_CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
+  return ms;
+}
+
+const SorterInfo& gpu_sorter_info(const std::string& name) {
+  const SorterInfo* info = find_sorter(name);
+  if (!info || info->backend != Backend::Gpu) {
+    std::string gpu_names;
+    for (const SorterInfo& candidate : sorter_registry())
+      if (candidate.backend == Backend::Gpu) gpu_names += (gpu_names.empty() ? "" : ", ") + std::string(candidate.name);
+    throw OptionError("multi_gpu: local sorter '" + name + "' is " +
+                      (info ? "a CPU sorter" : "not in the registry") + "; GPU sorters: " + gpu_names);
+  }
+  return *info;
+}
 
 }  // namespace
 
 struct MultiGpuSorter::Gpu {
   int device = 0;
-  int grid = 0;  // blocks of the split kernels: a few per SM
-  std::size_t input_capacity = 0;
-  DeviceBuffer<float> send_keys, recv_keys, out_keys;
-  DeviceBuffer<std::uint32_t> send_values, recv_values, out_values;
-  DeviceBuffer<std::uint8_t> range_ids;
-  DeviceBuffer<unsigned long long> hist_local, hist_global, counters;
-  PinnedBuffer<std::uint64_t> hist_host{kHistogramWords};    // this GPU's own last-level counts
-  PinnedBuffer<std::uint64_t> global_host{kHistogramWords};  // the global histogram (rank 0's is used)
-  PinnedBuffer<std::uint64_t> counts_host{kMaxGpus};
-  std::unique_ptr<Sorter> sorter;
-  CudaEvent step_events[kSteps][2];
-  CudaEvent total_start, total_stop, done{cudaEventDisableTiming};
-  // GPU 0's own sort in the weighted paper's case runs here, beside the transfers on the main stream.
-  CudaStream side;
-  CudaEvent forked{cudaEventDisableTiming}, joined{cudaEventDisableTiming};
+  KernelShape shape;
+  std::size_t input_capacity = 0;  // pairs this GPU may hold as input (and send: its runs for others)
+  std::size_t stage_capacity = 0;  // pairs of its range: its own runs and the received ones
+  DeviceBuffer<float> send_keys, stage_keys, out_keys;
+  DeviceBuffer<std::uint32_t> send_values, stage_values, out_values;
+  DeviceBuffer<unsigned long long> hist_local, hist_global, counters, equal_all;
+  DeviceBuffer<SplitState> state;
+  DeviceBuffer<std::uint32_t> sample, sample_all, sample_sorted;
+  DeviceBuffer<unsigned char> sample_temp;
+  PinnedBuffer<RangeCounts> readback{1};
+  // The local sorters made so far (by registry name) and the one the current case uses.
+  std::vector<std::pair<std::string, std::unique_ptr<Sorter>>> sorters;
+  Sorter* sorter = nullptr;
+  CudaEvent split_start, split_end, scatter_end, total_start, total_stop, probe_start, probe_end;
+  CudaEvent sort_start[kMaxChunks], sort_end[kMaxChunks];
+  CudaEvent round_start[kMaxGroups], round_end[kMaxGroups];
+  CudaEvent counts_ready{cudaEventDisableTiming}, ready{cudaEventDisableTiming}, done{cudaEventDisableTiming},
+      exchanged{cudaEventDisableTiming};
 };
 
 MultiGpuSorter::MultiGpuSorter(std::span<const int> devices, Options options)
-    : options_(std::move(options)), comms_(devices) {
+    : options_(std::move(options)), comms_(devices), xcomms_(devices, StreamPriority::Highest) {
   if (gpus() > kMaxGpus) throw Error("multi_gpu: at most " + std::to_string(kMaxGpus) + " GPUs");
-  const SorterInfo* info = find_sorter(options_.local_sorter);
-  if (!info || info->backend != Backend::Gpu)
-    throw OptionError("multi_gpu: local sorter '" + options_.local_sorter + "' is not a GPU sorter of the registry (" +
-                      sorter_names() + ")");
-  const OptionValues local_options = parse_options(*info, options_.local_options);
-  (void)SplitterPlan(0, gpus(), options_.levels);  // validates levels
+  if (options_.levels < 1 || options_.levels > kLevels) throw OptionError("multi_gpu: levels must be 1, 2 or 3");
+  set_chunks(options_.chunks);
+  if (!(options_.max_gpu0_share >= 0 && options_.max_gpu0_share < 1))
+    throw OptionError("multi_gpu: max_gpu0_share must be in [0, 1)");
+  // Unknown names and bad options are refused here, before any buffer exists.
+  if (options_.local_sorter.empty()) {
+    if (!options_.local_options.empty())
+      throw OptionError("multi_gpu: local sorter options '" + options_.local_options + "' given without a local sorter");
+    (void)gpu_sorter_info(kGatheredSorter);
+    (void)gpu_sorter_info(kDistributedSorter);
+  } else {
+    (void)parse_options(gpu_sorter_info(options_.local_sorter), options_.local_options);
+  }
+  const std::size_t sample_words = static_cast<std::size_t>(gpus()) * kSampleTotal;
   for (int r = 0; r < gpus(); ++r) {
     DeviceScope scope(device(r));
     auto gpu = std::make_unique<Gpu>();
     gpu->device = device(r);
-    int sms = 0;
-    DEPTHSORT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, gpu->device));
-    gpu->grid = 8 * sms;
-    gpu->hist_local = DeviceBuffer<unsigned long long>(kHistogramWords, "multi_gpu histogram");
-    gpu->hist_global = DeviceBuffer<unsigned long long>(kHistogramWords, "multi_gpu histogram");
-    gpu->counters = DeviceBuffer<unsigned long long>(kCounterWords, "multi_gpu counters");
-    gpu->sorter = info->create(local_options);
+    gpu->shape = kernel_shape();
+    const std::string owner = "multi_gpu (GPU " + std::to_string(gpu->device) + ")";
+    gpu->hist_local = DeviceBuffer<unsigned long long>(kHistogramWords, owner);
+    gpu->hist_global = DeviceBuffer<unsigned long long>(kHistogramWords, owner);
+    gpu->counters = DeviceBuffer<unsigned long long>(kCounterWords, owner);
+    gpu->equal_all = DeviceBuffer<unsigned long long>(static_cast<std::size_t>(kMaxGpus) * kMaxSplitters, owner);
+    gpu->state = DeviceBuffer<SplitState>(1, owner);
+    gpu->sample = DeviceBuffer<std::uint32_t>(kSampleTotal, owner);
+    gpu->sample_all = DeviceBuffer<std::uint32_t>(sample_words, owner);
+    gpu->sample_sorted = DeviceBuffer<std::uint32_t>(sample_words, owner);
+    std::size_t bytes = 0;
+    DEPTHSORT_CUDA_CHECK(sort_sample(nullptr, bytes, gpu->sample_all.data(), gpu->sample_sorted.data(),
+                                     static_cast<int>(sample_words), nullptr));
+    gpu->sample_temp = DeviceBuffer<unsigned char>(std::max<std::size_t>(bytes, 1), owner);
     gpu_.push_back(std::move(gpu));
   }
   range_counts_.assign(gpus(), 0);
   counts_.assign(static_cast<std::size_t>(gpus()) * gpus(), 0);
+  transfers_ = counts_;
 }
 
 MultiGpuSorter::~MultiGpuSorter() {
-  // Buffers, events and sorters belong to their GPU: free them with it current.
-  for (auto& gpu : gpu_) {
-    if (!gpu) continue;
-    cudaSetDevice(gpu->device);
+  // Buffers, events and sorters belong to their GPU: free them with it current, once its work ends.
+  for (int r = 0; r < static_cast<int>(gpu_.size()); ++r) {
+    if (!gpu_[r]) continue;
+    cudaSetDevice(gpu_[r]->device);
     cudaDeviceSynchronize();
-    gpu.reset();
+    gpu_[r].reset();
   }
+}
+
+void MultiGpuSorter::set_chunks(int chunks) {
+  if (chunks < 0 || chunks > kMaxChunks)
+    throw OptionError("multi_gpu: chunks must be 0 (auto) or 1.." + std::to_string(kMaxChunks) + ", got " +
+                      std::to_string(chunks));
+  options_.chunks = chunks;
+}
+
+std::string MultiGpuSorter::sorter_name(Case kase) const {
+  if (!options_.local_sorter.empty()) return options_.local_sorter;
+  return kase == Case::Gathered ? kGatheredSorter : kDistributedSorter;
+}
+
+void MultiGpuSorter::ensure_sorter(int rank, const std::string& name) {
+  Gpu& g = *gpu_[rank];
+  DeviceScope scope(g.device);
+  auto same = [&](const auto& entry) { return entry.first == name; };
+  if (!options_.keep_sorters && (g.sorters.size() > 1 || (g.sorters.size() == 1 && g.sorters[0].first != name))) {
+    // The other workspaces go first, so a switch never needs two (their sorts may still run).
+    DEPTHSORT_CUDA_CHECK(cudaStreamSynchronize(stream(rank)));
+    std::erase_if(g.sorters, [&](const auto& entry) { return !same(entry); });
+  }
+  auto found = std::find_if(g.sorters.begin(), g.sorters.end(), same);
+  if (found == g.sorters.end()) {
+    const SorterInfo& info = gpu_sorter_info(name);
+    g.sorters.emplace_back(name, info.create(parse_options(info, name == options_.local_sorter ? options_.local_options : "")));
+    found = g.sorters.end() - 1;
+  }
+  g.sorter = found->second.get();
+  if (g.stage_capacity > g.sorter->capacity()) g.sorter->reserve(g.stage_capacity);
+}
+
+void MultiGpuSorter::prepare(Case kase) {
+  const std::string name = sorter_name(kase);
+  for (int r = 0; r < gpus(); ++r) ensure_sorter(r, name);
 }
 
 const float* MultiGpuSorter::range_keys(int rank) const { return gpu_.at(rank)->out_keys.data(); }
 const std::uint32_t* MultiGpuSorter::range_values(int rank) const { return gpu_.at(rank)->out_values.data(); }
+
+void MultiGpuSorter::synchronize() const {
+  comms_.synchronize();
+  xcomms_.synchronize();
+}
 
 void MultiGpuSorter::poison_ranges() {
   for (int r = 0; r < gpus(); ++r) {
@@ -94,127 +174,71 @@ void MultiGpuSorter::poison_ranges() {
 
 std::size_t MultiGpuSorter::input_capacity(int rank) const { return gpu_.at(rank)->input_capacity; }
 
+void MultiGpuSorter::release() {
+  synchronize();
+  for (int r = 0; r < gpus(); ++r) {
+    DeviceScope scope(device(r));
+    Gpu& g = *gpu_[r];
+    g.send_keys = {}, g.stage_keys = {}, g.out_keys = {};
+    g.send_values = {}, g.stage_values = {}, g.out_values = {};
+    g.sorter = nullptr;
+    g.sorters.clear();
+    g.input_capacity = g.stage_capacity = 0;
+  }
+  capacity_ = 0;
+}
+
 void MultiGpuSorter::reserve(std::size_t max_n) {
   if (max_n > Sorter::kMaxPairs)
     throw CapacityError("multi_gpu: at most " + std::to_string(Sorter::kMaxPairs) + " pairs in all (32-bit counts per GPU)");
   const int N = gpus();
   const std::size_t share = ceil_div(max_n, N);
+  synchronize();
   for (int r = 0; r < N; ++r) {
     // GPU 0 may take up to max_gpu0_share of the pairs in the weighted paper's case.
-    const std::size_t range_capacity =
-        options_.levels != kLevels ? max_n
-        : r == 0 ? std::min(max_n, std::max(share, static_cast<std::size_t>(std::ceil(options_.max_gpu0_share * static_cast<double>(max_n)))))
-                 : share;
+    const std::size_t gpu0_range = std::min(
+        max_n, std::max(share, static_cast<std::size_t>(std::ceil(options_.max_gpu0_share * static_cast<double>(max_n)))));
+    const std::size_t stage_capacity = options_.levels != kLevels ? max_n : r == 0 ? gpu0_range : share;
     DeviceScope scope(device(r));
     Gpu& g = *gpu_[r];
     const std::string owner = "multi_gpu (GPU " + std::to_string(g.device) + ")";
     // The old buffers go first, so a larger reservation never needs both.
-    g.send_keys = {}, g.recv_keys = {}, g.out_keys = {};
-    g.send_values = {}, g.recv_values = {}, g.out_values = {};
-    g.range_ids = {};
+    g.send_keys = {}, g.stage_keys = {}, g.out_keys = {};
+    g.send_values = {}, g.stage_values = {}, g.out_values = {};
     g.input_capacity = r == 0 ? max_n : share;
+    g.stage_capacity = stage_capacity;
     if (N > 1) {
       g.send_keys = DeviceBuffer<float>(g.input_capacity, owner);
       g.send_values = DeviceBuffer<std::uint32_t>(g.input_capacity, owner);
-      g.range_ids = DeviceBuffer<std::uint8_t>(g.input_capacity, owner);
-      g.recv_keys = DeviceBuffer<float>(range_capacity, owner);
-      g.recv_values = DeviceBuffer<std::uint32_t>(range_capacity, owner);
     }
-    g.out_keys = DeviceBuffer<float>(range_capacity, owner);
-    g.out_values = DeviceBuffer<std::uint32_t>(range_capacity, owner);
-    g.sorter->reserve(range_capacity);
+    g.stage_keys = DeviceBuffer<float>(stage_capacity, owner);
+    g.stage_values = DeviceBuffer<std::uint32_t>(stage_capacity, owner);
+    g.out_keys = DeviceBuffer<float>(stage_capacity, owner);
+    g.out_values = DeviceBuffer<std::uint32_t>(stage_capacity, owner);
+    for (auto& [name, sorter] : g.sorters)
+      if (g.stage_capacity > sorter->capacity()) sorter->reserve(g.stage_capacity);
   }
   capacity_ = max_n;
 }
 
-void MultiGpuSorter::record(int step, bool end, bool skip_gpu0) {
-  for (int r = skip_gpu0 ? 1 : 0; r < gpus(); ++r) {
-    DeviceScope scope(device(r));
-    DEPTHSORT_CUDA_CHECK(cudaEventRecord(gpu_[r]->step_events[step][end ? 1 : 0].get(), stream(r)));
-  }
-}
-
-Splitters MultiGpuSorter::choose_splitters(std::span<const DevicePairs> inputs, std::uint64_t total,
-                                           std::vector<TieBases>& bases) {
-  const int N = gpus();
-  bases.assign(N, TieBases{});
-  SplitterPlan plan(total, N, options_.levels, gathered_ ? gpu0_share_ : 0.0);
-  if (!plan.needed()) return plan.splitters();
-  std::vector<int> holders;
-  for (int r = 0; r < N; ++r)
-    if (inputs[r].n > 0) holders.push_back(r);
-  // With one GPU holding every pair (the paper's case) its own histogram is the global one.
-  const bool reduce = holders.size() > 1;
-  const int reader = holders.front();
-  for (int level = 0; level < plan.levels(); ++level) {
-    const LevelParams params = plan.params(level);
-    const std::size_t words = SplitterPlan::histogram_words(params);
-    const bool last = level + 1 == plan.levels();
-    for (int r = 0; r < N; ++r) {
-      if (!reduce && r != reader) continue;
-      DeviceScope scope(device(r));
-      Gpu& g = *gpu_[r];
-      DEPTHSORT_CUDA_CHECK(cudaMemsetAsync(g.hist_local.data(), 0, words * sizeof(std::uint64_t), stream(r)));
-      launch_histogram(inputs[r].keys, inputs[r].n, params, g.hist_local.data(), g.grid, stream(r));
-    }
-    if (reduce) {
-      NcclGroupCall group;
-      for (int r = 0; r < N; ++r)
-        DEPTHSORT_NCCL_CHECK(ncclAllReduce(gpu_[r]->hist_local.data(), gpu_[r]->hist_global.data(), words,
-                                           ncclUint64, ncclSum, comms_.comm(r), stream(r)));
-    }
-    // The global histogram to the host; at the last level each GPU's own counts too (the tie
-    // ranks of each GPU start after the equal keys of the GPUs before it).
-    for (int r = 0; r < N; ++r) {
-      const bool global_copy = r == reader;
-      const bool local_copy = reduce && last;
-      if (!global_copy && !local_copy) continue;
-      DeviceScope scope(device(r));
-      Gpu& g = *gpu_[r];
-      if (global_copy)
-        DEPTHSORT_CUDA_CHECK(cudaMemcpyAsync(gpu_[0]->global_host.data(), reduce ? g.hist_global.data() : g.hist_local.data(),
-                                             words * sizeof(std::uint64_t), cudaMemcpyDeviceToHost, stream(r)));
-      if (local_copy)
-        DEPTHSORT_CUDA_CHECK(cudaMemcpyAsync(g.hist_host.data(), g.hist_local.data(), words * sizeof(std::uint64_t),
-                                             cudaMemcpyDeviceToHost, stream(r)));
-    }
-    comms_.synchronize();
-    plan.refine(level, std::span<const std::uint64_t>(gpu_[0]->global_host.data(), words));
-    if (last) {
-      Splitters s = plan.splitters();
-      if (reduce) {
-        for (int d = 0; d < s.ties; ++d) {
-          const std::size_t word = plan.tie_word(s.tie_key[d]);
-          std::uint64_t below = 0;
-          for (int r = 0; r < N; ++r) {
-            bases[r].base[d] = below;
-            below += gpu_[r]->hist_host[word];
-          }
-        }
-      }
-      return s;
-    }
-  }
-  return plan.splitters();
-}
-
 void MultiGpuSorter::sort_gathered(const DevicePairs& pairs, float* out_keys, std::uint32_t* out_values,
                                    double gpu0_share) {
-  if (!(gpu0_share >= 0 && gpu0_share <= options_.max_gpu0_share))
-    throw OptionError("multi_gpu: GPU 0's share " + std::to_string(gpu0_share) + " is outside [0, " +
-                      std::to_string(options_.max_gpu0_share) + "] (Options::max_gpu0_share)");
-  std::vector<DevicePairs> inputs(gpus());
+  const int N = gpus();
+  if (gpu0_share != 0 && N > 1 &&
+      !(gpu0_share >= 1.0 / N && gpu0_share <= options_.max_gpu0_share))
+    throw OptionError("multi_gpu: GPU 0's share " + std::to_string(gpu0_share) + " is outside [1/" + std::to_string(N) +
+                      ", " + std::to_string(options_.max_gpu0_share) + "] (Options::max_gpu0_share)");
+  std::vector<DevicePairs> inputs(N);
   inputs[0] = pairs;
-  gpu0_share_ = gpus() > 1 ? gpu0_share : 0.0;
-  sort_impl(inputs, out_keys, out_values);
+  sort_impl(inputs, out_keys, out_values, N > 1 ? gpu0_share : 0.0, Case::Gathered);
 }
 
 void MultiGpuSorter::sort_distributed(std::span<const DevicePairs> inputs) {
-  gpu0_share_ = 0;
-  sort_impl(inputs, nullptr, nullptr);
+  sort_impl(inputs, nullptr, nullptr, 0.0, Case::Distributed);
 }
 
-void MultiGpuSorter::sort_impl(std::span<const DevicePairs> inputs, float* gather_keys, std::uint32_t* gather_values) {
+void MultiGpuSorter::sort_impl(std::span<const DevicePairs> inputs, float* gather_keys,
+                               std::uint32_t* gather_values, double gpu0_share, Case kase) {
   const int N = gpus();
   if (static_cast<int>(inputs.size()) != N)
     throw Error("multi_gpu: " + std::to_string(inputs.size()) + " inputs for " + std::to_string(N) + " GPUs");
@@ -227,182 +251,338 @@ void MultiGpuSorter::sort_impl(std::span<const DevicePairs> inputs, float* gathe
   }
   if (total > capacity_)
     throw CapacityError("multi_gpu: " + std::to_string(total) + " pairs, reserved for " + std::to_string(capacity_));
-  gathered_ = gather_keys != nullptr;
-  NvtxRange range(gathered_ ? "multi-gpu sort (gathered)" : "multi-gpu sort (distributed)");
+  const bool gathered = kase == Case::Gathered;
+  if (gathered && total > 0 && (gather_keys == nullptr || gather_values == nullptr))
+    throw Error("multi_gpu: the paper's case needs output buffers");
+  prepare(kase);
+  NvtxRange range(gathered ? "multi-gpu sort (gathered)" : "multi-gpu sort (distributed)");
+
+  // What the last sort leaves for last_times() and the reports.
+  std::fill(counts_.begin(), counts_.end(), 0);
+  std::fill(transfers_.begin(), transfers_.end(), 0);
+  std::fill(range_counts_.begin(), range_counts_.end(), 0);
+  bytes_between_ = 0;
+  direct_ = false;
+  split_ranks_.clear();
+  group_ranks_.clear();
+  inbound_groups_ = 0;
+  const int K = options_.chunks > 0 ? options_.chunks : auto_chunks(total, N);
+  last_chunks_ = K;
+  sorted_.assign(N, std::vector<bool>(K, false));
+
   for (int r = 0; r < N; ++r) {
     DeviceScope scope(device(r));
     DEPTHSORT_CUDA_CHECK(cudaEventRecord(gpu_[r]->total_start.get(), stream(r)));
   }
+  if (total == 0) {
+    record_stop();
+    return;
+  }
 
-  // histogram: N-1 splitters at exact ranks (or bin edges with levels < 3).
-  record(0, false);
-  std::vector<TieBases> bases;
-  Splitters splitters;
+  // One GPU and one range: the registry sorter alone, no split.
+  if (N == 1 && K == 1) {
+    NvtxRange step(kStepNames[3]);
+    Gpu& g = *gpu_[0];
+    DeviceScope scope(g.device);
+    direct_ = true;
+    DEPTHSORT_CUDA_CHECK(cudaEventRecord(g.sort_start[0].get(), stream(0)));
+    g.sorter->sort({inputs[0].keys, inputs[0].values, gathered ? gather_keys : g.out_keys.data(),
+                    gathered ? gather_values : g.out_values.data(), inputs[0].n},
+                   stream(0));
+    DEPTHSORT_CUDA_CHECK(cudaEventRecord(g.sort_end[0].get(), stream(0)));
+    sorted_[0][0] = true;
+    range_counts_[0] = inputs[0].n;
+    record_stop();
+    return;
+  }
+
+  // ---- splitters: everything on the device, no host round trip until the counts.
+  std::vector<int> holders;
+  for (int r = 0; r < N; ++r)
+    if (inputs[r].n > 0) holders.push_back(r);
+  // With one GPU holding every pair (the paper's case) its own histograms are the global ones and
+  // no collective runs; otherwise every GPU takes part in each (the empty ones with zeros).
+  const bool reduce = holders.size() > 1;
+  if (reduce) {
+    split_ranks_.resize(N);
+    std::iota(split_ranks_.begin(), split_ranks_.end(), 0);
+  } else {
+    split_ranks_ = holders;
+  }
+  const std::vector<std::uint64_t> targets = split_targets(total, N, gathered ? gpu0_share : 0.0);
+  std::vector<std::uint32_t> samples(N, 0);
+  std::uint32_t stride = 0, valid = 0;
+  for (const int r : holders) {
+    samples[r] = sample_count(inputs[r].n, total);
+    stride = std::max(stride, samples[r]);
+    valid += samples[r];
+  }
+  const std::vector<std::uint32_t> sample_index = boundary_sample_index(total, targets, N, K, valid);
+  const int R = N * K;
+  SplitSetup setup0 = make_setup(0, N, K, options_.levels, total, 0, targets, sample_index);
+  const int levels_run = setup0.levels_run;
   {
     NvtxRange step(kStepNames[0]);
-    splitters = choose_splitters(inputs, total, bases);
-  }
-  record(0, true);
-
-  // partition: each pair's range, counts read back, then one run per range.
-  record(1, false);
-  std::fill(counts_.begin(), counts_.end(), 0);
-  auto count = [&](int from, int to) -> std::uint64_t& { return counts_[static_cast<std::size_t>(from) * N + to]; };
-  std::vector<bool> direct(N, false);  // every pair of this GPU stays on it: no run to write
-  {
-    NvtxRange step(kStepNames[1]);
-    if (splitters.count == 0) {
-      for (int r = 0; r < N; ++r) count(r, 0) = inputs[r].n;
-    } else {
-      for (int r = 0; r < N; ++r) {
-        if (inputs[r].n == 0) continue;
-        DeviceScope scope(device(r));
-        Gpu& g = *gpu_[r];
-        DEPTHSORT_CUDA_CHECK(cudaMemsetAsync(g.counters.data(), 0, kCounterWords * sizeof(std::uint64_t), stream(r)));
-        launch_assign(inputs[r].keys, inputs[r].n, splitters, bases[r], g.counters.data() + kTiesAt,
-                      g.range_ids.data(), g.counters.data() + kCountsAt, N, g.grid, stream(r));
-        DEPTHSORT_CUDA_CHECK(cudaMemcpyAsync(g.counts_host.data(), g.counters.data() + kCountsAt,
-                                             N * sizeof(std::uint64_t), cudaMemcpyDeviceToHost, stream(r)));
-      }
-      comms_.synchronize();
-      for (int r = 0; r < N; ++r) {
-        std::uint64_t placed = 0;
-        for (int j = 0; j < N && inputs[r].n > 0; ++j) placed += count(r, j) = gpu_[r]->counts_host[j];
-        // A miscount here would post NCCL receives that never match: stop with the numbers instead.
-        if (placed != inputs[r].n)
-          throw Error("multi_gpu: GPU rank " + std::to_string(r) + " assigned " + std::to_string(placed) + " of its " +
-                      std::to_string(inputs[r].n) + " pairs to ranges");
-      }
-    }
-    for (int j = 0; j < N; ++j) {
-      const std::size_t range_capacity = gpu_[j]->sorter->capacity();
-      range_counts_[j] = 0;
-      for (int r = 0; r < N; ++r) range_counts_[j] += count(r, j);
-      if (range_counts_[j] > range_capacity)
-        throw CapacityError("multi_gpu: range " + std::to_string(j) + " holds " + std::to_string(range_counts_[j]) +
-                            " pairs, reserved for " + std::to_string(range_capacity) + " (use levels=3)");
-    }
-    for (int r = 0; r < N; ++r) {
-      direct[r] = count(r, r) == inputs[r].n;
-      if (direct[r]) continue;
+    for (const int r : split_ranks_) {
       DeviceScope scope(device(r));
       Gpu& g = *gpu_[r];
-      RunOffsets offsets;
-      for (int j = 1; j < N; ++j) offsets.offset[j] = offsets.offset[j - 1] + count(r, j - 1);
-      launch_scatter(inputs[r].keys, inputs[r].values, inputs[r].n, g.range_ids.data(), offsets,
-                     g.counters.data() + kCursorsAt, g.send_keys.data(), g.send_values.data(), N, g.grid, stream(r));
+      DEPTHSORT_CUDA_CHECK(cudaEventRecord(g.split_start.get(), stream(r)));
+      launch_init(g.state.data(), make_setup(r, N, K, options_.levels, total, inputs[r].n, targets, sample_index),
+                  stream(r));
+    }
+    if (!sample_index.empty()) {
+      // Boundaries of the sub-ranges: quantiles of a sample of every GPU's keys, the same on each.
+      for (const int r : split_ranks_) {
+        DeviceScope scope(device(r));
+        Gpu& g = *gpu_[r];
+        launch_sample(inputs[r].keys, inputs[r].n, samples[r], stride, g.sample.data(), stream(r));
+      }
+      if (reduce) {
+        NcclGroupCall group;
+        for (int r = 0; r < N; ++r)
+          DEPTHSORT_NCCL_CHECK(ncclAllGather(gpu_[r]->sample.data(), gpu_[r]->sample_all.data(), stride, ncclUint32,
+                                             comms_.comm(r), stream(r)));
+      }
+      for (const int r : split_ranks_) {
+        DeviceScope scope(device(r));
+        Gpu& g = *gpu_[r];
+        std::size_t bytes = g.sample_temp.bytes();
+        const int count = static_cast<int>(reduce ? static_cast<std::size_t>(N) * stride : stride);
+        DEPTHSORT_CUDA_CHECK(sort_sample(g.sample_temp.data(), bytes, reduce ? g.sample_all.data() : g.sample.data(),
+                                         g.sample_sorted.data(), count, stream(r)));
+        launch_boundaries(g.state.data(), g.sample_sorted.data(), stream(r));
+      }
+    }
+    for (int level = 0; level < levels_run; ++level) {
+      for (const int r : split_ranks_) {
+        DeviceScope scope(device(r));
+        Gpu& g = *gpu_[r];
+        DEPTHSORT_CUDA_CHECK(
+            cudaMemsetAsync(g.hist_local.data(), 0, kHistogramWords * sizeof(unsigned long long), stream(r)));
+        launch_histogram(inputs[r].keys, inputs[r].n, g.state.data(), g.hist_local.data(), g.shape.histogram_grid,
+                         stream(r));
+      }
+      if (reduce) {
+        NcclGroupCall group;
+        for (int r = 0; r < N; ++r)
+          DEPTHSORT_NCCL_CHECK(ncclAllReduce(gpu_[r]->hist_local.data(), gpu_[r]->hist_global.data(), kHistogramWords,
+                                             ncclUint64, ncclSum, comms_.comm(r), stream(r)));
+      }
+      for (const int r : split_ranks_) {
+        DeviceScope scope(device(r));
+        Gpu& g = *gpu_[r];
+        launch_select(g.state.data(), reduce ? g.hist_global.data() : g.hist_local.data(), g.hist_local.data(), level,
+                      stream(r));
+      }
+    }
+    // Each GPU's count of every tie key, gathered: its tie ranks start after the lower GPUs' ones.
+    const bool gather_equal = reduce && N > 1 && options_.levels == kLevels;
+    if (gather_equal) {
+      NcclGroupCall group;
+      for (int r = 0; r < N; ++r) {
+        const auto* equal_local = reinterpret_cast<const unsigned long long*>(
+            reinterpret_cast<const char*>(gpu_[r]->state.data()) + offsetof(SplitState, equal_local));
+        DEPTHSORT_NCCL_CHECK(ncclAllGather(equal_local, gpu_[r]->equal_all.data(), kMaxSplitters, ncclUint64,
+                                           comms_.comm(r), stream(r)));
+      }
+    }
+    for (const int r : split_ranks_) {
+      DeviceScope scope(device(r));
+      Gpu& g = *gpu_[r];
+      launch_finish(g.state.data(), gather_equal ? g.equal_all.data() : nullptr, stream(r));
+      DEPTHSORT_CUDA_CHECK(cudaMemcpyAsync(g.readback.data(),
+                                           reinterpret_cast<const char*>(g.state.data()) + offsetof(SplitState, out),
+                                           sizeof(RangeCounts), cudaMemcpyDeviceToHost, stream(r)));
+      DEPTHSORT_CUDA_CHECK(cudaEventRecord(g.counts_ready.get(), stream(r)));
+      DEPTHSORT_CUDA_CHECK(cudaEventRecord(g.split_end.get(), stream(r)));
     }
   }
-  record(1, true);
 
-  // The weighted paper's case: GPU 0's range is its own run; its sort starts now on the side
-  // stream, while the other runs leave, are sorted and come back on the main streams.
-  const bool early = gathered_ && gpu0_share_ > 0 && range_counts_[0] > 0 && count(0, 0) == range_counts_[0];
-  if (early) {
-    NvtxRange step(kStepNames[3]);
-    DeviceScope scope(device(0));
-    Gpu& g = *gpu_[0];
-    const float* keys = direct[0] ? inputs[0].keys : g.send_keys.data();
-    const std::uint32_t* values = direct[0] ? inputs[0].values : g.send_values.data();
-    DEPTHSORT_CUDA_CHECK(cudaEventRecord(g.forked.get(), stream(0)));
-    DEPTHSORT_CUDA_CHECK(cudaStreamWaitEvent(g.side.get(), g.forked.get(), 0));
-    DEPTHSORT_CUDA_CHECK(cudaEventRecord(g.step_events[3][0].get(), g.side.get()));
-    g.sorter->sort({keys, values, gather_keys, gather_values, range_counts_[0]}, g.side.get());
-    DEPTHSORT_CUDA_CHECK(cudaEventRecord(g.step_events[3][1].get(), g.side.get()));
-    DEPTHSORT_CUDA_CHECK(cudaEventRecord(g.joined.get(), g.side.get()));
+  // ---- partition: one pass per GPU, queued before the host waits for the counts.
+  {
+    NvtxRange step(kStepNames[1]);
+    for (const int r : split_ranks_) {
+      DeviceScope scope(device(r));
+      Gpu& g = *gpu_[r];
+      if (inputs[r].n > 0) {
+        DEPTHSORT_CUDA_CHECK(cudaMemsetAsync(g.counters.data(), 0, kCounterWords * sizeof(unsigned long long), stream(r)));
+        launch_scatter(inputs[r].keys, inputs[r].values, inputs[r].n, g.state.data(), g.counters.data() + kTiesAt,
+                       g.counters.data() + kCursorsAt, g.send_keys.data(), g.send_values.data(), g.stage_keys.data(),
+                       g.stage_values.data(), g.shape.scatter_grid, stream(r));
+      }
+      DEPTHSORT_CUDA_CHECK(cudaEventRecord(g.scatter_end.get(), stream(r)));
+    }
   }
 
-  // exchange: run j of GPU r to GPU j (grouped send/receive); a GPU's own run stays.
-  record(2, false);
-  auto send_offset = [&](int r, int j) {
-    std::uint64_t offset = 0;
-    for (int k = 0; k < j; ++k) offset += count(r, k);
-    return offset;
+  // ---- the one host round trip: the count matrix the exchange is posted with.
+  std::vector<std::uint64_t> C(static_cast<std::size_t>(N) * R, 0);  // [source][range]
+  std::vector<std::uint64_t> G(R, 0);                                // every GPU's pairs per range
+  auto count = [&](int r, int range) -> std::uint64_t& { return C[static_cast<std::size_t>(r) * R + range]; };
+  {
+    NvtxRange step("counts (host round trip)");
+    for (const int r : split_ranks_) {
+      DeviceScope scope(device(r));
+      DEPTHSORT_CUDA_CHECK(cudaEventSynchronize(gpu_[r]->counts_ready.get()));
+    }
+    bool first = true;
+    for (const int r : split_ranks_) {
+      const RangeCounts& row = *gpu_[r]->readback.data();
+      if (row.error != kErrorNone)
+        throw Error("multi_gpu: GPU rank " + std::to_string(r) +
+                    ": a splitter's rank lies outside the bin its histogram level chose (the levels' counts disagree)");
+      for (int range = 0; range < R; ++range) {
+        count(r, range) = row.count[range];
+        if (first) G[range] = row.size[range];
+        else if (G[range] != row.size[range])
+          throw Error("multi_gpu: GPU rank " + std::to_string(r) + " sizes range " + std::to_string(range) + " at " +
+                      std::to_string(row.size[range]) + " pairs, GPU rank " + std::to_string(split_ranks_.front()) +
+                      " at " + std::to_string(G[range]));
+      }
+      first = false;
+    }
+    // A miscount here would post NCCL receives that never match: stop with the numbers instead.
+    for (int r = 0; r < N; ++r) {
+      std::uint64_t placed = 0;
+      for (int range = 0; range < R; ++range) placed += count(r, range);
+      if (placed != inputs[r].n)
+        throw Error("multi_gpu: GPU rank " + std::to_string(r) + " assigned " + std::to_string(placed) + " of its " +
+                    std::to_string(inputs[r].n) + " pairs to ranges");
+    }
+    for (int range = 0; range < R; ++range) {
+      std::uint64_t sum = 0;
+      for (int r = 0; r < N; ++r) sum += count(r, range);
+      if (sum != G[range])
+        throw Error("multi_gpu: range " + std::to_string(range) + " gets " + std::to_string(sum) +
+                    " pairs from the GPUs' counts, " + std::to_string(G[range]) + " by the global counts");
+    }
+    for (int j = 0; j < N; ++j) {
+      for (int k = 0; k < K; ++k) range_counts_[j] += G[j * K + k];
+      if (range_counts_[j] > gpu_[j]->stage_capacity)
+        throw CapacityError("multi_gpu: range " + std::to_string(j) + " holds " + std::to_string(range_counts_[j]) +
+                            " pairs, reserved for " + std::to_string(gpu_[j]->stage_capacity) + " (use levels=3)");
+    }
+  }
+  // Where everything lies: sub-range k of GPU j at pos[j][k] of its stage (and of its output),
+  // its own pairs first, then each other GPU's in rank order; GPU j's range at start[j] of the
+  // gathered output.
+  std::vector<std::vector<std::uint64_t>> pos(N, std::vector<std::uint64_t>(K, 0));
+  std::vector<std::uint64_t> start(N + 1, 0);
+  for (int j = 0; j < N; ++j) {
+    for (int k = 0; k < K; ++k) pos[j][k] = subrange_offset(G.data(), K, j, k);
+    start[j + 1] = start[j] + range_counts_[j];
+  }
+  // The same functions as the scatter's: where each run lies in its GPU's send buffer.
+  std::vector<std::uint64_t> send_at(static_cast<std::size_t>(N) * R, 0);
+  for (int r = 0; r < N; ++r)
+    scatter_offsets(&C[static_cast<std::size_t>(r) * R], G.data(), r, N, K, &send_at[static_cast<std::size_t>(r) * R]);
+  auto receive_at = [&](int j, int k, int from) { return receive_offset(C.data(), G.data(), N, K, j, k, from); };
+  for (int r = 0; r < N; ++r)
+    for (int j = 0; j < N; ++j)
+      for (int k = 0; k < K; ++k)
+        if (r != j) counts_[static_cast<std::size_t>(r) * N + j] += count(r, j * K + k);
+  transfers_ = counts_;
+  if (gathered)
+    for (int j = 1; j < N; ++j) transfers_[static_cast<std::size_t>(j) * N] += range_counts_[j];
+  for (const std::uint64_t pairs : transfers_) bytes_between_ += pairs * (sizeof(float) + sizeof(std::uint32_t));
+
+  // ---- the pipeline. Round k carries sub-range k of every GPU's range; GPU j sorts sub-range k
+  // once round k has arrived, while round k+1 travels. Round k+depth waits until every GPU has
+  // sorted sub-range k: at most one round runs beside a sort, so a sort's cooperative launches
+  // (which need the whole GPU) wait for one round at most, never for the rest of the exchange; and
+  // in the paper's case the sorted sub-range k rides back to GPU 0 in that round.
+  const int depth = K >= 2 ? 2 : 1;
+  const int groups = N == 1 ? 0 : gathered ? K + depth : K;
+  inbound_groups_ = std::min(groups, K);
+  for (int r = 0; r < N; ++r) {
+    // The exchange streams start after everything queued on the main streams so far.
+    DeviceScope scope(device(r));
+    DEPTHSORT_CUDA_CHECK(cudaEventRecord(gpu_[r]->ready.get(), stream(r)));
+    DEPTHSORT_CUDA_CHECK(cudaStreamWaitEvent(xcomms_.stream(r), gpu_[r]->ready.get(), 0));
+  }
+  auto sort_subrange = [&](int j, int k) {
+    const std::uint64_t c = G[j * K + k];
+    if (c == 0) return;
+    DeviceScope scope(device(j));
+    Gpu& g = *gpu_[j];
+    std::uint64_t received = 0;
+    for (int r = 0; r < N; ++r)
+      if (r != j) received += count(r, j * K + k);
+    if (received > 0 && k < groups) DEPTHSORT_CUDA_CHECK(cudaStreamWaitEvent(stream(j), g.round_end[k].get(), 0));
+    const bool to_output = gathered && j == 0;
+    const std::uint64_t at = pos[j][k];
+    DEPTHSORT_CUDA_CHECK(cudaEventRecord(g.sort_start[k].get(), stream(j)));
+    g.sorter->sort({g.stage_keys.data() + at, g.stage_values.data() + at,
+                    (to_output ? gather_keys : g.out_keys.data()) + at,
+                    (to_output ? gather_values : g.out_values.data()) + at, c},
+                   stream(j));
+    DEPTHSORT_CUDA_CHECK(cudaEventRecord(g.sort_end[k].get(), stream(j)));
+    sorted_[j][k] = true;
   };
-  // Where each GPU's local sort reads its range.
-  std::vector<const float*> sort_keys(N, nullptr);
-  std::vector<const std::uint32_t*> sort_values(N, nullptr);
-  bytes_between_ = 0;
   {
     NvtxRange step(kStepNames[2]);
-    for (int j = 0; j < N; ++j) {
-      Gpu& g = *gpu_[j];
-      const float* own_keys = direct[j] ? inputs[j].keys : g.send_keys.data() + send_offset(j, j);
-      const std::uint32_t* own_values = direct[j] ? inputs[j].values : g.send_values.data() + send_offset(j, j);
-      if (count(j, j) == range_counts_[j]) {  // nothing comes from elsewhere: sort the own run in place
-        sort_keys[j] = own_keys;
-        sort_values[j] = own_values;
-        continue;
-      }
-      sort_keys[j] = g.recv_keys.data();
-      sort_values[j] = g.recv_values.data();
-      if (count(j, j) == 0) continue;
-      DeviceScope scope(device(j));
-      const std::uint64_t at = [&] {
-        std::uint64_t offset = 0;
-        for (int r = 0; r < j; ++r) offset += count(r, j);
-        return offset;
-      }();
-      DEPTHSORT_CUDA_CHECK(cudaMemcpyAsync(g.recv_keys.data() + at, own_keys, count(j, j) * sizeof(float),
-                                           cudaMemcpyDeviceToDevice, stream(j)));
-      DEPTHSORT_CUDA_CHECK(cudaMemcpyAsync(g.recv_values.data() + at, own_values, count(j, j) * sizeof(std::uint32_t),
-                                           cudaMemcpyDeviceToDevice, stream(j)));
-    }
-    NcclGroupCall group;
-    for (int j = 0; j < N; ++j) {
-      std::uint64_t at = 0;  // where the run from GPU r lands on GPU j: runs in source order
+    for (int round = 0; round < groups; ++round) {
+      const int back = round - depth;  // the sub-range returning in this round (the paper's case)
+      std::vector<bool> takes_part(N, false);
+      if (round < K)
+        for (int j = 0; j < N; ++j)
+          for (int r = 0; r < N; ++r)
+            if (r != j && count(r, j * K + round) > 0) takes_part[r] = takes_part[j] = true;
+      if (gathered && back >= 0 && back < K)
+        for (int j = 1; j < N; ++j)
+          if (G[j * K + back] > 0) takes_part[j] = takes_part[0] = true;
+      std::vector<int> ranks;
+      for (int r = 0; r < N; ++r)
+        if (takes_part[r]) ranks.push_back(r);
+      group_ranks_.push_back(ranks);
       for (int r = 0; r < N; ++r) {
-        const std::uint64_t c = count(r, j);
-        if (r != j && c > 0) {
-          const std::uint64_t from = send_offset(r, j);
-          send_pairs(r, gpu_[r]->send_keys.data() + from, gpu_[r]->send_values.data() + from, c, j);
-          recv_pairs(j, gpu_[j]->recv_keys.data() + at, gpu_[j]->recv_values.data() + at, c, r);
-          bytes_between_ += c * (sizeof(float) + sizeof(std::uint32_t));
-        }
-        at += c;
+        DeviceScope scope(device(r));
+        if (takes_part[r] && back >= 0)
+          for (int q = 0; q < N; ++q)
+            if (sorted_[q][back]) DEPTHSORT_CUDA_CHECK(cudaStreamWaitEvent(xcomms_.stream(r), gpu_[q]->sort_end[back].get(), 0));
+        DEPTHSORT_CUDA_CHECK(cudaEventRecord(gpu_[r]->round_start[round].get(), xcomms_.stream(r)));
+      }
+      {
+        NcclGroupCall group;
+        if (round < K)
+          for (int j = 0; j < N; ++j)
+            for (int r = 0; r < N; ++r) {
+              const std::uint64_t c = count(r, j * K + round);
+              if (r == j || c == 0) continue;
+              const std::uint64_t from = send_at[static_cast<std::size_t>(r) * R + j * K + round];
+              const std::uint64_t to = receive_at(j, round, r);
+              send_pairs(r, gpu_[r]->send_keys.data() + from, gpu_[r]->send_values.data() + from, c, j);
+              recv_pairs(j, gpu_[j]->stage_keys.data() + to, gpu_[j]->stage_values.data() + to, c, r);
+            }
+        if (gathered && back >= 0 && back < K)
+          for (int j = 1; j < N; ++j) {
+            const std::uint64_t c = G[j * K + back];
+            if (c == 0) continue;
+            const std::uint64_t from = pos[j][back], to = start[j] + pos[j][back];
+            send_pairs(j, gpu_[j]->out_keys.data() + from, gpu_[j]->out_values.data() + from, c, 0);
+            recv_pairs(0, gather_keys + to, gather_values + to, c, j);
+          }
+      }
+      for (int r = 0; r < N; ++r) {
+        DeviceScope scope(device(r));
+        DEPTHSORT_CUDA_CHECK(cudaEventRecord(gpu_[r]->round_end[round].get(), xcomms_.stream(r)));
+      }
+      if (round < K) {
+        NvtxRange sorts(kStepNames[3]);
+        for (int j = 0; j < N; ++j) sort_subrange(j, round);
       }
     }
-  }
-  record(2, true);
-
-  // local sort: each GPU sorts its range with the registry's sorter (GPU 0 straight into the
-  // gathered output in the paper's case).
-  record(3, false, early);
-  {
-    NvtxRange step(kStepNames[3]);
-    for (int j = early ? 1 : 0; j < N; ++j) {
-      if (range_counts_[j] == 0) continue;
-      DeviceScope scope(device(j));
-      Gpu& g = *gpu_[j];
-      const bool to_output = gathered_ && j == 0;
-      const SortBuffers buffers{sort_keys[j], sort_values[j], to_output ? gather_keys : g.out_keys.data(),
-                                to_output ? gather_values : g.out_values.data(), range_counts_[j]};
-      g.sorter->sort(buffers, stream(j));
+    // One GPU: no exchange, the sub-ranges one after another.
+    if (groups == 0) {
+      NvtxRange sorts(kStepNames[3]);
+      for (int k = 0; k < K; ++k) sort_subrange(0, k);
     }
   }
-  record(3, true, early);
-
-  // gather (the paper's case): ranges 1..N-1 back to GPU 0, in order after range 0.
-  record(4, false);
-  if (gathered_) {
-    NvtxRange step(kStepNames[4]);
-    NcclGroupCall group;
-    std::uint64_t at = range_counts_[0];
-    for (int j = 1; j < N; ++j) {
-      const std::uint64_t c = range_counts_[j];
-      if (c == 0) continue;
-      send_pairs(j, gpu_[j]->out_keys.data(), gpu_[j]->out_values.data(), c, 0);
-      recv_pairs(0, gather_keys + at, gather_values + at, c, j);
-      bytes_between_ += c * (sizeof(float) + sizeof(std::uint32_t));
-      at += c;
-    }
+  for (int r = 0; r < N; ++r) {
+    // The main streams join the exchange streams: a sort is over when both are.
+    DeviceScope scope(device(r));
+    DEPTHSORT_CUDA_CHECK(cudaEventRecord(gpu_[r]->exchanged.get(), xcomms_.stream(r)));
+    DEPTHSORT_CUDA_CHECK(cudaStreamWaitEvent(stream(r), gpu_[r]->exchanged.get(), 0));
   }
-  record(4, true);
-  if (early) {
-    DeviceScope scope(device(0));
-    DEPTHSORT_CUDA_CHECK(cudaStreamWaitEvent(stream(0), gpu_[0]->joined.get(), 0));
-  }
-
   record_stop();
 }
 
@@ -419,70 +599,89 @@ void MultiGpuSorter::record_stop() {
 
 void MultiGpuSorter::send_pairs(int from, const float* keys, const std::uint32_t* values, std::size_t count, int to) {
   // Keys go as uint32 words: NCCL only copies them, and no float path may touch a NaN payload.
-  DEPTHSORT_NCCL_CHECK(ncclSend(keys, count, ncclUint32, to, comms_.comm(from), stream(from)));
-  DEPTHSORT_NCCL_CHECK(ncclSend(values, count, ncclUint32, to, comms_.comm(from), stream(from)));
+  DEPTHSORT_NCCL_CHECK(ncclSend(keys, count, ncclUint32, to, xcomms_.comm(from), xcomms_.stream(from)));
+  DEPTHSORT_NCCL_CHECK(ncclSend(values, count, ncclUint32, to, xcomms_.comm(from), xcomms_.stream(from)));
 }
 
 void MultiGpuSorter::recv_pairs(int at, float* keys, std::uint32_t* values, std::size_t count, int from) {
-  DEPTHSORT_NCCL_CHECK(ncclRecv(keys, count, ncclUint32, from, comms_.comm(at), stream(at)));
-  DEPTHSORT_NCCL_CHECK(ncclRecv(values, count, ncclUint32, from, comms_.comm(at), stream(at)));
+  DEPTHSORT_NCCL_CHECK(ncclRecv(keys, count, ncclUint32, from, xcomms_.comm(at), xcomms_.stream(at)));
+  DEPTHSORT_NCCL_CHECK(ncclRecv(values, count, ncclUint32, from, xcomms_.comm(at), xcomms_.stream(at)));
 }
 
 StepTimes MultiGpuSorter::last_times() {
   synchronize();
-  float steps[kSteps] = {};
-  for (int r = 0; r < gpus(); ++r) {
+  StepTimes t;
+  for (const int r : split_ranks_) {
     DeviceScope scope(device(r));
-    for (int s = 0; s < kSteps; ++s) {
-      float ms = 0;
-      DEPTHSORT_CUDA_CHECK(
-          cudaEventElapsedTime(&ms, gpu_[r]->step_events[s][0].get(), gpu_[r]->step_events[s][1].get()));
-      steps[s] = std::max(steps[s], ms);
-    }
+    t.splitters = std::max(t.splitters, elapsed_ms(gpu_[r]->split_start, gpu_[r]->split_end));
+    t.partition = std::max(t.partition, elapsed_ms(gpu_[r]->split_end, gpu_[r]->scatter_end));
   }
-  StepTimes t{steps[0], steps[1], steps[2], steps[3], steps[4], 0.0f};
+  for (int round = 0; round < static_cast<int>(group_ranks_.size()); ++round) {
+    float longest = 0;
+    for (const int r : group_ranks_[round]) {
+      DeviceScope scope(device(r));
+      longest = std::max(longest, elapsed_ms(gpu_[r]->round_start[round], gpu_[r]->round_end[round]));
+    }
+    (round < inbound_groups_ ? t.exchange : t.gather) += longest;
+  }
+  for (int j = 0; j < gpus(); ++j) {
+    DeviceScope scope(device(j));
+    float busy = 0;
+    for (int k = 0; k < static_cast<int>(sorted_[j].size()); ++k)
+      if (sorted_[j][k]) busy += elapsed_ms(gpu_[j]->sort_start[k], gpu_[j]->sort_end[k]);
+    t.local_sort = std::max(t.local_sort, busy);
+  }
   DeviceScope scope(device(0));
-  DEPTHSORT_CUDA_CHECK(cudaEventElapsedTime(&t.total, gpu_[0]->total_start.get(), gpu_[0]->total_stop.get()));
+  t.total = elapsed_ms(gpu_[0]->total_start, gpu_[0]->total_stop);
   return t;
 }
 
-float MultiGpuSorter::time_nccl_exchange(std::size_t pairs_per_peer, bool from_gpu0_only, int reps) {
+float MultiGpuSorter::time_nccl(std::span<const std::uint64_t> pairs, int reps) {
   const int N = gpus();
-  if (N < 2 || pairs_per_peer == 0) return 0.0f;
+  if (static_cast<int>(pairs.size()) != N * N) throw Error("multi_gpu: the NCCL probe takes a gpus x gpus matrix");
+  auto at = [&](int r, int j) { return r == j ? std::uint64_t{0} : pairs[static_cast<std::size_t>(r) * N + j]; };
+  std::vector<int> ranks;
   for (int r = 0; r < N; ++r) {
-    const std::size_t sends = from_gpu0_only ? (r == 0 ? N - 1 : 0) : N - 1;
-    const std::size_t receives = from_gpu0_only ? (r == 0 ? 0 : 1) : N - 1;
-    if (sends * pairs_per_peer > input_capacity(r) || receives * pairs_per_peer > gpu_[r]->sorter->capacity())
-      throw CapacityError("multi_gpu: NCCL probe of " + std::to_string(pairs_per_peer) +
-                          " pairs per peer exceeds the reservation");
+    std::uint64_t out = 0, in = 0;
+    for (int j = 0; j < N; ++j) out += at(r, j), in += at(j, r);
+    if (out > gpu_[r]->send_keys.size() || in > gpu_[r]->stage_keys.size())
+      throw CapacityError("multi_gpu: NCCL probe: GPU rank " + std::to_string(r) + " sends " + std::to_string(out) +
+                          " and receives " + std::to_string(in) + " pairs; its buffers hold " +
+                          std::to_string(gpu_[r]->send_keys.size()) + " and " + std::to_string(gpu_[r]->stage_keys.size()));
+    if (out + in > 0) ranks.push_back(r);
   }
+  if (ranks.empty()) return 0.0f;
   std::vector<float> samples;
   for (int rep = -1; rep < reps; ++rep) {  // rep -1: warm-up
     synchronize();
-    {
-      DeviceScope scope(device(0));
-      DEPTHSORT_CUDA_CHECK(cudaEventRecord(gpu_[0]->total_start.get(), stream(0)));
+    for (const int r : ranks) {
+      DeviceScope scope(device(r));
+      DEPTHSORT_CUDA_CHECK(cudaEventRecord(gpu_[r]->probe_start.get(), xcomms_.stream(r)));
     }
     {
       NcclGroupCall group;
-      for (int r = 0; r < N; ++r) {
-        if (from_gpu0_only && r != 0) continue;
-        std::size_t slot = 0;
-        for (int j = 0; j < N; ++j) {
-          if (j == r) continue;
-          const std::size_t from = slot++ * pairs_per_peer;
-          const std::size_t to = (from_gpu0_only ? 0 : (r < j ? r : r - 1)) * pairs_per_peer;
-          send_pairs(r, gpu_[r]->send_keys.data() + from, gpu_[r]->send_values.data() + from, pairs_per_peer, j);
-          recv_pairs(j, gpu_[j]->recv_keys.data() + to, gpu_[j]->recv_values.data() + to, pairs_per_peer, r);
+      std::vector<std::uint64_t> sent(N, 0), received(N, 0);
+      for (int j = 0; j < N; ++j)
+        for (int r = 0; r < N; ++r) {
+          const std::uint64_t c = at(r, j);
+          if (c == 0) continue;
+          send_pairs(r, gpu_[r]->send_keys.data() + sent[r], gpu_[r]->send_values.data() + sent[r], c, j);
+          recv_pairs(j, gpu_[j]->stage_keys.data() + received[j], gpu_[j]->stage_values.data() + received[j], c, r);
+          sent[r] += c;
+          received[j] += c;
         }
-      }
     }
-    record_stop();
-    DeviceScope scope(device(0));
-    DEPTHSORT_CUDA_CHECK(cudaEventSynchronize(gpu_[0]->total_stop.get()));
-    float ms = 0;
-    DEPTHSORT_CUDA_CHECK(cudaEventElapsedTime(&ms, gpu_[0]->total_start.get(), gpu_[0]->total_stop.get()));
-    if (rep >= 0) samples.push_back(ms);
+    float longest = 0;
+    for (const int r : ranks) {
+      DeviceScope scope(device(r));
+      DEPTHSORT_CUDA_CHECK(cudaEventRecord(gpu_[r]->probe_end.get(), xcomms_.stream(r)));
+    }
+    for (const int r : ranks) {
+      DeviceScope scope(device(r));
+      DEPTHSORT_CUDA_CHECK(cudaEventSynchronize(gpu_[r]->probe_end.get()));
+      longest = std::max(longest, elapsed_ms(gpu_[r]->probe_start, gpu_[r]->probe_end));
+    }
+    if (rep >= 0) samples.push_back(longest);
   }
   std::sort(samples.begin(), samples.end());
   return samples.empty() ? 0.0f : samples[samples.size() / 2];

@@ -3,14 +3,17 @@
 //
 // The paper: one histogram pass, a pivot that halves the input, each card sorts the keys on its
 // side with the hybrid sort. Here, for N GPUs (docs/algorithms/multi-gpu.md):
-//   histogram   three radix levels of the ordered key refine N-1 splitters to exact ranks
-//               (levels=1: the paper's single pass, pivots at bin edges, ranges roughly balanced);
-//               with several GPUs holding data, each level's histogram is summed by ncclAllReduce
-//   partition   every GPU that holds pairs finds each pair's range and writes one run per range
-//   exchange    grouped ncclSend/ncclRecv: run j to GPU j (an all-to-all in the distributed case)
-//   local sort  GPU j sorts its range with the registry's `hybrid` sorter
-//   gather      (the paper's case) the sorted ranges go back to GPU 0, in order
-// One process drives every GPU: one stream and one NCCL rank each (ncclCommInitAll).
+//   splitters   three radix levels of the ordered key refine N-1 splitters to exact ranks, on the
+//               device (the histograms summed by ncclAllReduce where several GPUs hold pairs); each
+//               GPU's range is cut further into `chunks` sub-ranges at quantiles of a key sample
+//   partition   one pass: every pair read once and written into its sub-range's run; the one host
+//               round trip (the count matrix the exchange is posted with) overlaps it
+//   exchange    grouped ncclSend/ncclRecv, one round per sub-range, on streams of their own
+//   local sort  GPU j sorts sub-range k with a registry sorter as soon as round k has arrived,
+//               while the next round travels; the sorted sub-ranges simply follow each other
+//   gather      (the paper's case) each sorted sub-range goes back to GPU 0 as soon as it is sorted
+// One process drives every GPU: one NCCL rank per GPU for the splitter collectives (on each GPU's
+// main stream) and a second one for the exchange (on a high-priority stream).
 #pragma once
 
 #include <cstddef>
@@ -22,18 +25,30 @@
 
 #include "depthsort/sort/device_buffer.hpp"
 #include "depthsort/sort/sorter.hpp"
-#include "depthsort/sort/sorter.hpp"
 #include "sort/multi_gpu/multi_gpu_kernels.hpp"
 #include "sort/multi_gpu/nccl_comms.hpp"
 #include "sort/multi_gpu/splitters.hpp"
 
 namespace depthsort::multi_gpu {
 
+// The two cases: every pair on GPU 0 and the sorted output back there (the paper's), or each GPU
+// holding its share and keeping one key range (the distributed sort).
+enum class Case { Gathered, Distributed };
+
+// The registry sorters each case uses unless Options::local_sorter says otherwise: the paper's
+// hybrid for its own case, the fastest sort of the registry for the distributed one.
+inline constexpr const char* kGatheredSorter = "hybrid";
+inline constexpr const char* kDistributedSorter = "cub-radix";
+
 struct Options {
-  int levels = kLevels;                  // histogram levels: 3 = exact splitters, 1 = the paper's one pass
-  std::string local_sorter = "hybrid";   // registry name of each GPU's sorter
-  std::string local_options;             // its options, "name=value,..."
-  double max_gpu0_share = 0.75;          // largest share sort_gathered may give GPU 0 (sizes its buffers)
+  int levels = kLevels;       // histogram levels: 3 = exact splitters, 1 = the paper's one pass
+  std::string local_sorter;   // registry name of each GPU's sorter, both cases; empty: the defaults above
+  std::string local_options;  // its options, "name=value,..." (only with local_sorter)
+  int chunks = 0;             // sub-ranges per GPU (1 .. kMaxChunks); 0: auto_chunks(n, gpus)
+  double max_gpu0_share = 0.75;  // largest share sort_gathered may give GPU 0 (sizes its buffers)
+  // Keep each case's sorter once made (tests that switch cases every sort); false frees the other
+  // case's workspace at a switch (the benchmark's 1G pairs would not fit both).
+  bool keep_sorters = true;
 };
 
 // One GPU's pairs (device pointers on that GPU).
@@ -43,19 +58,25 @@ struct DevicePairs {
   std::size_t n = 0;
 };
 
-// Milliseconds of each step of the last sort: the longest GPU's time for the step (CUDA events on
-// each GPU's stream; host round trips inside a step count in it). total: GPU 0's events around
-// the whole sort, after every GPU's last step.
+// Milliseconds of each step of the last sort (CUDA events on each GPU's streams). The steps of the
+// pipeline overlap, so they add up to more than `total`:
+//   splitters, partition  the longest GPU's time
+//   exchange, gather      NCCL's time: the sum over the rounds of the longest GPU's round (the
+//                         rounds that carry sub-ranges out count as exchange, the return-only
+//                         rounds at the end as gather; earlier returns ride in the exchange rounds)
+//   local sort            the busiest GPU's sum of its sub-range sorts
+//   total                 GPU 0's events around the whole sort, after every GPU's last step
 struct StepTimes {
-  float histogram = 0, partition = 0, exchange = 0, local_sort = 0, gather = 0, total = 0;
+  float splitters = 0, partition = 0, exchange = 0, local_sort = 0, gather = 0, total = 0;
 };
 
 class MultiGpuSorter {
  public:
   static constexpr int kSteps = 5;
-  static constexpr const char* kStepNames[kSteps] = {"histogram", "partition", "exchange", "local sort", "gather"};
+  static constexpr const char* kStepNames[kSteps] = {"splitters", "partition", "exchange", "local sort", "gather"};
 
-  // devices: CUDA device ordinals, rank i = devices[i] (1 to kMaxGpus of them).
+  // devices: CUDA device ordinals, rank i = devices[i] (1 to kMaxGpus of them). Throws OptionError
+  // for a local sorter that is not a GPU sorter of the registry, or bad options.
   explicit MultiGpuSorter(std::span<const int> devices, Options options = {});
   ~MultiGpuSorter();
   MultiGpuSorter(const MultiGpuSorter&) = delete;
@@ -64,22 +85,32 @@ class MultiGpuSorter {
   int gpus() const noexcept { return comms_.size(); }
   int device(int rank) const { return comms_.device(rank); }
   cudaStream_t stream(int rank) const { return comms_.stream(rank); }
-  const NcclGroup& comms() const noexcept { return comms_; }
+  const Options& options() const noexcept { return options_; }
 
   // Sizes every buffer for up to max_n pairs in all: GPU 0 may hold them all (the paper's case),
-  // any other GPU up to ceil(max_n / gpus) (the distributed case); each range up to
-  // ceil(max_n / gpus) (max_n where levels < 3). Throws CapacityError naming GPU and bytes.
+  // any other GPU up to ceil(max_n / gpus) (the distributed case); GPU 0's range up to
+  // max_gpu0_share of them, the others' ceil(max_n / gpus) (max_n where levels < 3). Throws
+  // CapacityError naming GPU and bytes. The sorters' workspaces are reserved by prepare().
   void reserve(std::size_t max_n);
+  // Frees every buffer and sorter (capacity 0); reserve() again before sorting.
+  void release();
   std::size_t capacity() const noexcept { return capacity_; }
   // Most pairs GPU `rank` may hold as input.
   std::size_t input_capacity(int rank) const;
 
+  // Sub-ranges per GPU of the next sorts (0: auto_chunks). Throws OptionError outside 0..kMaxChunks.
+  void set_chunks(int chunks);
+  // The registry sorter a case uses.
+  std::string sorter_name(Case kase) const;
+  // Creates and reserves each GPU's sorter for `kase` (allocates: call before timing; the sorts
+  // call it too, so a case's first sort pays its allocation).
+  void prepare(Case kase);
+
   // The paper's case: `pairs` on GPU 0 (stream-ordered after stream(0)); sorted pairs written to
   // out_keys/out_values on GPU 0. Input untouched. Returns when the work is queued (it waits
-  // for the GPUs between steps); synchronize() before reading the output.
-  // gpu0_share = 0: equal ranges. Otherwise GPU 0 sorts that fraction of the pairs (at most
-  // Options::max_gpu0_share) on a second stream while the other ranges travel, are sorted and
-  // come back: the weighted split that balances GPU 0's sort against the others' round trips.
+  // once, for the counts); synchronize() before reading the output. gpu0_share = 0: equal ranges;
+  // otherwise GPU 0 sorts that fraction of the pairs (1/gpus .. Options::max_gpu0_share) while the
+  // other ranges travel, are sorted and come back: the weighted split.
   void sort_gathered(const DevicePairs& pairs, float* out_keys, std::uint32_t* out_values, double gpu0_share = 0);
 
   // The distributed case: inputs[r] on GPU r (stream-ordered after stream(r)). Afterwards GPU r
@@ -90,40 +121,51 @@ class MultiGpuSorter {
   const std::uint32_t* range_values(int rank) const;
   std::size_t range_count(int rank) const { return range_counts_.at(rank); }
 
-  void synchronize() const { comms_.synchronize(); }
+  void synchronize() const;
   // Fills every range buffer with all-ones bits (a NaN key, a value no input has), for tests.
   void poison_ranges();
 
-  // Of the last sort (synchronizes): per-step times; pairs sent from GPU r to GPU j (the
-  // exchange's count matrix, row-major); bytes that crossed between GPUs (exchange + gather).
+  // Of the last sort (last_times synchronizes): per-step times; sub-ranges per GPU; pairs sent
+  // from GPU r to GPU j in the exchange (row-major, row = source); every pair that crossed
+  // between GPUs, the returns of the paper's case included; bytes that crossed.
   StepTimes last_times();
+  int last_chunks() const noexcept { return last_chunks_; }
   const std::vector<std::uint64_t>& last_counts() const noexcept { return counts_; }
+  const std::vector<std::uint64_t>& last_transfers() const noexcept { return transfers_; }
   std::uint64_t last_bytes_between_gpus() const noexcept { return bytes_between_; }
 
-  // NCCL alone, on this sorter's buffers: grouped ncclSend/ncclRecv of `pairs_per_peer` pairs
-  // (keys and values as two messages, as the exchange sends them) from every GPU to every other
-  // GPU, or from GPU 0 to every other GPU where `from_gpu0_only`. Median milliseconds over reps.
-  float time_nccl_exchange(std::size_t pairs_per_peer, bool from_gpu0_only, int reps);
+  // NCCL alone, on this sorter's buffers and exchange streams: one grouped ncclSend/ncclRecv of
+  // pairs[r * gpus + j] pairs from GPU r to GPU j for every r != j (keys and values as two
+  // messages, as the exchange sends them). Median milliseconds (the longest GPU's) over reps,
+  // after a warm-up. Throws CapacityError where the buffers cannot hold the pattern.
+  float time_nccl(std::span<const std::uint64_t> pairs, int reps);
 
  private:
   struct Gpu;
-  void sort_impl(std::span<const DevicePairs> inputs, float* gather_keys, std::uint32_t* gather_values);
-  Splitters choose_splitters(std::span<const DevicePairs> inputs, std::uint64_t total, std::vector<TieBases>& bases);
-  void record(int step, bool end, bool skip_gpu0 = false);
+  void sort_impl(std::span<const DevicePairs> inputs, float* gather_keys, std::uint32_t* gather_values,
+                 double gpu0_share, Case kase);
+  void ensure_sorter(int rank, const std::string& name);
   void record_stop();
-  // One pair run as two NCCL messages (keys, values); inside an NcclGroupCall.
+  // One pair run as two NCCL messages (keys, values) on the exchange's communicator; inside an
+  // NcclGroupCall.
   void send_pairs(int from, const float* keys, const std::uint32_t* values, std::size_t count, int to);
   void recv_pairs(int at, float* keys, std::uint32_t* values, std::size_t count, int from);
 
   Options options_;
-  NcclGroup comms_;
+  NcclGroup comms_;   // splitter collectives, on each GPU's main stream
+  NcclGroup xcomms_;  // the exchange, on each GPU's high-priority stream
   std::vector<std::unique_ptr<Gpu>> gpu_;  // one per rank
   std::size_t capacity_ = 0;
-  std::vector<std::uint64_t> counts_;        // gpus x gpus, row = source
+  // Of the last sort.
+  std::vector<std::uint64_t> counts_, transfers_;  // gpus x gpus, row = source
   std::vector<std::size_t> range_counts_;
   std::uint64_t bytes_between_ = 0;
-  bool gathered_ = false;
-  double gpu0_share_ = 0;
+  int last_chunks_ = 1;
+  bool direct_ = false;                           // one GPU, one range: sorted without a split
+  std::vector<int> split_ranks_;                  // GPUs that ran the splitter steps
+  std::vector<std::vector<int>> group_ranks_;     // per NCCL round: the GPUs that took part
+  int inbound_groups_ = 0;                        // rounds that carry sub-ranges out
+  std::vector<std::vector<bool>> sorted_;         // [rank][sub-range]: sorted in the last sort
 };
 
 }  // namespace depthsort::multi_gpu

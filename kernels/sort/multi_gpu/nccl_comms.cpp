@@ -24,15 +24,19 @@ DeviceScope::DeviceScope(int device) {
 
 DeviceScope::~DeviceScope() { cudaSetDevice(previous_); }
 
-NcclGroup::NcclGroup(std::span<const int> devices) : devices_(devices.begin(), devices.end()) {
+NcclGroup::NcclGroup(std::span<const int> devices, StreamPriority priority)
+    : devices_(devices.begin(), devices.end()) {
   if (devices_.empty()) throw Error("multi_gpu: no GPU given");
   comms_.assign(devices_.size(), nullptr);
   DEPTHSORT_NCCL_CHECK(ncclCommInitAll(comms_.data(), size(), devices_.data()));
   try {
     for (const int device : devices_) {
       DeviceScope scope(device);
+      int least = 0, greatest = 0;  // CUDA: lower numbers are higher priorities
+      DEPTHSORT_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
       cudaStream_t stream = nullptr;
-      DEPTHSORT_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+      DEPTHSORT_CUDA_CHECK(cudaStreamCreateWithPriority(&stream, cudaStreamNonBlocking,
+                                                        priority == StreamPriority::Highest ? greatest : 0));
       streams_.push_back(stream);
     }
   } catch (...) {

@@ -35,9 +35,13 @@ class DeviceScope {
 };
 
 // One communicator rank and one non-blocking stream per GPU, created with ncclCommInitAll.
+// `priority` 0 is CUDA's default; StreamPriority::Highest asks for the device's greatest priority
+// (the exchange's streams: their few NCCL blocks go first when a sort fills the GPU).
+enum class StreamPriority { Default, Highest };
+
 class NcclGroup {
  public:
-  explicit NcclGroup(std::span<const int> devices);
+  explicit NcclGroup(std::span<const int> devices, StreamPriority priority = StreamPriority::Default);
   ~NcclGroup();
   NcclGroup(const NcclGroup&) = delete;
   NcclGroup& operator=(const NcclGroup&) = delete;
