@@ -49,6 +49,7 @@ std::size_t FrameOrder::workspace_bytes() const {
 }
 
 std::uint32_t FrameOrder::fused_largest_bucket() const noexcept { return fused_->largest_bucket(); }
+std::uint32_t FrameOrder::fused_overflowed_buckets() const noexcept { return fused_->overflowed_buckets(); }
 
 void FrameOrder::set_mesh(const MeshVertex* vertices, const std::uint32_t* indices, std::size_t triangles,
                           cudaStream_t stream) {

@@ -236,6 +236,58 @@ TEST_F(FrameOrderTest, FusedAtSixteenMillionPrimitives) {
   EXPECT_GE(own, 3);
 }
 
+// A frame whose keys crowd into one bucket of the last frame's splitters: that bucket goes beyond
+// its room, spills the rest and is sorted after the others; the frame is still depth-bucket's own.
+TEST_F(FrameOrderTest, ABucketBeyondItsRoomIsSortedAfterTheOthers) {
+  const std::size_t n = 1u << 20;
+  DeviceScene scene = make_scene(0, n, Shape::Box, 11);
+  FrameOrder fused(0, n), plain(0, n);
+  cub_->reserve(n);
+  DeviceBuffer<std::uint32_t> order(n, "test draw order");
+  DeviceBuffer<float> keys(n, "test keys by id");
+  CudaStream stream;
+  StepTimer timer;
+  OrderRequest request;
+  request.plane = orbit_plane(0.0f);
+  request.method = OrderMethod::Fused;
+  order_frame(fused, scene, request, nullptr, order, keys, stream.get(), timer);  // leaves the splitters
+  // Every 30th particle to a few thousand depths near the middle: 35K pairs into one bucket of the
+  // last frame's (about 8K pairs a bucket).
+  std::vector<ParticleVertex> points(n);
+  DEPTHSORT_CUDA_CHECK(cudaMemcpy(points.data(), scene.points.data(), scene.points.bytes(), cudaMemcpyDeviceToHost));
+  for (std::size_t i = 0; i < n; i += 30)
+    points[i].x = 0.01f + 1e-6f * static_cast<float>(i % 4096), points[i].y = 0.02f, points[i].z = 0.03f;
+  DEPTHSORT_CUDA_CHECK(cudaMemcpy(scene.points.data(), points.data(), scene.points.bytes(), cudaMemcpyHostToDevice));
+  const Readback a = order_frame(fused, scene, request, nullptr, order, keys, stream.get(), timer);
+  EXPECT_TRUE(fused.last_fused());
+  EXPECT_GT(fused.fused_overflowed_buckets(), 0u);
+  request.method = OrderMethod::Sorter;
+  const Readback b = order_frame(plain, scene, request, cub_.get(), order, keys, stream.get(), timer);
+  EXPECT_EQ(order_problem(a), "");
+  EXPECT_EQ(keys_differ(a, b), "");
+  // The next frame takes its splitters from that one (the overflowed bucket's written by the
+  // step that sorted it): fitted again, still exact.
+  request.method = OrderMethod::Fused;
+  const Readback c = order_frame(fused, scene, request, nullptr, order, keys, stream.get(), timer);
+  EXPECT_TRUE(fused.last_fused());
+  EXPECT_EQ(fused.fused_overflowed_buckets(), 0u);
+  EXPECT_EQ(order_problem(c), "");
+}
+
+// One depth held by a fifth of the primitives: the last frame's splitters repeat it, and the next
+// frame spreads it over the buckets between the copies (each of that one key): it stays
+// depth-bucket's own, and exact.
+TEST_F(FrameOrderTest, OneHeavyKeyValueFillsSeveralBuckets) {
+  const std::size_t n = 1u << 20;
+  DeviceScene scene = make_scene(0, n, Shape::Box, 12);
+  std::vector<ParticleVertex> points(n);
+  DEPTHSORT_CUDA_CHECK(cudaMemcpy(points.data(), scene.points.data(), scene.points.bytes(), cudaMemcpyDeviceToHost));
+  for (std::size_t i = 0; i < n; i += 5) points[i].x = 0.25f, points[i].y = -0.5f, points[i].z = 0.125f;
+  DEPTHSORT_CUDA_CHECK(cudaMemcpy(scene.points.data(), points.data(), scene.points.bytes(), cudaMemcpyHostToDevice));
+  const int own = run_orbit(scene, 4, 0.0f);
+  EXPECT_GE(own, 3);  // frame 0 leaves the splitters
+}
+
 TEST_F(FrameOrderTest, OneUnitThroughAChainOfUnrelatedScenesAndSizes) {
   const std::size_t max_n = 3'000'000;
   FrameOrder unit(1'000'000, max_n);

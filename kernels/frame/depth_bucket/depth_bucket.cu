@@ -1,4 +1,4 @@
-// depth-bucket's host side (depth_bucket.hpp): shapes from the device, buffers, and the three steps.
+// depth-bucket's host side (depth_bucket.hpp): shapes from the device, buffers, and the steps.
 #include "depth_bucket/depth_bucket.hpp"
 
 #include <cuda_runtime.h>
@@ -8,14 +8,18 @@
 #include <cstdlib>
 #include <string>
 
-#include "depth_bucket/depth_bucket_kernels.cuh"
+#include "depth_bucket/bucket_sort.cuh"
+#include "depth_bucket/common.cuh"
+#include "depth_bucket/overflow.cuh"
+#include "depth_bucket/sample.cuh"
+#include "depth_bucket/scatter.cuh"
 #include "depthsort/sort/errors.hpp"
+#include "sort/primitives/cub_radix_pairs.cuh"
 #include "sort/primitives/dynamic_smem.hpp"
 #include "sort/primitives/launch.hpp"
 
 namespace depthsort::depth_bucket {
 namespace {
-
 
 // The on-chip sort's shapes, the largest this device's shared memory per block holds: 1024 x 16
 // with 16384 counting slots (Hopper), 512 x 16 with 8192 (Ampere's A100; Hopper where a study
@@ -44,8 +48,21 @@ void launch_bucket_sort(const Layout& layout, const uint2* regions, std::uint32_
   DEPTHSORT_CUDA_CHECK_LAUNCH("depth-bucket: bucket_sort_kernel");
 }
 
-
 }  // namespace
+
+Layout DepthBucket::layout_for(std::size_t n) const {
+  // Inner buckets of half their region on average (room for a bucket twice its share), at least
+  // 16 (the end buckets' widths are the mean of 8 at each end), and the end buckets. The spill
+  // area: a thirty-second of the pairs, or one region.
+  const std::size_t target = shapes_.capacity / 2;
+  const auto inner = static_cast<std::uint32_t>(std::max<std::size_t>(16, (n + target - 1) / target));
+  Layout layout;
+  layout.buckets = inner + 2 * kEndBuckets;
+  layout.capacity = shapes_.capacity;
+  layout.n = static_cast<std::uint32_t>(n);
+  layout.spill_capacity = static_cast<std::uint32_t>(std::max<std::size_t>(n / 32, shapes_.capacity));
+  return layout;
+}
 
 DepthBucket::DepthBucket() : verdict_("depth-bucket's verdict") {
   const int smem = shared_memory_per_block();
@@ -69,35 +86,47 @@ DepthBucket::DepthBucket() : verdict_("depth-bucket's verdict") {
 
 DepthBucket::~DepthBucket() = default;
 
-std::uint32_t DepthBucket::buckets_for(std::size_t n) const {
-  // Inner buckets of half their region on average (room for a bucket twice its share), at least
-  // 16 (the end buckets' widths are the mean of 8 at each end), and the end buckets.
-  const std::size_t target = shapes_.capacity / 2;
-  return static_cast<std::uint32_t>(std::max<std::size_t>(16, (n + target - 1) / target) + 2 * kEndBuckets);
-}
-
 bool DepthBucket::reserve(std::size_t n) {
-  if (n < kMinPrimitives || n > 0xFFFFFFFFu || buckets_for(n) > kMaxBuckets) return false;
+  if (n < kMinPrimitives || n > 0x7FFFFFFFu) return false;
+  const Layout layout = layout_for(n);
+  const std::size_t scatter_smem = shapes_.scatter_items == 16 ? ScatterShape<512, 16>::smem_bytes(layout.buckets)
+                                                               : ScatterShape<512, 8>::smem_bytes(layout.buckets);
+  if (layout.buckets > kMaxBuckets || scatter_smem > static_cast<std::size_t>(shared_memory_per_block()))
+    return false;
   if (n <= reserved_) return true;
-  const std::uint32_t buckets = buckets_for(n);
-  regions_ = DeviceBuffer<uint2>(static_cast<std::size_t>(buckets) * shapes_.capacity, "depth-bucket regions");
+  const std::size_t buckets = layout.buckets;
+  regions_ = DeviceBuffer<uint2>(buckets * shapes_.capacity, "depth-bucket regions");
+  spill_ = DeviceBuffer<uint2>(layout.spill_capacity, "depth-bucket spill area");
   for (DeviceBuffer<std::uint32_t>& splitters : splitters_)
     splitters = DeviceBuffer<std::uint32_t>(buckets, "depth-bucket splitters");
   counts_ = DeviceBuffer<std::uint32_t>(buckets, "depth-bucket counts");
+  sample_counts_ = DeviceBuffer<std::uint32_t>(buckets, "depth-bucket sample counts");
   places_ = DeviceBuffer<std::uint32_t>(buckets + 1, "depth-bucket places");
   table_ = DeviceBuffer<std::uint16_t>(kTableSteps + 1, "depth-bucket table");
   control_ = DeviceBuffer<Control>(1, "depth-bucket control");
+  const std::size_t most_overflowed = kMaxOverflowed * static_cast<std::size_t>(shapes_.capacity) +
+                                      layout.spill_capacity;
+  for (int i = 0; i < 2; ++i) {
+    overflow_keys_[i] = DeviceBuffer<std::uint32_t>(most_overflowed, "depth-bucket overflowed keys");
+    overflow_ids_[i] = DeviceBuffer<std::uint32_t>(most_overflowed, "depth-bucket overflowed ids");
+  }
+  std::size_t temp = 0;
+  cub::DoubleBuffer<std::uint32_t> keys(overflow_keys_[0].data(), overflow_keys_[1].data());
+  cub::DoubleBuffer<std::uint32_t> ids(overflow_ids_[0].data(), overflow_ids_[1].data());
+  DEPTHSORT_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, temp, keys, ids, static_cast<int>(most_overflowed)));
+  overflow_temp_ = DeviceBuffer<unsigned char>(temp, "depth-bucket overflowed buckets' sort");
   DEPTHSORT_CUDA_CHECK(cudaMemset(counts_.data(), 0, counts_.bytes()));
+  DEPTHSORT_CUDA_CHECK(cudaMemset(sample_counts_.data(), 0, sample_counts_.bytes()));
   DEPTHSORT_CUDA_CHECK(cudaMemset(control_.data(), 0, control_.bytes()));
   reserved_ = n;
-  buckets_ = buckets;
   splitters_for_ = 0;
   return true;
 }
 
 std::size_t DepthBucket::workspace_bytes() const {
-  return regions_.bytes() + 2 * splitters_[0].bytes() + counts_.bytes() + places_.bytes() + table_.bytes() +
-         control_.bytes();
+  return regions_.bytes() + spill_.bytes() + 2 * splitters_[0].bytes() + counts_.bytes() + sample_counts_.bytes() +
+         places_.bytes() + table_.bytes() + control_.bytes() + 2 * overflow_keys_[0].bytes() +
+         2 * overflow_ids_[0].bytes() + overflow_temp_.bytes();
 }
 
 bool DepthBucket::order(const float4* centroids, std::size_t triangles, const ParticleVertex* particles,
@@ -105,17 +134,18 @@ bool DepthBucket::order(const float4* centroids, std::size_t triangles, const Pa
                         StepTimer& timer) {
   if (n != splitters_for_ || n > reserved_) return false;
   const Records records{centroids, particles, static_cast<std::uint32_t>(triangles), static_cast<std::uint32_t>(n)};
-  const Layout layout{buckets_for(n), shapes_.capacity, static_cast<std::uint32_t>(n)};
+  const Layout layout = layout_for(n);
+  std::uint32_t* splitters = splitters_[current_].data();
   // A bucket holds about kSamples / buckets of the sample; the splitters no longer fit where one
   // holds six times that (the regions hold twice a bucket's share), and at least 16.
   const std::uint32_t most_in_bucket = std::max<std::uint32_t>(16, 6 * kSamples / layout.buckets);
   {
     StepScope step(timer, "sample");
-    const std::size_t bytes = sample_smem_bytes(layout.buckets);
-    primitives::allow_dynamic_smem(sample_kernel, bytes, "depth-bucket: sample");
-    std::uint32_t* splitters = splitters_[current_].data();
-    sample_kernel<<<1, kSampleThreads, bytes, stream>>>(records, plane, layout, splitters, splitters, table_.data(),
-                                                        control_.data(), most_in_bucket);
+    extend_splitters_kernel<<<1, 32, 0, stream>>>(layout, splitters);
+    DEPTHSORT_CUDA_CHECK_LAUNCH("depth-bucket: extend_splitters_kernel");
+    sample_kernel<<<kSampleBlocks, kSampleThreads, 0, stream>>>(records, plane, layout, splitters, table_.data(),
+                                                                sample_counts_.data(), control_.data(),
+                                                                most_in_bucket);
     DEPTHSORT_CUDA_CHECK_LAUNCH("depth-bucket: sample_kernel");
   }
   const std::uint32_t sequence = verdict_.next_sequence();
@@ -128,8 +158,8 @@ bool DepthBucket::order(const float4* centroids, std::size_t triangles, const Pa
       const std::size_t tiles = (n + tile - 1) / tile;
       const auto blocks = static_cast<unsigned>(
           std::min<std::size_t>(tiles, static_cast<std::size_t>(std::max(1, per_multiprocessor) * scatter_blocks_)));
-      kernel<<<blocks, threads, bytes, stream>>>(records, plane, layout, splitters_[current_].data(), table_.data(),
-                                                 counts_.data(), regions_.data(), places_.data(), control_.data(),
+      kernel<<<blocks, threads, bytes, stream>>>(records, plane, layout, splitters, table_.data(), counts_.data(),
+                                                 regions_.data(), spill_.data(), places_.data(), control_.data(),
                                                  verdict_.slot(), sequence);
       DEPTHSORT_CUDA_CHECK_LAUNCH("depth-bucket: scatter_kernel");
     };
@@ -142,30 +172,48 @@ bool DepthBucket::order(const float4* centroids, std::size_t triangles, const Pa
   }
   {
     StepScope step(timer, "bucket sort", StepStart::AtLastStepEnd);
-    const std::uint32_t* splitters = splitters_[current_].data();
     std::uint32_t* next = splitters_[current_ ^ 1].data();
-    if (shapes_.capacity == HugeBuckets::capacity)
-      launch_bucket_sort<HugeBuckets>(layout, regions_.data(), counts_.data(), places_.data(), control_.data(),
-                                      splitters, order, next, stream);
-    else if (shapes_.capacity == WideBuckets::capacity)
-      launch_bucket_sort<WideBuckets>(layout, regions_.data(), counts_.data(), places_.data(), control_.data(),
-                                      splitters, order, next, stream);
-    else if (shapes_.capacity == MidBuckets::capacity)
-      launch_bucket_sort<MidBuckets>(layout, regions_.data(), counts_.data(), places_.data(), control_.data(),
-                                     splitters, order, next, stream);
-    else
-      launch_bucket_sort<NarrowBuckets>(layout, regions_.data(), counts_.data(), places_.data(), control_.data(),
-                                        splitters, order, next, stream);
+    const auto sort = [&](auto shape) {
+      using Shape = decltype(shape);
+      launch_bucket_sort<Shape>(layout, regions_.data(), counts_.data(), places_.data(), control_.data(), splitters,
+                                order, next, stream);
+    };
+    if (shapes_.capacity == HugeBuckets::capacity) sort(HugeBuckets{});
+    else if (shapes_.capacity == WideBuckets::capacity) sort(WideBuckets{});
+    else if (shapes_.capacity == MidBuckets::capacity) sort(MidBuckets{});
+    else sort(NarrowBuckets{});
   }
   // The bucket sort is queued: the device goes on while the host reads the first pass's verdict.
   const Posting verdict = verdict_.wait(stream);
-  if (verdict.verdict != kFitted) {
+  largest_bucket_ = verdict.largest_bucket;
+  overflowed_ = verdict.verdict == kSpilled ? verdict.overflowed : 0;
+  if (verdict.verdict != kFitted && verdict.verdict != kSpilled) {
     splitters_for_ = 0;
     return false;
   }
-  largest_bucket_ = verdict.largest_bucket;
+  if (verdict.verdict == kSpilled) {
+    StepScope step(timer, "overflowed buckets");
+    sort_overflowed(layout, verdict.overflow_pairs, order, stream);
+  }
   current_ ^= 1;  // the bucket sort's splitters are the next frame's
   return true;
+}
+
+void DepthBucket::sort_overflowed(const Layout& layout, std::uint32_t pairs, std::uint32_t* order,
+                                  cudaStream_t stream) {
+  // One block a listed bucket's region, one for the spill area.
+  gather_overflowed_kernel<<<overflowed_ + 1, 256, 0, stream>>>(
+      layout, regions_.data(), spill_.data(), control_.data(), overflow_keys_[0].data(), overflow_ids_[0].data());
+  DEPTHSORT_CUDA_CHECK_LAUNCH("depth-bucket: gather_overflowed_kernel");
+  cub::DoubleBuffer<std::uint32_t> keys(overflow_keys_[0].data(), overflow_keys_[1].data());
+  cub::DoubleBuffer<std::uint32_t> ids(overflow_ids_[0].data(), overflow_ids_[1].data());
+  std::size_t temp = overflow_temp_.bytes();
+  DEPTHSORT_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(overflow_temp_.data(), temp, keys, ids,
+                                                       static_cast<int>(pairs), 0, 32, stream));
+  place_overflowed_kernel<<<primitives::grid_for(pairs, 256), 256, 0, stream>>>(
+      layout, keys.Current(), ids.Current(), pairs, places_.data(), control_.data(), order,
+      splitters_[current_ ^ 1].data());
+  DEPTHSORT_CUDA_CHECK_LAUNCH("depth-bucket: place_overflowed_kernel");
 }
 
 void DepthBucket::keep_splitters(const float* sorted_keys, std::size_t n, cudaStream_t stream) {
@@ -173,7 +221,7 @@ void DepthBucket::keep_splitters(const float* sorted_keys, std::size_t n, cudaSt
     splitters_for_ = 0;
     return;
   }
-  const Layout layout{buckets_for(n), shapes_.capacity, static_cast<std::uint32_t>(n)};
+  const Layout layout = layout_for(n);
   keep_splitters_kernel<<<primitives::grid_for(layout.inner() + 1, 256), 256, 0, stream>>>(
       sorted_keys, layout, splitters_[current_].data());
   DEPTHSORT_CUDA_CHECK_LAUNCH("depth-bucket: keep_splitters_kernel");

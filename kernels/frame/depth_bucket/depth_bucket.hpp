@@ -1,5 +1,5 @@
-// depth-bucket's host side: the buffers of the fused order and the sequence of its three steps
-// (depth_bucket_kernels.cuh has the design; docs/algorithms/depth-bucket.md its measurements).
+// depth-bucket's host side: the buffers of the fused order and the sequence of its steps
+// (common.cuh has the design; docs/algorithms/depth-bucket.md its measurements).
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -15,6 +15,7 @@
 namespace depthsort::depth_bucket {
 
 struct Control;
+struct Layout;
 struct Posting;
 
 // The device's shapes for both passes, from its shared memory per block.
@@ -37,14 +38,13 @@ class DepthBucket {
   // passes' shared memory); sizes the workspace for them. Call outside the frame loop.
   bool reserve(std::size_t n);
   std::size_t workspace_bytes() const;
-  std::uint32_t buckets_for(std::size_t n) const;
 
-  // The fused order of the frame's n = centroids' triangles + particles primitives, written to
-  // order[0, n) on `stream`, its steps timed on `timer` (inside its frame). True where the order
-  // was made; false where the frame is handed back (no splitters for this n yet, the sample found
-  // them unfit, or a bucket overflowed its region): the caller then orders it another way and
-  // calls keep_splitters with the sorted keys. Waits on the host for the first pass's verdict
-  // (the second pass is queued first, so the device does not wait for the host).
+  // The fused order of the frame's n = triangles + particles primitives (centroids, particles),
+  // written to order[0, n) on `stream`, its steps timed on `timer` (inside its frame). True where
+  // the order was made; false where the frame is handed back (no splitters for this n yet, the
+  // sample found them unfit, or too many buckets overflowed): the caller then orders it another
+  // way and calls keep_splitters with the sorted keys. Waits on the host for the first pass's
+  // verdict (the second pass is queued first, so the device does not wait for the host).
   bool order(const float4* centroids, std::size_t triangles, const ParticleVertex* particles, std::size_t n,
              const DepthPlane& plane, std::uint32_t* order, cudaStream_t stream, StepTimer& timer);
   // The next frame's splitters from an order made another way: n keys, sorted.
@@ -52,24 +52,32 @@ class DepthBucket {
   // Forgets the splitters (a new scene): the next frame is handed back.
   void forget() noexcept { splitters_for_ = 0; }
 
-  // The fullest bucket of the last fitted frame, in pairs, and the regions' capacity.
+  // The last frame's verdict, for tests and the panel: its fullest bucket (pairs), and the buckets
+  // beyond their room that it sorted after the others.
   std::uint32_t largest_bucket() const noexcept { return largest_bucket_; }
+  std::uint32_t overflowed_buckets() const noexcept { return overflowed_; }
   const Shapes& shapes() const noexcept { return shapes_; }
 
  private:
+  // A frame's layout: the buckets for n, the regions' room, the spill area's.
+  Layout layout_for(std::size_t n) const;
+  void sort_overflowed(const Layout& layout, std::uint32_t pairs, std::uint32_t* order, cudaStream_t stream);
+
   Shapes shapes_{};
   std::size_t reserved_ = 0;       // primitives the buffers hold
-  std::uint32_t buckets_ = 0;      // of the reserved size
   std::size_t splitters_for_ = 0;  // the n the kept splitters were taken from (0: none)
-  DeviceBuffer<uint2> regions_;
+  DeviceBuffer<uint2> regions_, spill_;
   // The splitters a frame reads (current_) and those its bucket sort writes for the next frame.
   DeviceBuffer<std::uint32_t> splitters_[2];
   int current_ = 0;
-  DeviceBuffer<std::uint32_t> counts_, places_;
+  DeviceBuffer<std::uint32_t> counts_, sample_counts_, places_;
   DeviceBuffer<std::uint16_t> table_;
   DeviceBuffer<Control> control_;
+  // The overflowed buckets' pairs, keys and ids apart (and CUB's second buffers and workspace).
+  DeviceBuffer<std::uint32_t> overflow_keys_[2], overflow_ids_[2];
+  DeviceBuffer<unsigned char> overflow_temp_;
   primitives::PinnedMailbox<Posting> verdict_;
-  std::uint32_t largest_bucket_ = 0;
+  std::uint32_t largest_bucket_ = 0, overflowed_ = 0;
   int scatter_blocks_ = 0;
 };
 

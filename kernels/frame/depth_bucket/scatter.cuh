@@ -1,0 +1,170 @@
+// depth-bucket's step `depth + scatter` (common.cuh has the design): a persistent grid walks tiles
+// of the frame's primitives in scene order. Each thread computes its primitives' keys and buckets
+// (the search's table and splitters read through L1); the tile is counted per bucket in shared
+// memory, the counts scanned in place into the tile's places, room reserved at each bucket's region
+// with one global atomic per bucket and tile (a thread's reservations in flight together), and the
+// pairs staged grouped by bucket and written from there in runs. A pair beyond its region's room
+// goes to the spill area. The last block to finish turns the counts into the buckets' places in
+// the order, lists the buckets beyond their room and posts the verdict.
+#pragma once
+
+#include "depth_bucket/common.cuh"
+
+namespace depthsort::depth_bucket {
+
+template <int kThreads, int kItems>
+struct ScatterShape {
+  static constexpr int threads = kThreads;
+  static constexpr int items = kItems;
+  static constexpr std::uint32_t tile = kThreads * kItems;
+  // A thread's reservations in flight at once (more buckets: several rounds of them).
+  static constexpr int reservations = 16;
+  // Shared memory: the staged tile (pairs and their buckets), one word per bucket and one more.
+  static std::size_t smem_bytes(std::uint32_t buckets) { return tile * 8 + tile * 2 + 4 * (buckets + 1) + 16; }
+};
+
+// The last block's part: the buckets' places in the order, the buckets beyond their room (listed
+// ascending with where each starts in the sorted union of their pairs), the verdict, posted.
+template <int kThreads>
+__device__ void finish_scatter(const Layout& layout, const std::uint32_t* counts, std::uint32_t* words,
+                               std::uint32_t* places, Control* control, primitives::Posted<Posting>* post,
+                               std::uint32_t sequence) {
+  __shared__ std::uint32_t s_largest, s_overflowed;
+  if (threadIdx.x == 0) s_largest = 0, s_overflowed = 0;
+  __syncthreads();
+  std::uint32_t largest = 0;
+  for (std::uint32_t b = threadIdx.x; b < layout.buckets; b += kThreads) {
+    const std::uint32_t count = __ldcg(&counts[b]);
+    words[b] = count;
+    largest = max(largest, count);
+    if (count > layout.capacity) {
+      const std::uint32_t at = atomicAdd(&s_overflowed, 1u);
+      if (at < kMaxOverflowed) control->overflowed_bucket[at] = b;
+    }
+  }
+  atomicMax(&s_largest, largest);
+  __syncthreads();
+  block_scan_in_place<kThreads>(words, layout.buckets);
+  for (std::uint32_t b = threadIdx.x; b <= layout.buckets; b += kThreads) places[b] = words[b];
+  if (threadIdx.x != 0) return;
+  const std::uint32_t overflowed = s_overflowed;
+  const std::uint32_t spilled = control->spilled;
+  std::uint32_t verdict = kFitted, pairs = 0;
+  if (overflowed > kMaxOverflowed || spilled > layout.spill_capacity) {
+    verdict = kOverflow;
+  } else if (overflowed > 0) {
+    verdict = kSpilled;
+    std::uint32_t* list = control->overflowed_bucket;
+    for (std::uint32_t i = 1; i < overflowed; ++i)  // ascending: the union sorts in bucket order
+      for (std::uint32_t j = i; j > 0 && list[j - 1] > list[j]; --j) {
+        const std::uint32_t swap = list[j];
+        list[j] = list[j - 1];
+        list[j - 1] = swap;
+      }
+    for (std::uint32_t i = 0; i < overflowed; ++i) {
+      control->overflowed_first[i] = pairs;
+      control->overflowed_count[i] = __ldcg(&counts[list[i]]);
+      pairs += control->overflowed_count[i];
+    }
+  }
+  control->overflowed = verdict == kSpilled ? overflowed : 0;
+  control->verdict = verdict;
+  control->tiles_done = 0;
+  __threadfence();
+  primitives::post_to_host(post, Posting{verdict, s_largest, control->overflowed, pairs}, sequence);
+}
+
+// Two blocks a multiprocessor: one's tile is loaded and computed while the other's waits on its
+// reservations and writes.
+template <int kThreads, int kItems>
+__global__ void __launch_bounds__(kThreads, 2)
+    scatter_kernel(Records records, DepthPlane plane, Layout layout, const std::uint32_t* __restrict__ splitters,
+                   const std::uint16_t* __restrict__ table, std::uint32_t* __restrict__ counts,
+                   uint2* __restrict__ regions, uint2* __restrict__ spill, std::uint32_t* __restrict__ places,
+                   Control* __restrict__ control, primitives::Posted<Posting>* post, std::uint32_t sequence) {
+  using Shape = ScatterShape<kThreads, kItems>;
+  extern __shared__ __align__(16) unsigned char smem[];
+  const std::uint32_t buckets = layout.buckets;
+  auto* s_pairs = reinterpret_cast<uint2*>(smem);                            // tile
+  auto* s_bucket = reinterpret_cast<std::uint16_t*>(s_pairs + Shape::tile);  // tile
+  auto* s_words = reinterpret_cast<std::uint32_t*>(s_bucket + Shape::tile);  // buckets + 1
+  __shared__ bool s_last;
+
+  if (control->verdict != kFitted) {  // the sample called the frame off
+    if (blockIdx.x == 0 && threadIdx.x == 0) primitives::post_to_host(post, Posting{kUnfit, 0, 0, 0}, sequence);
+    return;
+  }
+  const Table range = control->table;
+  const std::uint32_t tiles = (layout.n + Shape::tile - 1) / Shape::tile;
+  for (std::uint32_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    for (std::uint32_t b = threadIdx.x; b <= buckets; b += kThreads) s_words[b] = 0;
+    const std::uint32_t first = tile * Shape::tile;
+    const std::uint32_t in_tile = min(Shape::tile, layout.n - first);
+    std::uint32_t key[kItems], bucket[kItems];
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) {
+      const std::uint32_t at = j * kThreads + threadIdx.x;
+      key[j] = at < in_tile ? ordered_key(record_key(records, plane, first + at)) : 0u;
+    }
+#pragma unroll
+    for (int j = 0; j < kItems; ++j)
+      bucket[j] = bucket_of(key[j], first + j * kThreads + threadIdx.x, splitters, table, range);
+    __syncthreads();  // the words are cleared
+    std::uint32_t rank[kItems];
+#pragma unroll
+    for (int j = 0; j < kItems; ++j)  // a plain shared atomic: a tile's neighbours seldom share a bucket
+      rank[j] = j * kThreads + threadIdx.x < in_tile ? atomicAdd(&s_words[bucket[j]], 1u) : 0u;
+    __syncthreads();
+    block_scan_in_place<kThreads>(s_words, buckets);  // the tile's places, by bucket
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) {
+      const std::uint32_t at = j * kThreads + threadIdx.x;
+      if (at < in_tile) {
+        const std::uint32_t staged = s_words[bucket[j]] + rank[j];
+        s_pairs[staged] = make_pair(key[j], first + at);
+        s_bucket[staged] = static_cast<std::uint16_t>(bucket[j]);
+      }
+    }
+    // Room in each bucket's region for the tile's pairs (a round of reservations queued before the
+    // first is waited for; the tile's pairs, staged, are out of the registers by now), and each
+    // bucket's word turned into the shift from a staged place to its place there.
+    for (std::uint32_t round = 0; round * kThreads * Shape::reservations < buckets; ++round) {
+      std::uint32_t reserved[Shape::reservations];
+      const std::uint32_t base = round * kThreads * Shape::reservations + threadIdx.x;
+#pragma unroll
+      for (int k = 0; k < Shape::reservations; ++k) {
+        const std::uint32_t b = base + k * kThreads;
+        const std::uint32_t count = b < buckets ? s_words[b + 1] - s_words[b] : 0u;
+        reserved[k] = count ? atomicAdd(&counts[b], count) : 0u;
+      }
+      __syncthreads();  // every count of the round read before a word changes
+#pragma unroll
+      for (int k = 0; k < Shape::reservations; ++k) {
+        const std::uint32_t b = base + k * kThreads;
+        if (b < buckets) s_words[b] = reserved[k] - s_words[b];
+      }
+    }
+    __syncthreads();
+    for (std::uint32_t staged = threadIdx.x; staged < in_tile; staged += kThreads) {
+      const std::uint32_t b = s_bucket[staged];
+      const std::uint32_t slot = s_words[b] + staged;
+      if (slot < layout.capacity) {
+        regions[b * layout.capacity + slot] = s_pairs[staged];  // < 2^31 pairs
+      } else {
+        const std::uint32_t at = atomicAdd(&control->spilled, 1u);
+        if (at < layout.spill_capacity) spill[at] = s_pairs[staged];
+      }
+    }
+    __syncthreads();
+  }
+
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0) s_last = atomicAdd(&control->tiles_done, 1u) == gridDim.x - 1;
+  __syncthreads();
+  if (!s_last) return;
+  __threadfence();
+  finish_scatter<kThreads>(layout, counts, s_words, places, control, post, sequence);
+}
+
+}  // namespace depthsort::depth_bucket
