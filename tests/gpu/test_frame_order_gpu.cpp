@@ -251,12 +251,12 @@ TEST_F(FrameOrderTest, ABucketBeyondItsRoomIsSortedAfterTheOthers) {
   request.plane = orbit_plane(0.0f);
   request.method = OrderMethod::Fused;
   order_frame(fused, scene, request, nullptr, order, keys, stream.get(), timer);  // leaves the splitters
-  // Every 30th particle to a few thousand depths near the middle: 35K pairs into one bucket of the
-  // last frame's (about 8K pairs a bucket).
+  // Every 60th particle to a few thousand depths near the middle: 17K pairs into one bucket of the
+  // last frame's (about 8K pairs a bucket, 16K its room); the camera sees x, the depths differ.
   std::vector<ParticleVertex> points(n);
   DEPTHSORT_CUDA_CHECK(cudaMemcpy(points.data(), scene.points.data(), scene.points.bytes(), cudaMemcpyDeviceToHost));
-  for (std::size_t i = 0; i < n; i += 30)
-    points[i].x = 0.01f + 1e-6f * static_cast<float>(i % 4096), points[i].y = 0.02f, points[i].z = 0.03f;
+  for (std::size_t i = 0; i < n; i += 60)
+    points[i].x = 0.01f, points[i].y = 0.02f, points[i].z = 0.03f + 1e-6f * static_cast<float>(i % 4093);
   DEPTHSORT_CUDA_CHECK(cudaMemcpy(scene.points.data(), points.data(), scene.points.bytes(), cudaMemcpyHostToDevice));
   const Readback a = order_frame(fused, scene, request, nullptr, order, keys, stream.get(), timer);
   EXPECT_TRUE(fused.last_fused());

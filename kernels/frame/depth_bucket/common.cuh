@@ -125,7 +125,8 @@ __device__ __forceinline__ std::uint32_t splitters_below(const std::uint32_t* sp
 
 // The bucket of ordered key `key` whose count of splitters at or below it lies in [lo, hi]. A key
 // equal to a run of equal splitters (one key value heavier than a bucket in the last frame) goes to
-// one of the buckets after each of them, picked by `spreader`: so one value fills several buckets,
+// one of the buckets after each of them, picked by a hash of `spreader` (an id: its low bits follow
+// the scene's own patterns, such as every fifth primitive): so one value fills several buckets,
 // each of that one key (bucket_bounds).
 __device__ __forceinline__ std::uint32_t bucket_between(std::uint32_t key, std::uint32_t spreader,
                                                         const std::uint32_t* splitters, std::uint32_t lo,
@@ -137,7 +138,8 @@ __device__ __forceinline__ std::uint32_t bucket_between(std::uint32_t key, std::
   }
   if (lo > 1 && splitters[lo - 2] == key) {  // two or more splitters equal to the key
     const std::uint32_t first = splitters_below(splitters, lo, key);
-    return first + 1 + spreader % (lo - first);
+    const std::uint32_t hash = (spreader ^ (spreader >> 16)) * 0x45D9F3Bu;
+    return first + 1 + static_cast<std::uint32_t>((static_cast<std::uint64_t>(hash ^ (hash >> 16)) * (lo - first)) >> 32);
   }
   return lo;
 }
