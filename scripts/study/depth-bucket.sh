@@ -15,13 +15,18 @@
 #   sizes      depth-bucket against cub-radix from scratch at 1M, 2M, 4M, 32M, 64M (the orbit)
 #   profile    Nsight Compute: DRAM bytes and time of every kernel of one timed frame, depth-bucket
 #              and cub-radix from scratch, 15M orbit (--clock-control none)
+#   demo       the demo's own order (depthsort --headless --no-draw, 600 frames): 5M triangles + 10M
+#              particles along the orbit, the fly-through and the cuts path, 1M + 1M and 50M + 50M on
+#              the orbit; cub-radix from scratch, run-bucket coherent and the fused order; the order's
+#              cost as frame/compute minus frame/simulate, medians over frames 1..599 (the demo needs
+#              its GL libraries: .gl beside the tree, scripts/bare-image-gl.sh)
 #   detail     Nsight Compute's sections (speed of light, occupancy, warp states, memory, scheduler)
 #              of depth-bucket's scatter and bucket sort in one timed frame: where their time goes
 set -uo pipefail
 BIN=${1:?bin dir}
 OUT=${2:?out dir}
 shift 2
-parts=${*:-tests sequences shapes sizes profile}
+parts=${*:-tests sequences shapes sizes profile demo}
 frames=${SEQ_FRAMES:-600}
 mkdir -p "$OUT"
 LOGS=${LOGS:-/tmp/depth-bucket-logs}
@@ -110,4 +115,50 @@ if has detail && command -v ncu >/dev/null; then
     --warmup 0 >"$OUT/ncu-detail.txt" 2>"$LOGS/ncu-detail.err"
   echo "== ncu detail: $(grep -c 'scatter_kernel\|bucket_sort_kernel' "$OUT/ncu-detail.txt") kernel headers"
   grep -E "^  [a-z_]+_kernel|Duration|Memory Throughput|DRAM Throughput|Compute \(SM\) Throughput|Achieved Occupancy|Theoretical Occupancy|Registers Per|Shared Memory Configuration Size|Dynamic Shared|Block Limit|No Eligible|Issued Warp|Warp Cycles Per Issued|L1/TEX Hit|L2 Hit|Stall" "$OUT/ncu-detail.txt" | head -90
+fi
+
+if has demo; then
+  [[ -d .gl ]] && source scripts/bare-image-gl.sh
+  # The order's cost of a run: frame/compute minus frame/simulate per frame, medians over frames
+  # 1.. (frame 0 pays first use), and the cut frames apart on the cuts path.
+  cost() {
+    python3 - "$1" <<'PY'
+import json, statistics, sys
+report = json.load(open(sys.argv[1]))
+frames = report["frames"][1:]
+cut = [f for f in frames if f["frame"] % 30 == 0]
+def median(rows, label):
+    values = [f[label] for f in rows if label in f]
+    return statistics.median(values) if values else float("nan")
+def order(rows):
+    return statistics.median([f["frame/compute"] - f.get("frame/simulate", 0.0) for f in rows])
+phases = " ".join(f"{name} {median(frames, 'frame/' + name):.3f}" for name in ("depth", "sort", "order (fused)")
+                  if any('frame/' + name in f for f in frames))
+line = f"order {order(frames):.3f} ms ({phases})"
+if report["meta"]["camera_path"] == "cuts":
+    line += f", cut frames {order(cut):.3f}"
+print(line)
+PY
+  }
+  demo() {  # NAME ARGS...
+    local name=$1
+    shift
+    timeout "${DEMO_S:-120}" "$BIN/depthsort" --headless --no-draw --frames 600 --quiet --json "$LOGS/demo-$name.json" "$@" \
+      >"$LOGS/demo-$name.txt" 2>&1 || echo "  $name: exit $? ($(tail -1 "$LOGS/demo-$name.txt"))"
+    [[ -f $LOGS/demo-$name.json ]] && echo "  $name: $(cost "$LOGS/demo-$name.json")"
+  }
+  for path in orbit fly-through cuts; do
+    echo "== demo, 5M triangles + 10M particles, $path"
+    scene=(--triangles 5M --particles 10M --camera-path "$path")
+    demo "$path-cub" "${scene[@]}" --sorter cub-radix
+    demo "$path-run-bucket" "${scene[@]}" --sorter run-bucket --coherent
+    demo "$path-fused" "${scene[@]}" --order fused
+  done
+  for size in "1M 1M" "50M 50M"; do
+    read -r t p <<<"$size"
+    echo "== demo, $t triangles + $p particles, orbit"
+    demo "$t-cub" --triangles "$t" --particles "$p" --camera-path orbit --sorter cub-radix
+    demo "$t-fused" --triangles "$t" --particles "$p" --camera-path orbit --order fused
+  done
+  (cd "$LOGS" && tar czf "$OUT/demo-json.tgz" demo-*.json)
 fi

@@ -69,6 +69,7 @@ struct Table {
   std::uint32_t low = 0;    // the first splitter's ordered key
   std::uint32_t shift = 0;  // a step covers 2^shift ordered keys
   std::uint32_t steps = 1;  // entries used: steps + 1
+  std::uint32_t repeats = 0;  // two neighbouring splitters are equal (one key heavier than a bucket)
 };
 
 // A step's verdict on the frame, in device memory and posted to the host.
@@ -130,13 +131,13 @@ __device__ __forceinline__ std::uint32_t splitters_below(const std::uint32_t* sp
 // each of that one key (bucket_bounds).
 __device__ __forceinline__ std::uint32_t bucket_between(std::uint32_t key, std::uint32_t spreader,
                                                         const std::uint32_t* splitters, std::uint32_t lo,
-                                                        std::uint32_t hi) {
+                                                        std::uint32_t hi, bool repeats = true) {
   while (lo < hi) {
     const std::uint32_t mid = (lo + hi) >> 1;
     if (splitters[mid] <= key) lo = mid + 1;
     else hi = mid;
   }
-  if (lo > 1 && splitters[lo - 2] == key) {  // two or more splitters equal to the key
+  if (repeats && lo > 1 && splitters[lo - 2] == key) {  // two or more splitters equal to the key
     const std::uint32_t first = splitters_below(splitters, lo, key);
     const std::uint32_t hash = (spreader ^ (spreader >> 16)) * 0x45D9F3Bu;
     return first + 1 + static_cast<std::uint32_t>((static_cast<std::uint64_t>(hash ^ (hash >> 16)) * (lo - first)) >> 32);
@@ -152,7 +153,7 @@ __device__ __forceinline__ std::uint32_t bucket_of(std::uint32_t key, std::uint3
                                                    const Table& range) {
   const std::uint32_t offset = key > range.low ? key - range.low : 0u;
   const std::uint32_t step = min(offset >> range.shift, range.steps - 1);
-  return bucket_between(key, spreader, splitters, table[step], table[step + 1]);
+  return bucket_between(key, spreader, splitters, table[step], table[step + 1], range.repeats != 0);
 }
 
 // The keys bucket b (not the first or the last) holds: [splitters[b - 1], splitters[b] - 1], or,

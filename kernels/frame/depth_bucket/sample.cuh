@@ -60,6 +60,9 @@ __global__ void __launch_bounds__(kSampleThreads)
   for (std::uint32_t s = first; s <= range.steps; s += stride)
     table[s] = static_cast<std::uint16_t>(
         s < range.steps ? splitters_below(splitters, splitter_count, range.low + (s << range.shift)) : splitter_count);
+  bool repeats = false;
+  for (std::uint32_t i = first + 1; i < splitter_count; i += stride) repeats |= splitters[i] == splitters[i - 1];
+  if (repeats) control->table.repeats = 1;  // cleared by the scatter's last block
   for (std::uint32_t i = first; i < kSamples; i += stride) {  // the search over every splitter
     const std::uint32_t id = sample_position(i, kSamples, layout.n);
     const std::uint32_t key = ordered_key(record_key(records, plane, id));
@@ -84,7 +87,9 @@ __global__ void __launch_bounds__(kSampleThreads)
   atomicMax(&s_largest, largest);
   __syncthreads();
   if (threadIdx.x == 0) {
-    control->table = range;
+    control->table.low = range.low;
+    control->table.shift = range.shift;
+    control->table.steps = range.steps;
     control->verdict = s_largest > most_in_bucket ? kUnfit : kFitted;
     control->samples_done = 0;
     control->tiles_done = 0;

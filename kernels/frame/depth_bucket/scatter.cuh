@@ -70,6 +70,7 @@ __device__ void finish_scatter(const Layout& layout, const std::uint32_t* counts
   control->overflowed = verdict == kSpilled ? overflowed : 0;
   control->verdict = verdict;
   control->tiles_done = 0;
+  control->table.repeats = 0;  // the next frame's sample sets it again
   __threadfence();
   primitives::post_to_host(post, Posting{verdict, s_largest, control->overflowed, pairs}, sequence);
 }
@@ -91,7 +92,10 @@ __global__ void __launch_bounds__(kThreads, 2)
   __shared__ bool s_last;
 
   if (control->verdict != kFitted) {  // the sample called the frame off
-    if (blockIdx.x == 0 && threadIdx.x == 0) primitives::post_to_host(post, Posting{kUnfit, 0, 0, 0}, sequence);
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+      control->table.repeats = 0;
+      primitives::post_to_host(post, Posting{kUnfit, 0, 0, 0}, sequence);
+    }
     return;
   }
   const Table range = control->table;
