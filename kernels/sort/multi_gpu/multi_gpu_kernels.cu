@@ -25,7 +25,7 @@ constexpr int kScatterItems = 8;
 constexpr int kScatterTile = kScatterThreads * kScatterItems;
 using SelectScan = cub::BlockScan<std::uint32_t, kSelectThreads>;
 static_assert(kMaxRanges <= 64, "the scatter's range scan covers 64 ranges with one warp");
-static_assert(kMaxRanges <= 255, "range ids are bytes");
+static_assert(kMaxRanges <= 255 && kScatterTile <= (1 << 23), "range ids are bytes, a pair's place in the tile the other 24 bits");
 
 __device__ __forceinline__ std::uint32_t ordered_at(const float* keys, std::size_t i) {
   return ordered_bits_from_float_bits(reinterpret_cast<const std::uint32_t*>(keys)[i]);
@@ -134,7 +134,24 @@ struct ScatterArgs {
   std::uint32_t* stage_values;
 };
 
-__global__ void __launch_bounds__(kScatterThreads) scatter_kernel(ScatterArgs a) {
+// One tile's pairs into registers (the next tile's loads are issued while the last tile is still
+// being written out, so that the block never waits for a whole round trip to memory).
+__device__ __forceinline__ void load_tile(const ScatterArgs& a, std::size_t tile, std::uint32_t (&key)[kScatterItems],
+                                          std::uint32_t (&value)[kScatterItems]) {
+  const std::size_t first = tile * kScatterTile;
+#pragma unroll
+  for (int k = 0; k < kScatterItems; ++k) {
+    const std::size_t i = first + k * kScatterThreads + threadIdx.x;
+    key[k] = i < a.n ? a.keys[i] : 0u;
+    value[k] = i < a.n ? a.values[i] : 0u;
+  }
+}
+
+// kTies: the variant for splitters whose equal keys are split by tie rank. The host launches both
+// variants; the one that does not match the state's splitters returns at once. The common one
+// (no tie key) keeps no tie ranks in registers.
+template <bool kTies>
+__global__ void __launch_bounds__(kScatterThreads, 3) scatter_kernel(ScatterArgs a) {
   __shared__ std::uint32_t tile_keys[kScatterTile], tile_values[kScatterTile];
   __shared__ std::uint8_t tile_range[kScatterTile];
   __shared__ unsigned int range_count[kMaxRanges];
@@ -146,6 +163,7 @@ __global__ void __launch_bounds__(kScatterThreads) scatter_kernel(ScatterArgs a)
   __shared__ std::uint32_t boundary[kMaxBoundaries];
   __shared__ alignas(8) std::uint32_t splitters_raw[sizeof(Splitters) / 4];
   __shared__ alignas(8) std::uint32_t bases_raw[sizeof(TieBases) / 4];
+  if ((a.state->splitters.ties > 0) != kTies) return;  // the other variant sorts this input
   const Splitters& split = *reinterpret_cast<const Splitters*>(splitters_raw);
   const TieBases& bases = *reinterpret_cast<const TieBases*>(bases_raw);
 
@@ -156,55 +174,62 @@ __global__ void __launch_bounds__(kScatterThreads) scatter_kernel(ScatterArgs a)
   copy_words(reinterpret_cast<TieBases*>(bases_raw), &a.state->bases);
   for (int i = threadIdx.x; i < boundaries; i += blockDim.x) boundary[i] = a.state->boundary[i];
   for (int i = threadIdx.x; i < ranges; i += blockDim.x) range_offset[i] = a.state->offset[i];
+  if (threadIdx.x < kMaxRanges) range_count[threadIdx.x] = 0;
+  if (threadIdx.x < kMaxSplitters) tie_count[threadIdx.x] = 0;
   __syncthreads();
   const int ties = split.ties;
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
 
   const std::size_t tiles = (a.n + kScatterTile - 1) / kScatterTile;
+  std::uint32_t key[kScatterItems], value[kScatterItems];
+  if (blockIdx.x < tiles) load_tile(a, blockIdx.x, key, value);
   for (std::size_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-    if (threadIdx.x < kMaxRanges) range_count[threadIdx.x] = 0;
-    if (threadIdx.x < kMaxSplitters) tie_count[threadIdx.x] = 0;
-    __syncthreads();
     const std::size_t first = tile * kScatterTile;
-    std::uint32_t key[kScatterItems], value[kScatterItems];
     int range[kScatterItems];
-    unsigned place[kScatterItems];
 #pragma unroll
-    for (int k = 0; k < kScatterItems; ++k) {
-      const std::size_t i = first + k * kScatterThreads + threadIdx.x;
-      const bool valid = i < a.n;
-      key[k] = valid ? a.keys[i] : 0u;
-      value[k] = valid ? a.values[i] : 0u;
-      range[k] = valid ? 0 : -1;
-    }
-    // Tie ranks (block-uniform branch): each key equal to a tie key takes the next rank of its
-    // group, unique over all GPUs (this GPU's base, then a global counter per tile).
-    std::uint64_t tie_rank[kScatterItems] = {};
-    if (ties > 0) {
+    for (int k = 0; k < kScatterItems; ++k) range[k] = first + k * kScatterThreads + threadIdx.x < a.n ? 0 : -1;
+    if constexpr (kTies) {
+      // Tie ranks: each key equal to a tie key takes the next rank of its group, unique over all
+      // GPUs (this GPU's base, then a global counter per tile).
       int group[kScatterItems];
+      unsigned place[kScatterItems];
 #pragma unroll
       for (int k = 0; k < kScatterItems; ++k) {
         group[k] = range[k] >= 0 ? tie_group(split, ordered_bits_from_float_bits(key[k])) : -1;
         place[k] = primitives::warp_aggregated_add(tie_count, static_cast<std::uint32_t>(group[k]), group[k] >= 0, true);
       }
       __syncthreads();
-      if (threadIdx.x < ties)
+      if (threadIdx.x < ties) {
         tie_base[threadIdx.x] = bases.base[threadIdx.x] + atomicAdd(&a.tie_counters[threadIdx.x],
                                                                     static_cast<unsigned long long>(tie_count[threadIdx.x]));
+        tie_count[threadIdx.x] = 0;  // read by no one else until the next tile's adds
+      }
       __syncthreads();
 #pragma unroll
       for (int k = 0; k < kScatterItems; ++k)
-        if (group[k] >= 0) tie_rank[k] = tie_base[group[k]] + place[k];
+        if (range[k] >= 0)
+          range[k] = range_index(split, boundary, boundaries, chunks, ordered_bits_from_float_bits(key[k]),
+                                 group[k] >= 0 ? tie_base[group[k]] + place[k] : 0);
+    } else {
+#pragma unroll
+      for (int k = 0; k < kScatterItems; ++k)
+        if (range[k] >= 0) range[k] = range_index(split, boundary, boundaries, chunks, ordered_bits_from_float_bits(key[k]), 0);
     }
+    // Each pair's range and its place among the tile's pairs of that range, in one word (places
+    // < 4096, ranges < 256): fewer registers, so that more blocks fit on a multiprocessor.
 #pragma unroll
     for (int k = 0; k < kScatterItems; ++k) {
-      if (range[k] >= 0)
-        range[k] = range_index(split, boundary, boundaries, chunks, ordered_bits_from_float_bits(key[k]), tie_rank[k]);
-      place[k] = primitives::warp_aggregated_add(range_count, static_cast<std::uint32_t>(range[k]), range[k] >= 0, true);
+      const unsigned place =
+          primitives::warp_aggregated_add(range_count, static_cast<std::uint32_t>(range[k]), range[k] >= 0, true);
+      range[k] = range[k] >= 0 ? static_cast<int>(place << 8 | static_cast<unsigned>(range[k])) : -1;
     }
     __syncthreads();
-    // Exclusive scan of the tile's counts (one warp, two ranges a lane), and each range's global
-    // place: its run's offset plus what earlier tiles took (one atomic per tile and range).
+    // Warp 0: the exclusive scan of the tile's counts (two ranges a lane). Warps 1 and 2: each
+    // range's place in its run, one atomic per tile and range; the result is first needed after
+    // the tile is placed in shared memory, so its latency hides behind that.
+    unsigned long long claimed = 0;
+    const int claim = threadIdx.x - 32;  // warps 1 and 2: ranges 0..63
+    const bool claims = warp >= 1 && warp <= 2 && claim < ranges;
     if (warp == 0) {
       const unsigned c0 = 2 * lane < ranges ? range_count[2 * lane] : 0u;
       const unsigned c1 = 2 * lane + 1 < ranges ? range_count[2 * lane + 1] : 0u;
@@ -217,21 +242,24 @@ __global__ void __launch_bounds__(kScatterThreads) scatter_kernel(ScatterArgs a)
       const unsigned exclusive = inclusive - c0 - c1;
       if (2 * lane < ranges) range_start[2 * lane] = exclusive;
       if (2 * lane + 1 < ranges) range_start[2 * lane + 1] = exclusive + c0;
-    } else if (warp <= 2) {
-      const int r = threadIdx.x - 32;  // warps 1 and 2: ranges 0..63
-      if (r < ranges)
-        range_base[r] = range_offset[r] + (range_count[r] ? atomicAdd(&a.cursors[r], static_cast<unsigned long long>(range_count[r])) : 0ull);
+    } else if (claims && range_count[claim]) {
+      claimed = atomicAdd(&a.cursors[claim], static_cast<unsigned long long>(range_count[claim]));
     }
     __syncthreads();
+    if (threadIdx.x < kMaxRanges) range_count[threadIdx.x] = 0;  // no one reads it until the next tile's adds
 #pragma unroll
     for (int k = 0; k < kScatterItems; ++k)
       if (range[k] >= 0) {
-        const unsigned at = range_start[range[k]] + place[k];
+        const unsigned r = static_cast<unsigned>(range[k]) & 0xFFu;
+        const unsigned at = range_start[r] + (static_cast<unsigned>(range[k]) >> 8);
         tile_keys[at] = key[k];
         tile_values[at] = value[k];
-        tile_range[at] = static_cast<std::uint8_t>(range[k]);
+        tile_range[at] = static_cast<std::uint8_t>(r);
       }
+    if (claims) range_base[claim] = range_offset[claim] + claimed;
     __syncthreads();
+    // The next tile's loads go out now, and arrive while this one is written.
+    if (tile + gridDim.x < tiles) load_tile(a, tile + gridDim.x, key, value);
     // Out in tile order: consecutive threads write consecutive places of the same run.
     const int tile_n = static_cast<int>(a.n - first < kScatterTile ? a.n - first : kScatterTile);
     for (int at = threadIdx.x; at < tile_n; at += kScatterThreads) {
@@ -258,7 +286,7 @@ KernelShape kernel_shape() {
   const int sms = primitives::multiprocessor_count();
   KernelShape shape;
   shape.histogram_grid = sms * blocks_per_sm(histogram_kernel, kHistogramThreads);
-  shape.scatter_grid = sms * blocks_per_sm(scatter_kernel, kScatterThreads);
+  shape.scatter_grid = sms * blocks_per_sm(scatter_kernel<false>, kScatterThreads);
   return shape;
 }
 
@@ -320,8 +348,12 @@ void launch_scatter(const float* keys, const std::uint32_t* values, std::size_t 
                          reinterpret_cast<std::uint32_t*>(stage_keys),
                          stage_values};
   const unsigned blocks = primitives::grid_for(n, kScatterTile, static_cast<unsigned>(grid));
-  scatter_kernel<<<blocks, kScatterThreads, 0, stream>>>(args);
-  DEPTHSORT_CUDA_CHECK_LAUNCH(scatter_kernel);
+  // Both variants: the one whose tie case is not the state's returns at once (the host does not
+  // know the splitters without a round trip).
+  scatter_kernel<false><<<blocks, kScatterThreads, 0, stream>>>(args);
+  DEPTHSORT_CUDA_CHECK_LAUNCH(scatter_kernel<false>);
+  scatter_kernel<true><<<blocks, kScatterThreads, 0, stream>>>(args);
+  DEPTHSORT_CUDA_CHECK_LAUNCH(scatter_kernel<true>);
 }
 
 }  // namespace depthsort::multi_gpu
