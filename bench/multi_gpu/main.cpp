@@ -258,7 +258,7 @@ int run_bench(const Config& config, int found) {
           if (count != N) sorter->release();
         MultiGpuSorter& multi = *slot;
         multi.reserve(n);
-        const int K = config.chunks > 0 ? config.chunks : auto_chunks(n, N);
+        const int K = config.chunks > 0 ? config.chunks : auto_chunks(n, N, true);
         // Distributed inputs: GPU r holds its part (GPU 0's part is a separate copy).
         std::vector<std::unique_ptr<GpuInput>> parts;
         std::vector<DevicePairs> part_pairs(N);

@@ -1,15 +1,16 @@
 // Sintorn & Assarsson (JPDC 2008), Section 6.1 on N GPUs: the histogram pass of Section 5.1 (here
 // one of three radix levels that refine the pivots), the choice of each level's bins on the device,
-// and the split of each GPU's pairs into one run per range in a single pass. Warp-aggregated atomics
-// where keys may be equal: all-equal keys send every lane of a warp to one counter, which must cost
-// one atomic per warp, not 32.
+// the one pass over the keys that brackets the pivots (depthsort's own: the levels then read only
+// the keys inside the brackets), and the split of each GPU's pairs into one run per range in a
+// single pass. Warp-aggregated atomics where keys may be equal: all-equal keys send every lane of a
+// warp to one counter, which must cost one atomic per warp, not 32.
 #include "sort/multi_gpu/multi_gpu_kernels.hpp"
 
-#include <cub/block/block_scan.cuh>
 #include <cub/device/device_radix_sort.cuh>
 
 #include "depthsort/sort/errors.hpp"
 #include "depthsort/sort/keys.hpp"
+#include "sort/primitives/cub_radix_pairs.cuh"
 #include "sort/primitives/launch.hpp"
 #include "sort/primitives/warp_block.cuh"
 
@@ -18,6 +19,13 @@ namespace {
 
 constexpr int kHistogramThreads = 256;
 constexpr int kSelectThreads = 1024;
+// The cut pass: 2048 keys a tile (8 loads in flight per thread), counted below each cut by warp
+// ballots (no atomics per key), the bracketed keys appended to the block's own candidate slots.
+constexpr int kCutThreads = 256;
+constexpr int kCutItems = 8;
+constexpr int kCutTile = kCutThreads * kCutItems;
+constexpr int kCutWarps = kCutThreads / 32;
+static_assert(kMaxCuts <= 96, "the cut pass keeps three counters a lane");
 // The scatter: 4096 pairs a tile, staged in shared memory sorted by range, so that each range's
 // part of the tile goes out in consecutive addresses (coalesced), as a copy would.
 constexpr int kScatterThreads = 512;
@@ -40,35 +48,151 @@ __global__ void sample_kernel(const float* keys, std::size_t n, std::uint32_t co
   sample[i] = i < count ? ordered_at(keys, sample_position(i, count, n)) : 0xFFFFFFFFu;
 }
 
-__global__ void boundary_kernel(SplitState* state, const std::uint32_t* sorted) {
-  const int i = static_cast<int>(threadIdx.x);
-  if (i < state->setup.boundaries) state->boundary[i] = sorted[state->setup.sample_index[i]];
+__global__ void cuts_kernel(SplitState* state, const std::uint32_t* sorted, std::uint32_t valid) {
+  make_cuts(*state, sorted, valid);
 }
 
+__global__ void __launch_bounds__(kCutThreads, 6)
+    cut_kernel(const float* keys, std::size_t n, const SplitState* state, unsigned long long* counts,
+               unsigned int* extremes, unsigned int* segment_counts, std::uint32_t* candidates) {
+  __shared__ unsigned long long cut[kMaxCuts];
+  __shared__ std::uint32_t lo[kMaxSplitters], hi[kMaxSplitters];
+  __shared__ unsigned int block_counts[kMaxCuts];
+  __shared__ unsigned int warp_found[kCutWarps];
+  __shared__ unsigned int found;  // candidates of this block so far (written while they fit)
+  const int cuts = state->cuts, brackets = state->brackets;
+  const std::uint64_t segment = state->setup.segment;
+  for (int c = threadIdx.x; c < cuts; c += blockDim.x) {
+    cut[c] = state->cut[c];
+    block_counts[c] = 0;
+  }
+  for (int m = threadIdx.x; m < brackets; m += blockDim.x) {
+    lo[m] = state->bracket_lo[m];
+    hi[m] = state->bracket_hi[m];
+  }
+  if (threadIdx.x == 0) found = 0;
+  __syncthreads();
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  std::uint32_t* mine = candidates + blockIdx.x * segment;
+  // Lane c % 32 of every warp counts the keys below cut c (three counters: up to 96 cuts).
+  unsigned below0 = 0, below1 = 0, below2 = 0;
+  std::uint32_t key_min = 0xFFFFFFFFu, key_max = 0;
+  const std::size_t tiles = (n + kCutTile - 1) / kCutTile;
+  for (std::size_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {  // the same trip count for the block
+    std::uint32_t key[kCutItems];
+    bool valid[kCutItems];
+#pragma unroll
+    for (int k = 0; k < kCutItems; ++k) {
+      const std::size_t i = tile * kCutTile + k * kCutThreads + threadIdx.x;
+      valid[k] = i < n;
+      key[k] = valid[k] ? ordered_at(keys, i) : 0u;
+    }
+#pragma unroll
+    for (int k = 0; k < kCutItems; ++k)
+      if (valid[k]) {
+        key_min = min(key_min, key[k]);
+        key_max = max(key_max, key[k]);
+      }
+    for (int c = 0; c < cuts; ++c) {
+      const unsigned long long value = cut[c];
+      unsigned total = 0;
+#pragma unroll
+      for (int k = 0; k < kCutItems; ++k) total += __popc(__ballot_sync(0xFFFFFFFFu, valid[k] && key[k] < value));
+      if (lane == (c & 31)) {
+        if (c < 32) below0 += total;
+        else if (c < 64) below1 += total;
+        else below2 += total;
+      }
+    }
+    if (brackets == 0) continue;
+    bool inside[kCutItems];
+    unsigned warp_count = 0;
+#pragma unroll
+    for (int k = 0; k < kCutItems; ++k) {
+      inside[k] = valid[k] && in_bracket(lo, hi, brackets, key[k]);
+      warp_count += __popc(__ballot_sync(0xFFFFFFFFu, inside[k]));
+    }
+    // Most tiles of uniform keys hold a few candidates: the block appends them to its own slots
+    // (no global counter that every tile of the grid would contend for).
+    if (!__syncthreads_or(warp_count > 0)) continue;
+    if (lane == 0) warp_found[warp] = warp_count;
+    __syncthreads();
+    unsigned at = found;
+    for (int w = 0; w < warp; ++w) at += warp_found[w];
+#pragma unroll
+    for (int k = 0; k < kCutItems; ++k) {
+      const unsigned ballot = __ballot_sync(0xFFFFFFFFu, inside[k]);
+      const unsigned place = at + __popc(ballot & primitives::lanes_below());
+      if (inside[k] && place < segment) mine[place] = key[k];
+      at += __popc(ballot);
+    }
+    __syncthreads();  // every warp has read `found` and warp_found
+    if (threadIdx.x == 0)
+      for (int w = 0; w < kCutWarps; ++w) found += warp_found[w];
+    // The next tile's __syncthreads_or orders this update before `found` is read again.
+  }
+#pragma unroll
+  for (int offset = 16; offset > 0; offset /= 2) {
+    key_min = min(key_min, __shfl_xor_sync(0xFFFFFFFFu, key_min, offset));
+    key_max = max(key_max, __shfl_xor_sync(0xFFFFFFFFu, key_max, offset));
+  }
+  if (lane == 0 && key_min <= key_max) {  // the smallest key as the largest complement
+    atomicMax(&extremes[0], ~key_min);
+    atomicMax(&extremes[1], key_max);
+  }
+  if (lane < cuts) atomicAdd(&block_counts[lane], below0);
+  if (lane + 32 < cuts) atomicAdd(&block_counts[lane + 32], below1);
+  if (lane + 64 < cuts) atomicAdd(&block_counts[lane + 64], below2);
+  __syncthreads();
+  for (int c = threadIdx.x; c < cuts; c += blockDim.x)
+    if (block_counts[c]) atomicAdd(&counts[c], static_cast<unsigned long long>(block_counts[c]));
+  if (threadIdx.x == 0) {
+    segment_counts[blockIdx.x] = found;
+    if (brackets > 0 && found > segment) atomicMax(&counts[kOverflowWord], 1ull);
+  }
+}
+
+__global__ void apply_cuts_kernel(SplitState* state, const unsigned long long* global, const unsigned long long* local,
+                                  const unsigned int* extremes) {
+  apply_cuts(*state, reinterpret_cast<const std::uint64_t*>(global), reinterpret_cast<const std::uint64_t*>(local),
+             ~extremes[0], extremes[1]);
+}
+
+// One level's histogram over the keys the cut pass bracketed (block b reads the candidates block b
+// of the cut pass wrote: the same grid) or over every key, as the state says.
 __global__ void __launch_bounds__(kHistogramThreads)
-    histogram_kernel(const float* keys, std::size_t n, const SplitState* state, unsigned long long* histogram) {
+    histogram_kernel(const float* keys, std::size_t n, const std::uint32_t* candidates,
+                     const unsigned int* segment_counts, const SplitState* state, unsigned long long* histogram) {
   __shared__ unsigned int local[kHistogramWords];
-  __shared__ std::uint32_t boundary[kMaxBoundaries];
   // Every thread reads the pass's parameters (a few dozen bytes, the same for all: served by L1).
   const LevelParams p = state->params;
   const int bins = static_cast<int>(p.bin_mask) + 1;
   const int words = bin_words(p);
+  const bool from_candidates = state->from_candidates != 0;
   for (int w = threadIdx.x; w < words; w += blockDim.x) local[w] = 0;
-  for (int w = threadIdx.x; w <= p.intervals; w += blockDim.x) local[kBinWords + w] = 0;
-  for (int w = threadIdx.x; w < p.intervals; w += blockDim.x) boundary[w] = state->boundary[w];
   __syncthreads();
-  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
-       i += std::size_t{gridDim.x} * blockDim.x) {
-    const std::uint32_t key = ordered_at(keys, i);
-    const int slot = level_slot(p, key);
-    if (slot >= 0) atomicAdd(&local[slot * bins + level_bin(p, key)], 1u);
-    if (p.intervals > 0) atomicAdd(&local[kBinWords + interval_of(boundary, p.intervals, key)], 1u);
+  // Block b's candidates, or a grid-stride share of every key.
+  std::size_t begin = std::size_t{blockIdx.x} * blockDim.x, end = n, stride = std::size_t{gridDim.x} * blockDim.x;
+  if (from_candidates) {
+    const std::uint64_t segment = state->setup.segment;
+    begin = blockIdx.x * segment;
+    end = begin + min(static_cast<std::uint64_t>(segment_counts[blockIdx.x]), segment);
+    stride = blockDim.x;
+  }
+  // Every lane runs every round (the warp-aggregated add needs the whole warp): the bounds are the
+  // block's, the same for all its threads.
+  for (std::size_t base = begin; base < end; base += stride) {
+    const std::size_t at = base + threadIdx.x;
+    const bool valid = at < end;
+    std::uint32_t key = 0;
+    if (valid) key = from_candidates ? candidates[at] : ordered_at(keys, at);
+    const int slot = valid ? level_slot(p, key) : -1;
+    const int word = slot >= 0 ? slot * bins + level_bin(p, key) : 0;
+    primitives::warp_aggregated_add(local, static_cast<std::uint32_t>(word), slot >= 0, false);
   }
   __syncthreads();
   for (int w = threadIdx.x; w < words; w += blockDim.x)
     if (local[w]) atomicAdd(&histogram[w], static_cast<unsigned long long>(local[w]));
-  for (int w = threadIdx.x; w <= p.intervals; w += blockDim.x)
-    if (local[kBinWords + w]) atomicAdd(&histogram[kBinWords + w], static_cast<unsigned long long>(local[kBinWords + w]));
 }
 
 // Inclusive cumulative counts of in[0, words) into cum (one block; counts fit 32 bits: n < 2^31).
@@ -88,7 +212,7 @@ __device__ void block_cumulative(const unsigned long long* in, int words, std::u
 
 __global__ void __launch_bounds__(kSelectThreads)
     select_kernel(SplitState* state, const unsigned long long* global, const unsigned long long* local, int level) {
-  __shared__ std::uint32_t cum[kBinWords];
+  __shared__ std::uint32_t cum[kHistogramWords];
   __shared__ SelectScan::TempStorage temp;
   // Read by every thread before thread 0 changes the state (after the barriers below).
   const int words = bin_words(state->params);
@@ -100,15 +224,16 @@ __global__ void __launch_bounds__(kSelectThreads)
   __syncthreads();
   if (threadIdx.x == 0) {
     local_belows(*state, cum);
-    if (state->params.intervals > 0)
-      count_boundaries(*state, reinterpret_cast<const std::uint64_t*>(global + kBinWords),
-                       reinterpret_cast<const std::uint64_t*>(local + kBinWords));
     advance_level(*state, level);
   }
 }
 
-__global__ void finish_kernel(SplitState* state, const unsigned long long* equal_all) {
+__global__ void finish_kernel(SplitState* state, const unsigned long long* equal_all, const unsigned int* segment_counts,
+                              std::uint32_t blocks) {
   finish_counts(*state, reinterpret_cast<const std::uint64_t*>(equal_all));
+  std::uint64_t candidates = 0;  // for the reports: how many keys the brackets held
+  for (std::uint32_t b = 0; segment_counts != nullptr && b < blocks; ++b) candidates += segment_counts[b];
+  state->out.candidates = static_cast<std::uint32_t>(candidates);
 }
 
 // Shared-memory copies of the parts of SplitState the scatter reads for every pair. Raw words:
@@ -286,8 +411,13 @@ KernelShape kernel_shape() {
   const int sms = primitives::multiprocessor_count();
   KernelShape shape;
   shape.histogram_grid = sms * blocks_per_sm(histogram_kernel, kHistogramThreads);
+  shape.cut_grid = sms * blocks_per_sm(cut_kernel, kCutThreads);
   shape.scatter_grid = sms * blocks_per_sm(scatter_kernel<false>, kScatterThreads);
   return shape;
+}
+
+std::uint32_t cut_blocks(std::size_t n, const KernelShape& shape) {
+  return primitives::grid_for(n, kCutTile, static_cast<unsigned>(shape.cut_grid));
 }
 
 void launch_init(SplitState* state, const SplitSetup& setup, cudaStream_t stream) {
@@ -307,16 +437,35 @@ cudaError_t sort_sample(void* temp, std::size_t& bytes, const std::uint32_t* in,
   return cub::DeviceRadixSort::SortKeys(temp, bytes, in, out, count, 0, 32, stream);
 }
 
-void launch_boundaries(SplitState* state, const std::uint32_t* sorted, cudaStream_t stream) {
-  boundary_kernel<<<1, kMaxBoundaries, 0, stream>>>(state, sorted);
-  DEPTHSORT_CUDA_CHECK_LAUNCH(boundary_kernel);
+cudaError_t sort_pairs_bits(void* temp, std::size_t& bytes, const SortBuffers& b, int end_bit, cudaStream_t stream) {
+  return primitives::cub_radix_sort_pairs(temp, bytes, b.keys_in, b.keys_out, b.values_in, b.values_out, b.n, end_bit,
+                                          stream);
 }
 
-void launch_histogram(const float* keys, std::size_t n, const SplitState* state, unsigned long long* histogram,
-                      int grid, cudaStream_t stream) {
+void launch_cuts(SplitState* state, const std::uint32_t* sorted, std::uint32_t valid, cudaStream_t stream) {
+  cuts_kernel<<<1, 1, 0, stream>>>(state, sorted, valid);
+  DEPTHSORT_CUDA_CHECK_LAUNCH(cuts_kernel);
+}
+
+void launch_cut_pass(const float* keys, std::size_t n, const SplitState* state, unsigned long long* counts,
+                     unsigned int* extremes, unsigned int* segment_counts, std::uint32_t* candidates,
+                     std::uint32_t blocks, cudaStream_t stream) {
   if (n == 0) return;
-  const unsigned blocks = primitives::grid_for(n, kHistogramThreads, static_cast<unsigned>(grid));
-  histogram_kernel<<<blocks, kHistogramThreads, 0, stream>>>(keys, n, state, histogram);
+  cut_kernel<<<blocks, kCutThreads, 0, stream>>>(keys, n, state, counts, extremes, segment_counts, candidates);
+  DEPTHSORT_CUDA_CHECK_LAUNCH(cut_kernel);
+}
+
+void launch_apply_cuts(SplitState* state, const unsigned long long* global, const unsigned long long* local,
+                       const unsigned int* extremes, cudaStream_t stream) {
+  apply_cuts_kernel<<<1, 1, 0, stream>>>(state, global, local, extremes);
+  DEPTHSORT_CUDA_CHECK_LAUNCH(apply_cuts_kernel);
+}
+
+void launch_histogram(const float* keys, std::size_t n, const std::uint32_t* candidates,
+                      const unsigned int* segment_counts, const SplitState* state, unsigned long long* histogram,
+                      std::uint32_t blocks, cudaStream_t stream) {
+  if (n == 0) return;
+  histogram_kernel<<<blocks, kHistogramThreads, 0, stream>>>(keys, n, candidates, segment_counts, state, histogram);
   DEPTHSORT_CUDA_CHECK_LAUNCH(histogram_kernel);
 }
 
@@ -326,8 +475,9 @@ void launch_select(SplitState* state, const unsigned long long* global, const un
   DEPTHSORT_CUDA_CHECK_LAUNCH(select_kernel);
 }
 
-void launch_finish(SplitState* state, const unsigned long long* equal_all, cudaStream_t stream) {
-  finish_kernel<<<1, 1, 0, stream>>>(state, equal_all);
+void launch_finish(SplitState* state, const unsigned long long* equal_all, const unsigned int* segment_counts,
+                   std::uint32_t blocks, cudaStream_t stream) {
+  finish_kernel<<<1, 1, 0, stream>>>(state, equal_all, segment_counts, blocks);
   DEPTHSORT_CUDA_CHECK_LAUNCH(finish_kernel);
 }
 
