@@ -23,6 +23,13 @@ constexpr int kSelectThreads = 1024;
 // ballots (no atomics per key), the bracketed keys appended to the block's own candidate slots.
 constexpr int kCutThreads = 256;
 constexpr int kCutItems = 8;
+// Blocks a multiprocessor must hold (the register cap that follows: 40 each for the cut pass and
+// the scatter, 1536 threads). Turing holds 1024 threads a multiprocessor: four and two blocks there.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+constexpr int kCutBlocksPerSm = 4, kScatterBlocksPerSm = 2;
+#else
+constexpr int kCutBlocksPerSm = 6, kScatterBlocksPerSm = 3;
+#endif
 constexpr int kCutTile = kCutThreads * kCutItems;
 constexpr int kCutWarps = kCutThreads / 32;
 static_assert(kMaxCuts <= 96, "the cut pass keeps three counters a lane");
@@ -52,7 +59,7 @@ __global__ void cuts_kernel(SplitState* state, const std::uint32_t* sorted, std:
   make_cuts(*state, sorted, valid);
 }
 
-__global__ void __launch_bounds__(kCutThreads, 6)
+__global__ void __launch_bounds__(kCutThreads, kCutBlocksPerSm)
     cut_kernel(const float* keys, std::size_t n, const SplitState* state, unsigned long long* counts,
                unsigned int* extremes, unsigned int* segment_counts, std::uint32_t* candidates) {
   __shared__ unsigned long long cut[kMaxCuts];
@@ -276,7 +283,7 @@ __device__ __forceinline__ void load_tile(const ScatterArgs& a, std::size_t tile
 // variants; the one that does not match the state's splitters returns at once. The common one
 // (no tie key) keeps no tie ranks in registers.
 template <bool kTies>
-__global__ void __launch_bounds__(kScatterThreads, 3) scatter_kernel(ScatterArgs a) {
+__global__ void __launch_bounds__(kScatterThreads, kScatterBlocksPerSm) scatter_kernel(ScatterArgs a) {
   __shared__ std::uint32_t tile_keys[kScatterTile], tile_values[kScatterTile];
   __shared__ std::uint8_t tile_range[kScatterTile];
   __shared__ unsigned int range_count[kMaxRanges];
