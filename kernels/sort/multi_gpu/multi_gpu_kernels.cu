@@ -19,8 +19,9 @@ namespace {
 
 constexpr int kHistogramThreads = 256;
 constexpr int kSelectThreads = 1024;
-// The cut pass: 2048 keys a tile (8 loads in flight per thread), counted below each cut by warp
-// ballots (no atomics per key), the bracketed keys appended to the block's own candidate slots.
+// The cut pass: 2048 keys a tile (8 loads in flight per thread), counted below each cut by each
+// lane and summed over the warp (no atomics per key), the bracketed keys appended to the block's
+// own candidate slots.
 constexpr int kCutThreads = 256;
 constexpr int kCutItems = 8;
 // Blocks a multiprocessor must hold (the register cap that follows: 40 each for the cut pass and
@@ -57,6 +58,41 @@ __global__ void sample_kernel(const float* keys, std::size_t n, std::uint32_t co
 
 __global__ void cuts_kernel(SplitState* state, const std::uint32_t* sorted, std::uint32_t valid) {
   make_cuts(*state, sorted, valid);
+}
+
+// The sum of x over the warp, in every lane.
+__device__ __forceinline__ unsigned warp_sum(unsigned x) {
+#if __CUDA_ARCH__ >= 800
+  return __reduce_add_sync(0xFFFFFFFFu, x);
+#else
+#pragma unroll
+  for (int offset = 16; offset > 0; offset /= 2) x += __shfl_xor_sync(0xFFFFFFFFu, x, offset);
+  return x;
+#endif
+}
+
+// This warp's keys of a tile below each cut, added by lane c % 32 to its counter of cut c: each
+// lane counts its own keys (a 32-bit compare and an add a key), one warp reduction a cut. A cut
+// past every 32-bit key (a bracket's end above 0xFFFFFFFF) counts every key. kFull: every item is
+// a key (all tiles but a block's last).
+template <bool kFull>
+__device__ __forceinline__ void count_below(const unsigned long long* cut, int cuts, const std::uint32_t (&key)[kCutItems],
+                                            const bool (&valid)[kCutItems], int lane, unsigned& below0,
+                                            unsigned& below1, unsigned& below2) {
+  for (int c = 0; c < cuts; ++c) {
+    const unsigned long long value = cut[c];
+    const bool all = value > 0xFFFFFFFFull;
+    const auto bound = static_cast<std::uint32_t>(value);
+    unsigned mine = 0;
+#pragma unroll
+    for (int k = 0; k < kCutItems; ++k) mine += ((kFull || valid[k]) && (all || key[k] < bound)) ? 1u : 0u;
+    const unsigned total = warp_sum(mine);
+    if (lane == (c & 31)) {
+      if (c < 32) below0 += total;
+      else if (c < 64) below1 += total;
+      else below2 += total;
+    }
+  }
 }
 
 __global__ void __launch_bounds__(kCutThreads, kCutBlocksPerSm)
@@ -100,17 +136,8 @@ __global__ void __launch_bounds__(kCutThreads, kCutBlocksPerSm)
         key_min = min(key_min, key[k]);
         key_max = max(key_max, key[k]);
       }
-    for (int c = 0; c < cuts; ++c) {
-      const unsigned long long value = cut[c];
-      unsigned total = 0;
-#pragma unroll
-      for (int k = 0; k < kCutItems; ++k) total += __popc(__ballot_sync(0xFFFFFFFFu, valid[k] && key[k] < value));
-      if (lane == (c & 31)) {
-        if (c < 32) below0 += total;
-        else if (c < 64) below1 += total;
-        else below2 += total;
-      }
-    }
+    if ((tile + 1) * kCutTile <= n) count_below<true>(cut, cuts, key, valid, lane, below0, below1, below2);
+    else count_below<false>(cut, cuts, key, valid, lane, below0, below1, below2);
     if (brackets == 0) continue;
     bool inside[kCutItems];
     unsigned warp_count = 0;
