@@ -27,6 +27,9 @@ constexpr std::size_t kCursorsAt = kMaxSplitters;
 constexpr std::size_t kCounterWords = kMaxSplitters + kMaxRanges;
 // NCCL rounds of one sort: one per sub-range, and in the paper's case up to two return-only rounds.
 constexpr int kMaxGroups = kMaxChunks + 2;
+// Copy streams from one GPU to another: keys on lane 0, values on lane 1, so that two copy engines
+// carry each pair of GPUs' pairs at once (one engine alone may not fill the link).
+constexpr int kLanes = 2;
 
 float elapsed_ms(const CudaEvent& start, const CudaEvent& stop) {
   float ms = 0;
@@ -115,18 +118,18 @@ struct MultiGpuSorter::Gpu {
   std::unique_ptr<RangeBitsSort> bits_sort;
   Sorter* sorter = nullptr;
   bool use_bits = false;
-  // Copy streams: to[q] carries this GPU's pairs to GPU rank q (copy engines).
-  CudaStream to[kMaxGpus];
+  // Copy streams: to[q][lane] carries this GPU's keys (lane 0) or values (lane 1) to GPU rank q.
+  CudaStream to[kMaxGpus][kLanes];
   CudaEvent split_start, split_end, scatter_end, total_start, total_stop, probe_start, probe_end;
   CudaEvent sort_start[kMaxChunks], sort_end[kMaxChunks];
   CudaEvent round_start[kMaxGroups], round_end[kMaxGroups];
-  // Copy engines: sub-range k copied to GPU q; the end of the last copy out to q and of the last
-  // sorted sub-range back to GPU 0; the probe's copies.
-  CudaEvent copied[kMaxGpus][kMaxChunks], out_end[kMaxGpus], back_end;
-  CudaEvent copy_probe_start[kMaxGpus], copy_probe_end[kMaxGpus];
+  // Copy engines, each lane: sub-range k copied to GPU q; the end of the last copy out to q and of
+  // the last sorted sub-range back to GPU 0; the probe's copies.
+  CudaEvent copied[kMaxGpus][kMaxChunks][kLanes], out_end[kMaxGpus][kLanes], back_end[kLanes];
+  CudaEvent copy_probe_start[kMaxGpus][kLanes], copy_probe_end[kMaxGpus][kLanes];
   CudaEvent counts_ready{cudaEventDisableTiming}, ready{cudaEventDisableTiming}, done{cudaEventDisableTiming},
       exchanged{cudaEventDisableTiming};
-  CudaEvent joined[kMaxGpus];
+  CudaEvent joined[kMaxGpus][kLanes];
 };
 
 MultiGpuSorter::MultiGpuSorter(std::span<const int> devices, Options options)
@@ -674,27 +677,40 @@ void MultiGpuSorter::sort_impl(std::span<const DevicePairs> inputs, float* gathe
   if (transport == Transport::CopyEngines || N == 1) {
     // ---- the pipeline on the copy engines. Every copy is queued at once: copies take no SM, so
     // they run beside the sorts without holding up their launches, and sub-range k's pairs arrive
-    // in order, one stream per pair of GPUs. GPU j sorts sub-range k once every GPU's copy of it
-    // has arrived; in the paper's case its sorted sub-range goes back to GPU 0 as soon as it is.
+    // in order, two streams (keys, values) per pair of GPUs. GPU j sorts sub-range k once every
+    // GPU's copy of it has arrived; in the paper's case its sorted sub-range goes back to GPU 0 as
+    // soon as it is.
     // A copy into GPU q waits for q's earlier work to be done with the buffer it writes (total_start,
     // recorded on q's stream before this sort's work); a copy out of the send buffer waits for its
     // GPU's partition, a return for the sort of its sub-range.
     std::vector<std::vector<bool>> opened(N, std::vector<bool>(N, false));
+    // Each lane of the streams from r to q waits for `after` (an event of GPU r).
+    auto lanes_wait = [&](int r, int q, const CudaEvent& after) {
+      for (int lane = 0; lane < kLanes; ++lane)
+        DEPTHSORT_CUDA_CHECK(cudaStreamWaitEvent(gpu_[r]->to[q][lane].get(), after.get(), 0));
+    };
     auto open = [&](int r, int q) {
       if (opened[r][q]) return;
       opened[r][q] = true;
-      DEPTHSORT_CUDA_CHECK(cudaStreamWaitEvent(gpu_[r]->to[q].get(), gpu_[q]->total_start.get(), 0));
+      lanes_wait(r, q, gpu_[q]->total_start);
     };
     auto copy_pairs = [&](int r, int q, const float* keys, const std::uint32_t* values, float* to_keys,
                           std::uint32_t* to_values, std::uint64_t c) {
-      cudaStream_t s = gpu_[r]->to[q].get();
-      DEPTHSORT_CUDA_CHECK(cudaMemcpyPeerAsync(to_keys, device(q), keys, device(r), c * sizeof(float), s));
-      DEPTHSORT_CUDA_CHECK(cudaMemcpyPeerAsync(to_values, device(q), values, device(r), c * sizeof(std::uint32_t), s));
+      DEPTHSORT_CUDA_CHECK(cudaMemcpyPeerAsync(to_keys, device(q), keys, device(r), c * sizeof(float),
+                                               gpu_[r]->to[q][0].get()));
+      DEPTHSORT_CUDA_CHECK(cudaMemcpyPeerAsync(to_values, device(q), values, device(r), c * sizeof(std::uint32_t),
+                                               gpu_[r]->to[q][1].get()));
+    };
+    // Records events[lane] on each lane of the streams from r to q.
+    auto lanes_record = [&](int r, int q, CudaEvent (&events)[kLanes]) {
+      for (int lane = 0; lane < kLanes; ++lane)
+        DEPTHSORT_CUDA_CHECK(cudaEventRecord(events[lane].get(), gpu_[r]->to[q][lane].get()));
     };
     auto arrived = [&](int j, int k) {
       for (int r = 0; r < N; ++r)
         if (r != j && count(r, j * K + k) > 0)
-          DEPTHSORT_CUDA_CHECK(cudaStreamWaitEvent(stream(j), gpu_[r]->copied[j][k].get(), 0));
+          for (int lane = 0; lane < kLanes; ++lane)
+            DEPTHSORT_CUDA_CHECK(cudaStreamWaitEvent(stream(j), gpu_[r]->copied[j][k][lane].get(), 0));
     };
     {
       NvtxRange step(kStepNames[2]);
@@ -706,12 +722,12 @@ void MultiGpuSorter::sort_impl(std::span<const DevicePairs> inputs, float* gathe
             if (r == j || c == 0) continue;
             if (!opened[r][j]) {
               open(r, j);
-              DEPTHSORT_CUDA_CHECK(cudaStreamWaitEvent(gpu_[r]->to[j].get(), gpu_[r]->scatter_end.get(), 0));
+              lanes_wait(r, j, gpu_[r]->scatter_end);
             }
             const std::uint64_t from = send_at[static_cast<std::size_t>(r) * R + j * K + k], to = receive_at(j, k, r);
             copy_pairs(r, j, gpu_[r]->send_keys.data() + from, gpu_[r]->send_values.data() + from,
                        gpu_[j]->stage_keys.data() + to, gpu_[j]->stage_values.data() + to, c);
-            DEPTHSORT_CUDA_CHECK(cudaEventRecord(gpu_[r]->copied[j][k].get(), gpu_[r]->to[j].get()));
+            lanes_record(r, j, gpu_[r]->copied[j][k]);
             sent_[r][j] = true;
           }
         }
@@ -719,7 +735,7 @@ void MultiGpuSorter::sort_impl(std::span<const DevicePairs> inputs, float* gathe
         for (int q = 0; q < N; ++q)
           if (sent_[r][q]) {
             DeviceScope scope(device(r));
-            DEPTHSORT_CUDA_CHECK(cudaEventRecord(gpu_[r]->out_end[q].get(), gpu_[r]->to[q].get()));
+            lanes_record(r, q, gpu_[r]->out_end[q]);
           }
     }
     {
@@ -736,7 +752,7 @@ void MultiGpuSorter::sort_impl(std::span<const DevicePairs> inputs, float* gathe
           DeviceScope scope(device(j));
           Gpu& g = *gpu_[j];
           open(j, 0);
-          DEPTHSORT_CUDA_CHECK(cudaStreamWaitEvent(g.to[0].get(), g.sort_end[k].get(), 0));
+          lanes_wait(j, 0, g.sort_end[k]);
           const std::uint64_t from = pos[j][k], to = start[j] + pos[j][k];
           copy_pairs(j, 0, g.out_keys.data() + from, g.out_values.data() + from, gather_keys + to, gather_values + to, c);
           returned_[j] = true;
@@ -744,7 +760,7 @@ void MultiGpuSorter::sort_impl(std::span<const DevicePairs> inputs, float* gathe
       for (int j = 1; j < N; ++j)
         if (returned_[j]) {
           DeviceScope scope(device(j));
-          DEPTHSORT_CUDA_CHECK(cudaEventRecord(gpu_[j]->back_end.get(), gpu_[j]->to[0].get()));
+          lanes_record(j, 0, gpu_[j]->back_end);
         }
     }
     for (int r = 0; r < N; ++r) {
@@ -752,8 +768,9 @@ void MultiGpuSorter::sort_impl(std::span<const DevicePairs> inputs, float* gathe
       DeviceScope scope(device(r));
       for (int q = 0; q < N; ++q)
         if (opened[r][q]) {
-          DEPTHSORT_CUDA_CHECK(cudaEventRecord(gpu_[r]->joined[q].get(), gpu_[r]->to[q].get()));
-          DEPTHSORT_CUDA_CHECK(cudaStreamWaitEvent(stream(r), gpu_[r]->joined[q].get(), 0));
+          lanes_record(r, q, gpu_[r]->joined[q]);
+          for (int lane = 0; lane < kLanes; ++lane)
+            DEPTHSORT_CUDA_CHECK(cudaStreamWaitEvent(stream(r), gpu_[r]->joined[q][lane].get(), 0));
         }
     }
     record_stop();
@@ -870,7 +887,8 @@ StepTimes MultiGpuSorter::last_times() {
   synchronize();
   for (int r = 0; r < gpus(); ++r) {  // the copy streams too
     DeviceScope scope(device(r));
-    for (int q = 0; q < gpus(); ++q) DEPTHSORT_CUDA_CHECK(cudaStreamSynchronize(gpu_[r]->to[q].get()));
+    for (int q = 0; q < gpus(); ++q)
+      for (int lane = 0; lane < kLanes; ++lane) DEPTHSORT_CUDA_CHECK(cudaStreamSynchronize(gpu_[r]->to[q][lane].get()));
   }
   StepTimes t;
   for (const int r : split_ranks_) {
@@ -891,13 +909,15 @@ StepTimes MultiGpuSorter::last_times() {
     for (int r = 0; r < gpus(); ++r) {
       DeviceScope scope(device(r));
       for (int q = 0; q < gpus(); ++q)
-        if (sent_[r][q]) t.exchange = std::max(t.exchange, elapsed_ms(gpu_[r]->scatter_end, gpu_[r]->out_end[q]));
+        for (int lane = 0; lane < kLanes && sent_[r][q]; ++lane)
+          t.exchange = std::max(t.exchange, elapsed_ms(gpu_[r]->scatter_end, gpu_[r]->out_end[q][lane]));
       if (!returned_[r]) continue;
       // What the returns add after this GPU's last sort.
       int last = -1;
       for (int k = 0; k < static_cast<int>(sorted_[r].size()); ++k)
         if (sorted_[r][k]) last = k;
-      if (last >= 0) t.gather = std::max(t.gather, elapsed_ms(gpu_[r]->sort_end[last], gpu_[r]->back_end));
+      for (int lane = 0; lane < kLanes && last >= 0; ++lane)
+        t.gather = std::max(t.gather, elapsed_ms(gpu_[r]->sort_end[last], gpu_[r]->back_end[lane]));
     }
   }
   for (int j = 0; j < gpus(); ++j) {
@@ -990,7 +1010,8 @@ float MultiGpuSorter::time_copies(std::span<const std::uint64_t> pairs, int reps
   auto at = [&](int r, int j) { return r == j ? std::uint64_t{0} : pairs[static_cast<std::size_t>(r) * N + j]; };
   return median_of_runs(reps, [&] {
     synchronize();
-    // Every copy queued at once, each pair of GPUs on its own stream, as the sorts queue them.
+    // Every copy queued at once, as the sorts queue them: each pair of GPUs on its own two streams
+    // (keys, values).
     std::vector<std::uint64_t> received(N, 0);
     for (int r = 0; r < N; ++r) {
       DeviceScope scope(device(r));
@@ -998,14 +1019,17 @@ float MultiGpuSorter::time_copies(std::span<const std::uint64_t> pairs, int reps
       for (int j = 0; j < N; ++j) {
         const std::uint64_t c = at(r, j);
         if (c == 0) continue;
-        cudaStream_t s = gpu_[r]->to[j].get();
-        DEPTHSORT_CUDA_CHECK(cudaEventRecord(gpu_[r]->copy_probe_start[j].get(), s));
+        Gpu& g = *gpu_[r];
+        for (int lane = 0; lane < kLanes; ++lane)
+          DEPTHSORT_CUDA_CHECK(cudaEventRecord(g.copy_probe_start[j][lane].get(), g.to[j][lane].get()));
         DEPTHSORT_CUDA_CHECK(cudaMemcpyPeerAsync(gpu_[j]->stage_keys.data() + received[j], device(j),
-                                                 gpu_[r]->send_keys.data() + sent, device(r), c * sizeof(float), s));
+                                                 g.send_keys.data() + sent, device(r), c * sizeof(float),
+                                                 g.to[j][0].get()));
         DEPTHSORT_CUDA_CHECK(cudaMemcpyPeerAsync(gpu_[j]->stage_values.data() + received[j], device(j),
-                                                 gpu_[r]->send_values.data() + sent, device(r),
-                                                 c * sizeof(std::uint32_t), s));
-        DEPTHSORT_CUDA_CHECK(cudaEventRecord(gpu_[r]->copy_probe_end[j].get(), s));
+                                                 g.send_values.data() + sent, device(r), c * sizeof(std::uint32_t),
+                                                 g.to[j][1].get()));
+        for (int lane = 0; lane < kLanes; ++lane)
+          DEPTHSORT_CUDA_CHECK(cudaEventRecord(g.copy_probe_end[j][lane].get(), g.to[j][lane].get()));
         sent += c;
         received[j] += c;
       }
@@ -1013,11 +1037,12 @@ float MultiGpuSorter::time_copies(std::span<const std::uint64_t> pairs, int reps
     float longest = 0;
     for (int r = 0; r < N; ++r) {
       DeviceScope scope(device(r));
-      for (int j = 0; j < N; ++j) {
-        if (at(r, j) == 0) continue;
-        DEPTHSORT_CUDA_CHECK(cudaEventSynchronize(gpu_[r]->copy_probe_end[j].get()));
-        longest = std::max(longest, elapsed_ms(gpu_[r]->copy_probe_start[j], gpu_[r]->copy_probe_end[j]));
-      }
+      for (int j = 0; j < N; ++j)
+        for (int lane = 0; lane < kLanes && at(r, j) > 0; ++lane) {
+          DEPTHSORT_CUDA_CHECK(cudaEventSynchronize(gpu_[r]->copy_probe_end[j][lane].get()));
+          longest = std::max(longest,
+                             elapsed_ms(gpu_[r]->copy_probe_start[j][lane], gpu_[r]->copy_probe_end[j][lane]));
+        }
     }
     return longest;
   });

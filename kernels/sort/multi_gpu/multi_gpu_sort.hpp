@@ -44,8 +44,9 @@ enum class Case { Gathered, Distributed };
 inline constexpr const char* kGatheredSorter = "hybrid";
 inline constexpr const char* kDistributedSorter = "cub-radix";
 
-// How pairs cross between GPUs. CopyEngines: cudaMemcpyPeerAsync on streams of their own (DMA over
-// NVLink; no SM is taken from the sorts running beside them; peer access enabled at construction).
+// How pairs cross between GPUs. CopyEngines: cudaMemcpyPeerAsync on streams of their own, keys and
+// values on two per pair of GPUs (DMA over NVLink; no SM is taken from the sorts running beside
+// them; peer access enabled at construction).
 // Nccl: grouped ncclSend/ncclRecv rounds (works between hosts too; its kernels take a few SMs, so
 // round k+2 waits for the sorts of sub-range k). Auto: copy engines where every pair of GPUs has
 // peer access, NCCL otherwise.
@@ -171,8 +172,9 @@ class MultiGpuSorter {
   // messages, as the exchange sends them). Median milliseconds (the longest GPU's) over reps,
   // after a warm-up. Throws CapacityError where the buffers cannot hold the pattern.
   float time_nccl(std::span<const std::uint64_t> pairs, int reps);
-  // The same pairs moved by the copy engines (cudaMemcpyPeerAsync, each GPU to each GPU on a stream
-  // of its own, all at once): median of the longest copy stream's time.
+  // The same pairs moved by the copy engines (cudaMemcpyPeerAsync, each GPU to each GPU on its two
+  // streams, keys and values, all at once, as the sorts move them): median of the longest copy
+  // stream's time.
   float time_copies(std::span<const std::uint64_t> pairs, int reps);
 
  private:
