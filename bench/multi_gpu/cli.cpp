@@ -62,32 +62,44 @@ const char* usage() {
          "  --local-sorter NAME  every GPU's sort, any GPU sorter of the registry (default: hybrid for the\n"
          "                    paper's cases, as the paper; cub-radix, the fastest, for the distributed one)\n"
          "  --local-options O its options, \"name=value,...\"\n"
-         "  --chunks K        sub-ranges per GPU, the pipeline's pieces (1..8; default: auto, about 32M pairs\n"
-         "                    each); the bench also runs K = 1 rows\n"
+         "  --chunks K        sub-ranges per GPU, the pipeline's pieces (1..8; default: auto: pieces of 32M\n"
+         "                    pairs, at most 4, in the distributed case; 64M pairs, at most 8, in the paper's);\n"
+         "                    the bench also runs K = 1 rows\n"
          "  --levels L        histogram levels: 3 exact splitters (default), 1 the paper's single pass\n"
+         "  --transport T     auto (default: copy engines where every pair of GPUs has peer access, else\n"
+         "                    NCCL), ce (cudaMemcpyPeerAsync on the copy engines) or nccl (ncclSend/ncclRecv);\n"
+         "                    the bench also runs the other one\n"
+         "  --all-bits        cub-radix as the local sort sorts all 32 bits (default: only the bits each\n"
+         "                    sub-range's keys may differ in)\n"
          "  --check           bench: check each output against the CPU reference (slow above 64M)\n"
          "  --info            the GPUs, their peer access and NCCL's version\n"
          "CSV columns: case,gpus,n,dist,reps,median_ms,min_ms,p90_ms,gpairs_per_s,vs_hybrid_1gpu,\n"
          "  vs_cub_radix_1gpu,local_sorter,chunks,splitters_ms,partition_ms,exchange_ms,local_sort_ms,\n"
          "  gather_ms,bytes_between_gpus,exchange_gb_per_s,nccl_same_volume_ms,nccl_gb_per_s,exchange_vs_nccl,\n"
-         "  range_counts,check\n"
+         "  range_counts,check,transport,ce_same_volume_ms,splitter_source,candidates\n"
          "  bytes_between_gpus: every pair that crossed (the paper's case: the returns too); exchange_*: the\n"
          "  pairs sent to their ranges' GPUs; nccl_same_volume_ms: NCCL alone moving those pairs (same GPUs,\n"
          "  same counts) in one grouped call; exchange_vs_nccl = nccl_same_volume_ms / exchange_ms (the\n"
-         "  rounds that carry them; in the paper's case earlier returns ride in them the other way): 1.0 is\n"
-         "  NCCL's own rate.\n";
+         "  time the exchange takes: the copy engines' span, or NCCL's rounds that carry the pairs out; in the\n"
+         "  paper's case earlier returns ride in them the other way): 1.0 is NCCL's own rate.\n"
+         "  ce_same_volume_ms: the copy engines alone moving the same pairs. check: the output\n"
+         "  checked on the GPUs (every size), and against the CPU reference with --check. splitter_source:\n"
+         "  what the splitter levels read (candidates: the keys inside the sample's brackets; every key).\n";
 }
 
 std::optional<Config> parse_args(int argc, char** argv, std::string& error) {
   Config c;
   CLI::App app{"depthsort-multigpu"};
   app.set_help_flag();  // our own --help text (usage), not CLI11's
-  std::string dist, max_test_size, sizes, gpus;
+  std::string dist, max_test_size, sizes, gpus, transport;
   app.add_flag("--test", c.test);
   app.add_flag("--bench", c.bench);
   app.add_flag("--info", c.info);
   app.add_flag("--check", c.check);
   app.add_flag("--help,-h", c.help);
+  bool all_bits = false;
+  app.add_flag("--all-bits", all_bits);
+  app.add_option("--transport", transport);
   app.add_option("--gpus", gpus);
   app.add_option("--require-gpus", c.require_gpus);
   app.add_option("--reps", c.reps);
@@ -105,6 +117,16 @@ std::optional<Config> parse_args(int argc, char** argv, std::string& error) {
   } catch (const CLI::ParseError& e) {
     error = e.what();
     return std::nullopt;
+  }
+  c.cut_bits = !all_bits;
+  if (!transport.empty()) {
+    if (transport == "auto") c.transport = Transport::Auto;
+    else if (transport == "ce") c.transport = Transport::CopyEngines;
+    else if (transport == "nccl") c.transport = Transport::Nccl;
+    else {
+      error = "--transport: '" + transport + "' is none of auto, ce, nccl";
+      return std::nullopt;
+    }
   }
   if (!dist.empty()) {
     const auto d = parse_distribution(dist);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "depthsort/harness/workload.hpp"
+#include "sort/multi_gpu/multi_gpu_sort.hpp"
 
 namespace depthsort::multi_gpu {
 
@@ -18,6 +19,8 @@ struct Config {
   int chunks = 0;  // sub-ranges per GPU; 0: auto
   int levels = 3;
   std::string local_sorter, local_options;  // empty: hybrid for the paper's cases, cub-radix for the distributed one
+  Transport transport = Transport::Auto;
+  bool cut_bits = true;  // false (--all-bits): cub-radix sorts all 32 bits of every sub-range
   std::size_t max_test_size = std::size_t{1} << 24;
   std::vector<std::size_t> sizes{std::size_t{1} << 24};
   Distribution dist = Distribution::Uniform;

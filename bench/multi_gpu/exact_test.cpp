@@ -1,7 +1,8 @@
 // depthsort-multigpu --test: both cases (pairs on GPU 0 / pairs spread over the GPUs) exact
-// against the CPU reference, with and without sub-ranges (the pipeline), both default local sorts
-// and cub-radix for both, every distribution, sizes around the split points and inputs that put
-// everything on one side; then an error planted into one output, which the check must catch.
+// against the CPU reference, with and without sub-ranges (the pipeline), on both transports (the
+// copy engines and NCCL), both default local sorts and cub-radix for both (on the cut bits and on
+// all 32), every distribution, sizes around the split points and inputs that put everything on
+// one side; then an error planted into one output, which the check must catch.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -219,9 +220,11 @@ int run_tests(const Config& config, int found) {
   sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
 
   // The sorters (each one NCCL set-up), then the configurations run on them: GPU counts 1, 2 and
-  // every GPU; the default local sorts (hybrid for the paper's case, cub-radix for the distributed
-  // one) and cub-radix for both; auto sub-ranges (one per GPU at these sizes) and explicit ones
-  // (the pipeline: 3, 5 and 8 per GPU); the weighted paper's case; the paper's single histogram pass.
+  // every GPU; the default local sorts (hybrid for the paper's case, cub-radix on the cut bits for
+  // the distributed one) and cub-radix for both; auto sub-ranges (one per GPU at these sizes) and
+  // explicit ones (the pipeline: 3, 5 and 8 per GPU); the default transport (the copy engines where
+  // every pair of GPUs has peer access) and NCCL; cub-radix on all 32 bits; the weighted paper's
+  // case; the paper's single histogram pass.
   struct Sorter {
     std::unique_ptr<MultiGpuSorter> sorter;
     std::string label;
@@ -244,6 +247,12 @@ int run_tests(const Config& config, int found) {
   Options single_pass;
   single_pass.levels = 1;
   const std::size_t all_single = make(max_gpus, single_pass, "levels=1");
+  Options nccl;
+  nccl.transport = Transport::Nccl;
+  const std::size_t all_nccl = max_gpus > 1 ? make(max_gpus, nccl, "transport=nccl") : all;
+  Options all_bits;
+  all_bits.cut_bits = false;
+  const std::size_t all_32 = make(max_gpus, all_bits, "all-bits");
 
   struct Run {
     std::size_t sorter;
@@ -260,9 +269,16 @@ int run_tests(const Config& config, int found) {
     runs.push_back({all, 4, 0.7, k1M3, true});
   }
   runs.push_back({all_cub, 3, 0, k4M5, true});
+  if (max_gpus > 1) {
+    runs.push_back({all_nccl, 0, 0, k1M3, true});
+    runs.push_back({all_nccl, 3, 0, k1M3, true});
+  }
+  runs.push_back({all_32, 2, 0, k1M3, true});
   runs.push_back({all_single, 2, 0, k1M3, false});
 
-  std::cout << "depthsort-multigpu --test: " << found << " GPU(s) found; sorters:";
+  std::cout << "depthsort-multigpu --test: " << found << " GPU(s) found; default transport: "
+            << (sorters[all].sorter->peer_access() || max_gpus < 2 ? "copy engines" : "NCCL (no peer access)")
+            << "; sorters:";
   for (const Sorter& s : sorters) std::cout << " [" << s.label << "]";
   std::cout << "; sizes";
   for (const std::size_t s : sizes) std::cout << ' ' << size_text(s);

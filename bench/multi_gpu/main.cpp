@@ -8,7 +8,9 @@
 //                          against the CPU reference; last line "N passed, M failed". Exit 77
 //                          (ctest: skipped) without enough GPUs.
 //   --bench                both cases against one GPU's `hybrid` and `cub-radix` in the same run,
-//                          NCCL's own rate for each sort's transfers, and the weighted split's model.
+//                          NCCL's and the copy engines' own rates for each sort's transfers, the
+//                          other transport, one sub-range and all 32 bits beside the default rows,
+//                          every output checked on the GPUs, and the weighted split's model.
 //   --info                 the GPUs, their peer access and NCCL's version.
 // See usage() for the flags.
 #include <cuda_runtime_api.h>
@@ -37,6 +39,7 @@
 #include "depthsort/sort/registry.hpp"
 #include "sort/multi_gpu/multi_gpu_sort.hpp"
 
+#include "device_check.hpp"
 #include "gpu_inputs.hpp"
 
 namespace depthsort::multi_gpu {
@@ -63,6 +66,10 @@ struct Row {
   std::uint64_t bytes_between = 0;   // every pair that crossed, returns included
   std::uint64_t exchange_bytes = 0;  // the exchange's pairs (out to the ranges' GPUs)
   double nccl_ms = 0;                // NCCL alone moving the exchange's pairs in one grouped call
+  double ce_ms = 0;                  // the copy engines alone moving them, every pair of GPUs at once
+  std::string transport = "-";
+  std::string splitter_source = "-";  // what the splitter levels read: "candidates" or "every key"
+  std::uint64_t candidates = 0;
   std::string counts;
   std::string check = "-";
 };
@@ -83,7 +90,8 @@ Row timed_row(std::string kase, int gpus, std::size_t n, const std::string& dist
 void write_csv_header(std::ostream& out) {
   out << "case,gpus,n,dist,reps,median_ms,min_ms,p90_ms,gpairs_per_s,vs_hybrid_1gpu,vs_cub_radix_1gpu,local_sorter,"
          "chunks,splitters_ms,partition_ms,exchange_ms,local_sort_ms,gather_ms,bytes_between_gpus,exchange_gb_per_s,"
-         "nccl_same_volume_ms,nccl_gb_per_s,exchange_vs_nccl,range_counts,check\n";
+         "nccl_same_volume_ms,nccl_gb_per_s,exchange_vs_nccl,range_counts,check,transport,ce_same_volume_ms,"
+         "splitter_source,candidates\n";
 }
 
 std::string number(double v, int digits = 4) {
@@ -93,8 +101,14 @@ std::string number(double v, int digits = 4) {
   return s.str();
 }
 
-// NCCL's time of the rounds that carry the exchange.
+// The exchange's time: the copy engines' span, or NCCL's rounds that carry the pairs out.
 double exchange_ms(const Row& r) { return r.has_steps ? r.steps[2] : 0; }
+
+// A field of free text in the CSV: its commas become semicolons.
+std::string csv_safe(std::string text) {
+  std::replace(text.begin(), text.end(), ',', ';');
+  return text;
+}
 
 void write_csv_row(std::ostream& out, const Row& r) {
   const double gb = static_cast<double>(r.exchange_bytes) / 1e9;
@@ -107,8 +121,9 @@ void write_csv_row(std::ostream& out, const Row& r) {
   out << ',' << r.bytes_between << ',' << (transfer > 0 ? number(gb / (transfer * 1e-3), 1) : "") << ','
       << (r.nccl_ms > 0 ? number(r.nccl_ms) : "") << ','
       << (r.nccl_ms > 0 ? number(gb / (r.nccl_ms * 1e-3), 1) : "") << ','
-      << (r.nccl_ms > 0 && transfer > 0 ? number(r.nccl_ms / transfer, 3) : "") << ',' << r.counts << ',' << r.check
-      << '\n';
+      << (r.nccl_ms > 0 && transfer > 0 ? number(r.nccl_ms / transfer, 3) : "") << ',' << r.counts << ',' << csv_safe(r.check)
+      << ',' << r.transport << ',' << (r.ce_ms > 0 ? number(r.ce_ms) : "") << ',' << r.splitter_source << ','
+      << r.candidates << '\n';
   out.flush();
 }
 
@@ -127,14 +142,16 @@ struct Model {
   int gpus = 0, chunks = 1;
   std::size_t n = 0;
   std::string sorter;
-  double t1 = 0, s = 0;             // ms: one GPU's sort of n pairs; NCCL sending n pairs out of GPU 0
+  double t1 = 0, s = 0;             // ms: one GPU's sort of n pairs; the transport sending n pairs out of GPU 0
+  std::string transport;
   double f = 0, f_pipelined = 0;    // the shares of the formula with S and with S / K
   double pre = 0;                   // ms: splitters + partition as measured in the weighted row
   double weighted_ms = 0, even_ms = 0;  // the rows' medians
   std::string text() const {
     std::ostringstream o;
     o << "model " << size_text(n) << " on " << gpus << " GPUs: T1 = " << number(t1, 2) << " ms (one GPU's " << sorter
-      << "), S = " << number(s, 2) << " ms (NCCL: " << size_text(n) << " pairs out of GPU 0), K = " << chunks << "\n"
+      << "), S = " << number(s, 2) << " ms (" << transport << ": " << size_text(n) << " pairs out of GPU 0), K = " << chunks
+      << "\n"
       << "  f T1 = (1 - f)(2S + T1/(N-1)): f = " << number(f, 3) << ", f T1 = " << number(f * t1, 2) << " ms (x"
       << number(t1 / (f * t1), 2) << "); with splitters + partition as measured (" << number(pre, 2)
       << " ms): " << number(f * t1 + pre, 2) << " ms (x" << number(t1 / (f * t1 + pre), 2) << ")\n"
@@ -209,6 +226,8 @@ int run_bench(const Config& config, int found) {
   options.local_sorter = config.local_sorter;
   options.local_options = config.local_options;
   options.chunks = config.chunks;
+  options.transport = config.transport;
+  options.cut_bits = config.cut_bits;
   options.keep_sorters = false;  // at 1G pairs GPU 0 holds one sorter's workspace, not two
   // One sorter per GPU count, made once (NCCL's set-up), its buffers released between sizes.
   std::map<int, std::unique_ptr<MultiGpuSorter>> sorters;
@@ -258,7 +277,9 @@ int run_bench(const Config& config, int found) {
           if (count != N) sorter->release();
         MultiGpuSorter& multi = *slot;
         multi.reserve(n);
-        const int K = config.chunks > 0 ? config.chunks : auto_chunks(n, N);
+        // Sub-ranges per GPU of each case (the model's pipeline is the paper's case's).
+        const int K = config.chunks > 0 ? config.chunks : auto_chunks(n, N, true);
+        const int K_distributed = config.chunks > 0 ? config.chunks : auto_chunks(n, N, false);
         // Distributed inputs: GPU r holds its part (GPU 0's part is a separate copy).
         std::vector<std::unique_ptr<GpuInput>> parts;
         std::vector<DevicePairs> part_pairs(N);
@@ -268,16 +289,20 @@ int run_bench(const Config& config, int found) {
           parts[r]->upload(keys.data() + begin, values.data() + begin, end - begin);
           part_pairs[r] = parts[r]->pairs(end - begin);
         }
-        // S: NCCL sending n pairs out of GPU 0 (measured on as many as the other GPUs can take).
+        // S: the transport of the default rows sending n pairs out of GPU 0 (measured on as many as
+        // the other GPUs can take).
         double send_all_ms = 0;
+        const bool copy_engines =
+            config.transport == Transport::CopyEngines || (config.transport == Transport::Auto && multi.peer_access());
         if (N > 1) {
           const std::uint64_t each = (n + N - 1) / N;
           std::vector<std::uint64_t> pattern(static_cast<std::size_t>(N) * N, 0);
           for (int j = 1; j < N; ++j) pattern[j] = each;
-          send_all_ms = multi.time_nccl(pattern, config.reps) * static_cast<double>(n) /
-                        static_cast<double>(each * static_cast<std::uint64_t>(N - 1));
+          const float ms = copy_engines ? multi.time_copies(pattern, config.reps) : multi.time_nccl(pattern, config.reps);
+          send_all_ms = ms * static_cast<double>(n) / static_cast<double>(each * static_cast<std::uint64_t>(N - 1));
         }
         Model model;
+        model.transport = copy_engines ? "copy engines" : "NCCL";
         model.gpus = N, model.chunks = K, model.n = n;
         model.sorter = multi.sorter_name(Case::Gathered);
         model.t1 = one_gpu.count(model.sorter) ? one_gpu[model.sorter] : 0;
@@ -287,25 +312,42 @@ int run_bench(const Config& config, int found) {
           model.f_pipelined = std::clamp(model_share(model.t1, model.s / K, N), 1.0 / N, Options{}.max_gpu0_share);
         }
 
+        // The rows: first the default transport and sub-ranges (the goals), then the same with
+        // the other transport, with one sub-range, and (distributed) with all 32 bits sorted.
+        const Transport other = multi.peer_access() && config.transport != Transport::Nccl ? Transport::Nccl
+                                                                                             : Transport::CopyEngines;
+        const std::string other_suffix = other == Transport::Nccl ? "-nccl" : "-ce";
         struct Variant {
           std::string name;
           Case kase;
           int chunks;
           double share;
+          Transport transport;
+          bool cut_bits;
         };
-        std::vector<Variant> variants{{"gathered", Case::Gathered, config.chunks, 0.0}};
+        std::vector<Variant> variants;
+        if (N > 1) variants.push_back({"distributed", Case::Distributed, config.chunks, 0.0, config.transport, config.cut_bits});
+        variants.push_back({"gathered", Case::Gathered, config.chunks, 0.0, config.transport, config.cut_bits});
         if (N > 1) {
           std::ostringstream weighted;
           weighted << "gathered-share" << std::fixed << std::setprecision(2) << model.f_pipelined;
-          variants.push_back({weighted.str(), Case::Gathered, config.chunks, model.f_pipelined});
-          if (K > 1) variants.push_back({"gathered-k1", Case::Gathered, 1, 0.0});
-          variants.push_back({"distributed", Case::Distributed, config.chunks, 0.0});
-          if (K > 1) variants.push_back({"distributed-k1", Case::Distributed, 1, 0.0});
+          variants.push_back({weighted.str(), Case::Gathered, config.chunks, model.f_pipelined, config.transport,
+                              config.cut_bits});
+          variants.push_back({"distributed" + other_suffix, Case::Distributed, config.chunks, 0.0, other, config.cut_bits});
+          variants.push_back({"gathered" + other_suffix, Case::Gathered, config.chunks, 0.0, other, config.cut_bits});
+          if (K_distributed > 1)
+            variants.push_back({"distributed-k1", Case::Distributed, 1, 0.0, config.transport, config.cut_bits});
+          if (K > 1) variants.push_back({"gathered-k1", Case::Gathered, 1, 0.0, config.transport, config.cut_bits});
+          if (config.cut_bits && multi.sorter_name(Case::Distributed) == "cub-radix")
+            variants.push_back({"distributed-allbits", Case::Distributed, config.chunks, 0.0, config.transport, false});
         }
+        DeviceCheck device_check(first_devices(N), n);
         for (const Variant& v : variants) {
           const bool gathered = v.kase == Case::Gathered;
           if (v.share > 0 && model.t1 <= 0) continue;
           multi.set_chunks(v.chunks);
+          multi.set_transport(v.transport);
+          multi.set_cut_bits(v.cut_bits);
           multi.prepare(v.kase);
           std::vector<double> totals;
           std::vector<double> steps[MultiGpuSorter::kSteps];
@@ -325,21 +367,37 @@ int run_bench(const Config& config, int found) {
           Row row = timed_row(v.name, N, n, dist, totals);
           row.vs_hybrid = hybrid_ms / row.median_ms;
           row.vs_cub = cub_ms / row.median_ms;
-          row.sorter = multi.sorter_name(v.kase);
+          row.sorter = multi.local_sort_label(v.kase);
           row.chunks = multi.last_chunks();
+          row.transport = N > 1 ? transport_name(multi.last_transport()) : "-";
+          row.splitter_source = N * row.chunks == 1 ? "-" : multi.last_from_candidates() ? "candidates" : "every key";
+          row.candidates = multi.last_candidates();
           row.has_steps = true;
           for (int k = 0; k < MultiGpuSorter::kSteps; ++k) row.steps[k] = median(steps[k]);
           row.bytes_between = multi.last_bytes_between_gpus();
           for (const std::uint64_t pairs : multi.last_counts()) row.exchange_bytes += pairs * 8;
           for (int r = 0; r < N; ++r) row.counts += (r ? ";" : "") + std::to_string(multi.range_count(r));
-          // NCCL alone moving the exchange's pairs (the same pairs from the same GPUs to the same
-          // GPUs) in one grouped call.
+          // The last repetition's output, checked on the GPUs (every GPU reads the input keys and
+          // the other bitmaps on GPU 0: only with peer access).
+          if (N == 1 || multi.peer_access()) {
+            std::vector<OutputRange> ranges;
+            if (gathered) ranges.push_back({multi.device(0), out_keys.data(), out_values.data(), n});
+            else
+              for (int r = 0; r < N; ++r)
+                ranges.push_back({multi.device(r), multi.range_keys(r), multi.range_values(r), multi.range_count(r)});
+            const std::string why = device_check.check(ranges, g0.keys_src.data(), n);
+            row.check = why.empty() ? "pass" : "FAIL: " + why;
+            if (!why.empty()) ++failures;
+          }
+          // NCCL alone, and the copy engines alone, moving the exchange's pairs (the same pairs
+          // from the same GPUs to the same GPUs) all at once.
           if (N > 1 && row.exchange_bytes > 0) {
             const std::vector<std::uint64_t> exchange = multi.last_counts();
             try {
               row.nccl_ms = multi.time_nccl(exchange, config.reps);
+              if (multi.peer_access()) row.ce_ms = multi.time_copies(exchange, config.reps);
             } catch (const CapacityError& e) {
-              std::cout << "  " << v.name << ": NCCL probe skipped: " << e.what() << std::endl;
+              std::cout << "  " << v.name << ": transfer probe skipped: " << e.what() << std::endl;
             }
           }
           if (config.check) {
@@ -356,7 +414,9 @@ int run_bench(const Config& config, int found) {
                 at += multi.range_count(r);
               }
             }
-            row.check = check_text(check_sorted_pairs(keys, reference, k, vals));
+            const CheckResult against = check_sorted_pairs(keys, reference, k, vals);
+            if (!against.ok) ++failures;
+            row.check += std::string("; reference ") + (against.ok ? "pass" : "FAIL: " + against.message);
           }
           if (v.name == "gathered") model.even_ms = row.median_ms;
           if (v.share > 0) {
@@ -365,12 +425,15 @@ int run_bench(const Config& config, int found) {
           }
           rows.push_back(row);
           if (csv) write_csv_row(csv, row);
-          std::cout << "  " << row.kase << " (" << N << " GPUs, " << row.sorter << ", K = " << row.chunks
-                    << "): " << number(row.median_ms, 3) << " ms (x" << number(row.vs_hybrid, 2) << " hybrid, x"
-                    << number(row.vs_cub, 2) << " cub-radix; steps";
+          std::cout << "  " << row.kase << " (" << N << " GPUs, " << row.sorter << ", " << row.transport << ", K = "
+                    << row.chunks << "): " << number(row.median_ms, 3) << " ms (x" << number(row.vs_hybrid, 2)
+                    << " hybrid, x" << number(row.vs_cub, 2) << " cub-radix; steps";
           for (int k = 0; k < MultiGpuSorter::kSteps; ++k) std::cout << ' ' << number(row.steps[k], 2);
-          std::cout << "; NCCL alone " << number(row.nccl_ms, 2) << " ms)" << std::endl;
+          std::cout << "; NCCL alone " << number(row.nccl_ms, 2) << " ms, copy engines alone " << number(row.ce_ms, 2)
+                    << " ms; splitters from " << row.splitter_source << "; " << row.check << ")" << std::endl;
         }
+        multi.set_transport(config.transport);
+        multi.set_cut_bits(config.cut_bits);
         if (N > 1 && model.t1 > 0 && model.weighted_ms > 0) {
           models.push_back(model);
           std::cout << model.text() << std::endl;

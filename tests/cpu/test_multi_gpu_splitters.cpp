@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -18,8 +19,12 @@
 namespace depthsort::multi_gpu {
 namespace {
 
-// Errors planted into the simulation; the checks must report each.
-enum class Plant { None, IgnoreTies, CountOffByOne, BoundaryMoved, KeyOneRangeUp };
+// Errors planted into the simulation; the checks must report each. BracketMissed is no error: a
+// bracket that misses its target must make the levels read every key, and the split stay exact.
+enum class Plant { None, IgnoreTies, CountOffByOne, BoundaryMoved, KeyOneRangeUp, CandidateLost, BracketMissed };
+
+// Candidate slots per GPU in the simulation unless a test asks for fewer.
+constexpr std::uint64_t kRoomy = ~std::uint64_t{0};
 
 struct Simulation {
   int gpus = 1, chunks = 1, levels = kLevels;
@@ -29,13 +34,14 @@ struct Simulation {
   std::vector<SplitState> states;                // per GPU (valid for `ranks`)
   std::vector<std::vector<int>> range;           // per GPU, per key: the rule's range
   std::vector<std::vector<std::uint64_t>> actual;  // per GPU, per range: pairs the rule put there
+  bool from_candidates = false;                    // the levels read the brackets' candidates
 };
 
 std::uint64_t sum(const std::uint64_t* a, int n) { return std::accumulate(a, a + n, std::uint64_t{0}); }
 
 // What the GPUs do, on the CPU. GPU r < holders holds the r-th of `holders` equal parts of the keys.
 Simulation simulate(const std::vector<std::uint32_t>& all, int gpus, int holders, int levels, int chunks,
-                    double first_share = 0, Plant plant = Plant::None) {
+                    double first_share = 0, Plant plant = Plant::None, std::uint64_t capacity = kRoomy) {
   Simulation sim;
   sim.gpus = gpus, sim.chunks = chunks, sim.levels = levels;
   const std::size_t n = all.size();
@@ -59,7 +65,7 @@ Simulation simulate(const std::vector<std::uint32_t>& all, int gpus, int holders
   if (n == 0) return sim;
   sim.targets = split_targets(n, gpus, first_share);
 
-  // The sample and the boundaries.
+  // The sample, the boundaries and the brackets.
   std::vector<std::uint32_t> samples(gpus, 0);
   std::uint32_t stride = 0, valid = 0;
   for (const int r : holding) {
@@ -68,19 +74,50 @@ Simulation simulate(const std::vector<std::uint32_t>& all, int gpus, int holders
     valid += samples[r];
   }
   const std::vector<std::uint32_t> index = boundary_sample_index(n, sim.targets, gpus, chunks, valid);
+  std::vector<std::array<std::int32_t, 2>> brackets =
+      levels == kLevels ? bracket_sample_index(n, sim.targets, valid) : std::vector<std::array<std::int32_t, 2>>{};
+  if (plant == Plant::BracketMissed)
+    for (auto& b : brackets) {  // one sample key well above the target's place
+      const std::int32_t above = std::min<std::int32_t>(static_cast<std::int32_t>(valid) - 1, b[1] + 5);
+      b = {above, above};
+    }
   for (const int r : sim.ranks)
-    init_state(sim.states[r], make_setup(r, gpus, chunks, levels, n, sim.keys[r].size(), sim.targets, index));
-  if (!index.empty()) {
+    init_state(sim.states[r], make_setup(r, gpus, chunks, levels, n, sim.keys[r].size(), sim.targets, index, brackets, 1,
+                                         capacity));
+  if (!index.empty() || !brackets.empty()) {
     std::vector<std::uint32_t> gathered;
     for (const int r : sim.ranks)
       for (std::uint32_t i = 0; i < stride; ++i)
         gathered.push_back(i < samples[r] ? sim.keys[r][sample_position(i, samples[r], sim.keys[r].size())] : 0xFFFFFFFFu);
     std::sort(gathered.begin(), gathered.end());
-    for (const int r : sim.ranks)
-      for (std::size_t i = 0; i < index.size(); ++i) sim.states[r].boundary[i] = gathered.at(index[i]);
+    for (const int r : sim.ranks) make_cuts(sim.states[r], gathered.data(), valid);
   }
 
-  // The histogram levels.
+  // The cut pass: every GPU counts its keys below each cut and copies its keys inside a bracket
+  // aside (overflowing past `capacity`); the counts are summed, the extremes taken over all GPUs.
+  std::vector<std::vector<std::uint64_t>> cut_local(gpus, std::vector<std::uint64_t>(kCutWords, 0));
+  std::vector<std::uint64_t> cut_global(kCutWords, 0);
+  std::vector<std::vector<std::uint32_t>> candidates(gpus);
+  std::uint32_t key_min = 0xFFFFFFFFu, key_max = 0;
+  for (const int r : sim.ranks) {
+    const SplitState& st = sim.states[r];
+    for (const std::uint32_t key : sim.keys[r]) {
+      for (int c = 0; c < st.cuts; ++c) cut_local[r][c] += key < st.cut[c] ? 1 : 0;
+      if (in_bracket(st.bracket_lo, st.bracket_hi, st.brackets, key)) candidates[r].push_back(key);
+      key_min = std::min(key_min, key);
+      key_max = std::max(key_max, key);
+    }
+    if (candidates[r].size() > st.setup.segment) cut_local[r][kOverflowWord] = 1;
+    if (plant == Plant::CandidateLost && r == sim.ranks.front() && !candidates[r].empty())
+      candidates[r].erase(std::min_element(candidates[r].begin(), candidates[r].end()));
+    for (int w = 0; w < kCutWords; ++w) cut_global[w] += cut_local[r][w];
+  }
+  for (const int r : sim.ranks) apply_cuts(sim.states[r], cut_global.data(), cut_local[r].data(), key_min, key_max);
+  sim.from_candidates = sim.states[sim.ranks.front()].from_candidates != 0;
+  for (const int r : sim.ranks)
+    EXPECT_EQ(sim.states[r].from_candidates != 0, sim.from_candidates) << "every GPU reads the same source";
+
+  // The histogram levels, over the candidates or every key.
   const int levels_run = sim.states[sim.ranks.front()].setup.levels_run;
   for (int level = 0; level < levels_run; ++level) {
     const LevelParams p = sim.states[sim.ranks.front()].params;
@@ -89,10 +126,9 @@ Simulation simulate(const std::vector<std::uint32_t>& all, int gpus, int holders
     for (const int r : sim.ranks) {
       const SplitState& st = sim.states[r];
       EXPECT_EQ(st.params.slots, p.slots) << "every GPU runs the same pass";
-      for (const std::uint32_t key : sim.keys[r]) {
+      for (const std::uint32_t key : sim.from_candidates ? candidates[r] : sim.keys[r]) {
         const int slot = level_slot(st.params, key);
         if (slot >= 0) ++local[r][static_cast<std::size_t>(slot) * (st.params.bin_mask + 1) + level_bin(st.params, key)];
-        if (st.params.intervals > 0) ++local[r][kBinWords + interval_of(st.boundary, st.params.intervals, key)];
       }
       for (int w = 0; w < kHistogramWords; ++w) global[w] += local[r][w];
     }
@@ -108,7 +144,6 @@ Simulation simulate(const std::vector<std::uint32_t>& all, int gpus, int holders
       SplitState& st = sim.states[r];
       find_bins(st, cum_global.data());
       local_belows(st, cumulative(local[r]).data());
-      if (st.params.intervals > 0) count_boundaries(st, global.data() + kBinWords, local[r].data() + kBinWords);
       advance_level(st, level);
     }
   }
@@ -204,6 +239,9 @@ std::string check(const Simulation& sim, bool exact) {
     if (any && lo[range] < highest) return "range " + std::to_string(range) + " holds a key below an earlier range's";
     highest = hi[range];
     any = true;
+    // The bounds the local sort may take its bits from hold every key of the range.
+    if (lo[range] < first.out.lo[range] || hi[range] > first.out.hi[range])
+      return "range " + std::to_string(range) + " holds keys outside its bounds";
   }
   // Each GPU's layout: its runs for other GPUs one after another in the send buffer, its own at
   // their ranges' places in the stage buffer, none overlapping.
@@ -421,6 +459,56 @@ TEST(MultiGpuSplitters, SubRangesFollowTheSample) {
     }
 }
 
+TEST(MultiGpuSplitters, BracketsHoldTheSplitters) {
+  // Uniform, Gaussian and sorted keys: every target lies inside its bracket, so the levels read the
+  // candidates alone (about 1.2% of the keys a splitter once the sample is smaller than the input).
+  for (const Distribution dist : {Distribution::Uniform, Distribution::Gaussian, Distribution::Sorted, Distribution::Zipf})
+    for (const std::size_t n : {1000, 65537, 400000})
+      for (const int gpus : {2, 4, 8})
+        for (const int holders : {1, gpus}) {
+          SCOPED_TRACE(label(std::string(distribution_name(dist)), n, gpus, holders, 3, 2));
+          const std::vector<std::uint32_t> keys = ordered(make_keys(dist, n, n + 21));
+          const Simulation sim = simulate(keys, gpus, holders, kLevels, 2);
+          EXPECT_EQ(check(sim, true), "");
+          EXPECT_TRUE(sim.from_candidates);
+          if (n > kSampleTotal) {
+            std::uint64_t candidates = 0;
+            for (const int r : sim.ranks) {
+              const SplitState& st = sim.states[r];
+              for (int m = 0; m < st.brackets; ++m)
+                for (const std::uint32_t key : sim.keys[r]) candidates += key >= st.bracket_lo[m] && key <= st.bracket_hi[m];
+            }
+            EXPECT_LT(candidates, static_cast<std::uint64_t>(0.02 * (gpus - 1) * n)) << "brackets too wide";
+          }
+        }
+}
+
+TEST(MultiGpuSplitters, EveryKeyWhereABracketFails) {
+  // A bracket that misses its target, and candidates that overflow their slots: the levels read
+  // every key, and the split stays exact.
+  for (const Distribution dist : {Distribution::Uniform, Distribution::AllEqual, Distribution::TwoValues, Distribution::HalfEqual})
+    for (const std::size_t n : {2, 1000, 65537})
+      for (const int gpus : {2, 3, 4})
+        for (const int holders : {1, gpus}) {
+          SCOPED_TRACE(label(std::string(distribution_name(dist)), n, gpus, holders, 3, 3));
+          const std::vector<std::uint32_t> keys = ordered(make_keys(dist, n, n + 2));
+          const Simulation missed = simulate(keys, gpus, holders, kLevels, 3, 0, Plant::BracketMissed);
+          EXPECT_EQ(check(missed, true), "");
+          if (n >= 1000 && dist == Distribution::Uniform) {
+            EXPECT_FALSE(missed.from_candidates);
+          }
+          const Simulation overflow = simulate(keys, gpus, holders, kLevels, 3, 0, Plant::None, 0);
+          EXPECT_EQ(check(overflow, true), "");
+          EXPECT_FALSE(overflow.from_candidates);
+          EXPECT_EQ(move_and_sort(overflow), "");
+        }
+  // All keys equal: one bracket holds every key, more than the slots a real sort reserves.
+  const std::vector<std::uint32_t> equal(300000, ordered_key(0.5f));
+  const Simulation all_equal = simulate(equal, 2, 2, kLevels, 1, 0, Plant::None, candidate_capacity(150000, 2) / 8);
+  EXPECT_EQ(check(all_equal, true), "");
+  EXPECT_FALSE(all_equal.from_candidates);
+}
+
 TEST(MultiGpuSplitters, PlantedErrorsAreCaught) {
   const std::vector<std::uint32_t> equal(1000, ordered_key(0.5f));
   const std::vector<std::uint32_t> uniform = ordered(make_keys(Distribution::Uniform, 5000, 3));
@@ -432,6 +520,10 @@ TEST(MultiGpuSplitters, PlantedErrorsAreCaught) {
   EXPECT_NE(check(simulate(uniform, 2, 2, kLevels, 4, 0, Plant::BoundaryMoved), true), "");
   // A pair sent one range too high breaks the order the check requires.
   EXPECT_NE(check(simulate(uniform, 4, 1, kLevels, 2, 0, Plant::KeyOneRangeUp), true), "");
+  // A candidate lost between the cut pass and the levels: a splitter lands one rank off.
+  const Simulation lost = simulate(uniform, 4, 4, kLevels, 1, 0, Plant::CandidateLost);
+  ASSERT_TRUE(lost.from_candidates);
+  EXPECT_NE(check(lost, true), "");
   // Received runs placed over the receiving GPU's own pairs.
   const Simulation spread = simulate(uniform, 4, 4, kLevels, 3);
   ASSERT_EQ(move_and_sort(spread), "");
@@ -472,12 +564,38 @@ TEST(MultiGpuSplitters, RangeRuleAtTheSplitter) {
 }
 
 TEST(MultiGpuSplitters, PlanArithmetic) {
-  EXPECT_EQ(auto_chunks(0, 2), 1);
-  EXPECT_EQ(auto_chunks(std::uint64_t{64} << 20, 2), 1);
-  EXPECT_EQ(auto_chunks(std::uint64_t{256} << 20, 2), 4);
-  EXPECT_EQ(auto_chunks(std::uint64_t{1} << 30, 2), 8);
-  EXPECT_EQ(auto_chunks(std::uint64_t{1} << 30, 4), 8);
-  EXPECT_EQ(auto_chunks(std::uint64_t{256} << 20, 4), 2);
+  // Brackets: margin keys either side of the target's place, clamped to the sample's ends.
+  EXPECT_EQ(bracket_margin(kSampleTotal), 3u * 513u + 16u);
+  EXPECT_EQ(bracket_margin(1), 3u * 2u + 16u);
+  {
+    const std::uint64_t n = std::uint64_t{1} << 30;
+    const std::vector<std::uint64_t> targets = split_targets(n, 4);
+    const auto at = bracket_sample_index(n, targets, kSampleTotal);
+    ASSERT_EQ(at.size(), 3u);
+    const auto m = static_cast<std::int32_t>(bracket_margin(kSampleTotal));
+    EXPECT_EQ(at[1][0], static_cast<std::int32_t>(kSampleTotal / 2) - m);
+    EXPECT_EQ(at[1][1], static_cast<std::int32_t>(kSampleTotal / 2) + m);
+    const auto edge = bracket_sample_index(1000, split_targets(1000, 2, 0.999), 1000);
+    EXPECT_EQ(edge[0][1], kSampleTop);
+    EXPECT_EQ(bracket_sample_index(100, split_targets(100, 8), 100)[0][0], kSampleBottom);
+  }
+  // Candidate slots: twice what 1G pairs on 2 GPUs put in their brackets, about 2.4% of them.
+  EXPECT_GE(candidate_capacity(std::uint64_t{512} << 20, 2), (std::uint64_t{512} << 20) / 50);
+  EXPECT_LE(candidate_capacity(std::uint64_t{512} << 20, 2), (std::uint64_t{512} << 20) / 30);
+  EXPECT_EQ(candidate_capacity(1000, 4), 1000u + 65536u);
+  EXPECT_EQ(candidate_capacity(1000, 1), 0u);
+  for (const bool gathered : {false, true}) EXPECT_EQ(auto_chunks(0, 2, gathered), 1);
+  // The distributed case: pieces of 32M pairs, at most 4.
+  EXPECT_EQ(auto_chunks(std::uint64_t{64} << 20, 2, false), 1);
+  EXPECT_EQ(auto_chunks(std::uint64_t{256} << 20, 2, false), 4);
+  EXPECT_EQ(auto_chunks(std::uint64_t{256} << 20, 4, false), 2);
+  EXPECT_EQ(auto_chunks(std::uint64_t{1} << 30, 2, false), 4);
+  EXPECT_EQ(auto_chunks(std::uint64_t{1} << 30, 4, false), 4);
+  // The paper's case: pieces of 64M pairs, up to 8.
+  EXPECT_EQ(auto_chunks(std::uint64_t{64} << 20, 2, true), 1);
+  EXPECT_EQ(auto_chunks(std::uint64_t{256} << 20, 2, true), 2);
+  EXPECT_EQ(auto_chunks(std::uint64_t{1} << 30, 2, true), 8);
+  EXPECT_EQ(auto_chunks(std::uint64_t{1} << 30, 4, true), 4);
   // Samples: shares of kSampleTotal, at least one key where a GPU holds any, never more than it holds.
   EXPECT_EQ(sample_count(0, 100), 0u);
   EXPECT_EQ(sample_count(3, 100), 3u);

@@ -1,15 +1,16 @@
 // Sintorn & Assarsson (JPDC 2008), Section 6.1 on N GPUs: the histogram pass of Section 5.1 (here
 // one of three radix levels that refine the pivots), the choice of each level's bins on the device,
-// and the split of each GPU's pairs into one run per range in a single pass. Warp-aggregated atomics
-// where keys may be equal: all-equal keys send every lane of a warp to one counter, which must cost
-// one atomic per warp, not 32.
+// the one pass over the keys that brackets the pivots (depthsort's own: the levels then read only
+// the keys inside the brackets), and the split of each GPU's pairs into one run per range in a
+// single pass. Warp-aggregated atomics where keys may be equal: all-equal keys send every lane of a
+// warp to one counter, which must cost one atomic per warp, not 32.
 #include "sort/multi_gpu/multi_gpu_kernels.hpp"
 
-#include <cub/block/block_scan.cuh>
 #include <cub/device/device_radix_sort.cuh>
 
 #include "depthsort/sort/errors.hpp"
 #include "depthsort/sort/keys.hpp"
+#include "sort/primitives/cub_radix_pairs.cuh"
 #include "sort/primitives/launch.hpp"
 #include "sort/primitives/warp_block.cuh"
 
@@ -18,6 +19,21 @@ namespace {
 
 constexpr int kHistogramThreads = 256;
 constexpr int kSelectThreads = 1024;
+// The cut pass: 2048 keys a tile (8 loads in flight per thread), counted below each cut by each
+// lane and summed over the warp (no atomics per key), the bracketed keys appended to the block's
+// own candidate slots.
+constexpr int kCutThreads = 256;
+constexpr int kCutItems = 8;
+// Blocks a multiprocessor must hold (the register cap that follows: 40 each for the cut pass and
+// the scatter, 1536 threads). Turing holds 1024 threads a multiprocessor: four and two blocks there.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+constexpr int kCutBlocksPerSm = 4, kScatterBlocksPerSm = 2;
+#else
+constexpr int kCutBlocksPerSm = 6, kScatterBlocksPerSm = 3;
+#endif
+constexpr int kCutTile = kCutThreads * kCutItems;
+constexpr int kCutWarps = kCutThreads / 32;
+static_assert(kMaxCuts <= 96, "the cut pass keeps three counters a lane");
 // The scatter: 4096 pairs a tile, staged in shared memory sorted by range, so that each range's
 // part of the tile goes out in consecutive addresses (coalesced), as a copy would.
 constexpr int kScatterThreads = 512;
@@ -25,7 +41,7 @@ constexpr int kScatterItems = 8;
 constexpr int kScatterTile = kScatterThreads * kScatterItems;
 using SelectScan = cub::BlockScan<std::uint32_t, kSelectThreads>;
 static_assert(kMaxRanges <= 64, "the scatter's range scan covers 64 ranges with one warp");
-static_assert(kMaxRanges <= 255, "range ids are bytes");
+static_assert(kMaxRanges <= 255 && kScatterTile <= (1 << 23), "range ids are bytes, a pair's place in the tile the other 24 bits");
 
 __device__ __forceinline__ std::uint32_t ordered_at(const float* keys, std::size_t i) {
   return ordered_bits_from_float_bits(reinterpret_cast<const std::uint32_t*>(keys)[i]);
@@ -40,35 +56,177 @@ __global__ void sample_kernel(const float* keys, std::size_t n, std::uint32_t co
   sample[i] = i < count ? ordered_at(keys, sample_position(i, count, n)) : 0xFFFFFFFFu;
 }
 
-__global__ void boundary_kernel(SplitState* state, const std::uint32_t* sorted) {
-  const int i = static_cast<int>(threadIdx.x);
-  if (i < state->setup.boundaries) state->boundary[i] = sorted[state->setup.sample_index[i]];
+__global__ void cuts_kernel(SplitState* state, const std::uint32_t* sorted, std::uint32_t valid) {
+  make_cuts(*state, sorted, valid);
 }
 
+// The sum of x over the warp, in every lane.
+__device__ __forceinline__ unsigned warp_sum(unsigned x) {
+#if __CUDA_ARCH__ >= 800
+  return __reduce_add_sync(0xFFFFFFFFu, x);
+#else
+#pragma unroll
+  for (int offset = 16; offset > 0; offset /= 2) x += __shfl_xor_sync(0xFFFFFFFFu, x, offset);
+  return x;
+#endif
+}
+
+// This warp's keys of a tile below each cut, added by lane c % 32 to its counter of cut c: each
+// lane counts its own keys (a 32-bit compare and an add a key), one warp reduction a cut. A cut
+// past every 32-bit key (a bracket's end above 0xFFFFFFFF) counts every key. kFull: every item is
+// a key (all tiles but a block's last).
+template <bool kFull>
+__device__ __forceinline__ void count_below(const unsigned long long* cut, int cuts, const std::uint32_t (&key)[kCutItems],
+                                            const bool (&valid)[kCutItems], int lane, unsigned& below0,
+                                            unsigned& below1, unsigned& below2) {
+  for (int c = 0; c < cuts; ++c) {
+    const unsigned long long value = cut[c];
+    const bool all = value > 0xFFFFFFFFull;
+    const auto bound = static_cast<std::uint32_t>(value);
+    unsigned mine = 0;
+#pragma unroll
+    for (int k = 0; k < kCutItems; ++k) mine += ((kFull || valid[k]) && (all || key[k] < bound)) ? 1u : 0u;
+    const unsigned total = warp_sum(mine);
+    if (lane == (c & 31)) {
+      if (c < 32) below0 += total;
+      else if (c < 64) below1 += total;
+      else below2 += total;
+    }
+  }
+}
+
+__global__ void __launch_bounds__(kCutThreads, kCutBlocksPerSm)
+    cut_kernel(const float* keys, std::size_t n, const SplitState* state, unsigned long long* counts,
+               unsigned int* extremes, unsigned int* segment_counts, std::uint32_t* candidates) {
+  __shared__ unsigned long long cut[kMaxCuts];
+  __shared__ std::uint32_t lo[kMaxSplitters], hi[kMaxSplitters];
+  __shared__ unsigned int block_counts[kMaxCuts];
+  __shared__ unsigned int warp_found[kCutWarps];
+  __shared__ unsigned int found;  // candidates of this block so far (written while they fit)
+  const int cuts = state->cuts, brackets = state->brackets;
+  const std::uint64_t segment = state->setup.segment;
+  for (int c = threadIdx.x; c < cuts; c += blockDim.x) {
+    cut[c] = state->cut[c];
+    block_counts[c] = 0;
+  }
+  for (int m = threadIdx.x; m < brackets; m += blockDim.x) {
+    lo[m] = state->bracket_lo[m];
+    hi[m] = state->bracket_hi[m];
+  }
+  if (threadIdx.x == 0) found = 0;
+  __syncthreads();
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  std::uint32_t* mine = candidates + blockIdx.x * segment;
+  // Lane c % 32 of every warp counts the keys below cut c (three counters: up to 96 cuts).
+  unsigned below0 = 0, below1 = 0, below2 = 0;
+  std::uint32_t key_min = 0xFFFFFFFFu, key_max = 0;
+  const std::size_t tiles = (n + kCutTile - 1) / kCutTile;
+  for (std::size_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {  // the same trip count for the block
+    std::uint32_t key[kCutItems];
+    bool valid[kCutItems];
+#pragma unroll
+    for (int k = 0; k < kCutItems; ++k) {
+      const std::size_t i = tile * kCutTile + k * kCutThreads + threadIdx.x;
+      valid[k] = i < n;
+      key[k] = valid[k] ? ordered_at(keys, i) : 0u;
+    }
+#pragma unroll
+    for (int k = 0; k < kCutItems; ++k)
+      if (valid[k]) {
+        key_min = min(key_min, key[k]);
+        key_max = max(key_max, key[k]);
+      }
+    if ((tile + 1) * kCutTile <= n) count_below<true>(cut, cuts, key, valid, lane, below0, below1, below2);
+    else count_below<false>(cut, cuts, key, valid, lane, below0, below1, below2);
+    if (brackets == 0) continue;
+    bool inside[kCutItems];
+    unsigned warp_count = 0;
+#pragma unroll
+    for (int k = 0; k < kCutItems; ++k) {
+      inside[k] = valid[k] && in_bracket(lo, hi, brackets, key[k]);
+      warp_count += __popc(__ballot_sync(0xFFFFFFFFu, inside[k]));
+    }
+    // Most tiles of uniform keys hold a few candidates: the block appends them to its own slots
+    // (no global counter that every tile of the grid would contend for).
+    if (!__syncthreads_or(warp_count > 0)) continue;
+    if (lane == 0) warp_found[warp] = warp_count;
+    __syncthreads();
+    unsigned at = found;
+    for (int w = 0; w < warp; ++w) at += warp_found[w];
+#pragma unroll
+    for (int k = 0; k < kCutItems; ++k) {
+      const unsigned ballot = __ballot_sync(0xFFFFFFFFu, inside[k]);
+      const unsigned place = at + __popc(ballot & primitives::lanes_below());
+      if (inside[k] && place < segment) mine[place] = key[k];
+      at += __popc(ballot);
+    }
+    __syncthreads();  // every warp has read `found` and warp_found
+    if (threadIdx.x == 0)
+      for (int w = 0; w < kCutWarps; ++w) found += warp_found[w];
+    // The next tile's __syncthreads_or orders this update before `found` is read again.
+  }
+#pragma unroll
+  for (int offset = 16; offset > 0; offset /= 2) {
+    key_min = min(key_min, __shfl_xor_sync(0xFFFFFFFFu, key_min, offset));
+    key_max = max(key_max, __shfl_xor_sync(0xFFFFFFFFu, key_max, offset));
+  }
+  if (lane == 0 && key_min <= key_max) {  // the smallest key as the largest complement
+    atomicMax(&extremes[0], ~key_min);
+    atomicMax(&extremes[1], key_max);
+  }
+  if (lane < cuts) atomicAdd(&block_counts[lane], below0);
+  if (lane + 32 < cuts) atomicAdd(&block_counts[lane + 32], below1);
+  if (lane + 64 < cuts) atomicAdd(&block_counts[lane + 64], below2);
+  __syncthreads();
+  for (int c = threadIdx.x; c < cuts; c += blockDim.x)
+    if (block_counts[c]) atomicAdd(&counts[c], static_cast<unsigned long long>(block_counts[c]));
+  if (threadIdx.x == 0) {
+    segment_counts[blockIdx.x] = found;
+    if (brackets > 0 && found > segment) atomicMax(&counts[kOverflowWord], 1ull);
+  }
+}
+
+__global__ void apply_cuts_kernel(SplitState* state, const unsigned long long* global, const unsigned long long* local,
+                                  const unsigned int* extremes) {
+  apply_cuts(*state, reinterpret_cast<const std::uint64_t*>(global), reinterpret_cast<const std::uint64_t*>(local),
+             ~extremes[0], extremes[1]);
+}
+
+// One level's histogram over the keys the cut pass bracketed (block b reads the candidates block b
+// of the cut pass wrote: the same grid) or over every key, as the state says.
 __global__ void __launch_bounds__(kHistogramThreads)
-    histogram_kernel(const float* keys, std::size_t n, const SplitState* state, unsigned long long* histogram) {
+    histogram_kernel(const float* keys, std::size_t n, const std::uint32_t* candidates,
+                     const unsigned int* segment_counts, const SplitState* state, unsigned long long* histogram) {
   __shared__ unsigned int local[kHistogramWords];
-  __shared__ std::uint32_t boundary[kMaxBoundaries];
   // Every thread reads the pass's parameters (a few dozen bytes, the same for all: served by L1).
   const LevelParams p = state->params;
   const int bins = static_cast<int>(p.bin_mask) + 1;
   const int words = bin_words(p);
+  const bool from_candidates = state->from_candidates != 0;
   for (int w = threadIdx.x; w < words; w += blockDim.x) local[w] = 0;
-  for (int w = threadIdx.x; w <= p.intervals; w += blockDim.x) local[kBinWords + w] = 0;
-  for (int w = threadIdx.x; w < p.intervals; w += blockDim.x) boundary[w] = state->boundary[w];
   __syncthreads();
-  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
-       i += std::size_t{gridDim.x} * blockDim.x) {
-    const std::uint32_t key = ordered_at(keys, i);
-    const int slot = level_slot(p, key);
-    if (slot >= 0) atomicAdd(&local[slot * bins + level_bin(p, key)], 1u);
-    if (p.intervals > 0) atomicAdd(&local[kBinWords + interval_of(boundary, p.intervals, key)], 1u);
+  // Block b's candidates, or a grid-stride share of every key.
+  std::size_t begin = std::size_t{blockIdx.x} * blockDim.x, end = n, stride = std::size_t{gridDim.x} * blockDim.x;
+  if (from_candidates) {
+    const std::uint64_t segment = state->setup.segment;
+    begin = blockIdx.x * segment;
+    end = begin + min(static_cast<std::uint64_t>(segment_counts[blockIdx.x]), segment);
+    stride = blockDim.x;
+  }
+  // Every lane runs every round (the warp-aggregated add needs the whole warp): the bounds are the
+  // block's, the same for all its threads.
+  for (std::size_t base = begin; base < end; base += stride) {
+    const std::size_t at = base + threadIdx.x;
+    const bool valid = at < end;
+    std::uint32_t key = 0;
+    if (valid) key = from_candidates ? candidates[at] : ordered_at(keys, at);
+    const int slot = valid ? level_slot(p, key) : -1;
+    const int word = slot >= 0 ? slot * bins + level_bin(p, key) : 0;
+    primitives::warp_aggregated_add(local, static_cast<std::uint32_t>(word), slot >= 0, false);
   }
   __syncthreads();
   for (int w = threadIdx.x; w < words; w += blockDim.x)
     if (local[w]) atomicAdd(&histogram[w], static_cast<unsigned long long>(local[w]));
-  for (int w = threadIdx.x; w <= p.intervals; w += blockDim.x)
-    if (local[kBinWords + w]) atomicAdd(&histogram[kBinWords + w], static_cast<unsigned long long>(local[kBinWords + w]));
 }
 
 // Inclusive cumulative counts of in[0, words) into cum (one block; counts fit 32 bits: n < 2^31).
@@ -88,7 +246,7 @@ __device__ void block_cumulative(const unsigned long long* in, int words, std::u
 
 __global__ void __launch_bounds__(kSelectThreads)
     select_kernel(SplitState* state, const unsigned long long* global, const unsigned long long* local, int level) {
-  __shared__ std::uint32_t cum[kBinWords];
+  __shared__ std::uint32_t cum[kHistogramWords];
   __shared__ SelectScan::TempStorage temp;
   // Read by every thread before thread 0 changes the state (after the barriers below).
   const int words = bin_words(state->params);
@@ -100,15 +258,16 @@ __global__ void __launch_bounds__(kSelectThreads)
   __syncthreads();
   if (threadIdx.x == 0) {
     local_belows(*state, cum);
-    if (state->params.intervals > 0)
-      count_boundaries(*state, reinterpret_cast<const std::uint64_t*>(global + kBinWords),
-                       reinterpret_cast<const std::uint64_t*>(local + kBinWords));
     advance_level(*state, level);
   }
 }
 
-__global__ void finish_kernel(SplitState* state, const unsigned long long* equal_all) {
+__global__ void finish_kernel(SplitState* state, const unsigned long long* equal_all, const unsigned int* segment_counts,
+                              std::uint32_t blocks) {
   finish_counts(*state, reinterpret_cast<const std::uint64_t*>(equal_all));
+  std::uint64_t candidates = 0;  // for the reports: how many keys the brackets held
+  for (std::uint32_t b = 0; segment_counts != nullptr && b < blocks; ++b) candidates += segment_counts[b];
+  state->out.candidates = static_cast<std::uint32_t>(candidates);
 }
 
 // Shared-memory copies of the parts of SplitState the scatter reads for every pair. Raw words:
@@ -134,7 +293,24 @@ struct ScatterArgs {
   std::uint32_t* stage_values;
 };
 
-__global__ void __launch_bounds__(kScatterThreads) scatter_kernel(ScatterArgs a) {
+// One tile's pairs into registers (the next tile's loads are issued while the last tile is still
+// being written out, so that the block never waits for a whole round trip to memory).
+__device__ __forceinline__ void load_tile(const ScatterArgs& a, std::size_t tile, std::uint32_t (&key)[kScatterItems],
+                                          std::uint32_t (&value)[kScatterItems]) {
+  const std::size_t first = tile * kScatterTile;
+#pragma unroll
+  for (int k = 0; k < kScatterItems; ++k) {
+    const std::size_t i = first + k * kScatterThreads + threadIdx.x;
+    key[k] = i < a.n ? a.keys[i] : 0u;
+    value[k] = i < a.n ? a.values[i] : 0u;
+  }
+}
+
+// kTies: the variant for splitters whose equal keys are split by tie rank. The host launches both
+// variants; the one that does not match the state's splitters returns at once. The common one
+// (no tie key) keeps no tie ranks in registers.
+template <bool kTies>
+__global__ void __launch_bounds__(kScatterThreads, kScatterBlocksPerSm) scatter_kernel(ScatterArgs a) {
   __shared__ std::uint32_t tile_keys[kScatterTile], tile_values[kScatterTile];
   __shared__ std::uint8_t tile_range[kScatterTile];
   __shared__ unsigned int range_count[kMaxRanges];
@@ -146,6 +322,7 @@ __global__ void __launch_bounds__(kScatterThreads) scatter_kernel(ScatterArgs a)
   __shared__ std::uint32_t boundary[kMaxBoundaries];
   __shared__ alignas(8) std::uint32_t splitters_raw[sizeof(Splitters) / 4];
   __shared__ alignas(8) std::uint32_t bases_raw[sizeof(TieBases) / 4];
+  if ((a.state->splitters.ties > 0) != kTies) return;  // the other variant sorts this input
   const Splitters& split = *reinterpret_cast<const Splitters*>(splitters_raw);
   const TieBases& bases = *reinterpret_cast<const TieBases*>(bases_raw);
 
@@ -156,55 +333,62 @@ __global__ void __launch_bounds__(kScatterThreads) scatter_kernel(ScatterArgs a)
   copy_words(reinterpret_cast<TieBases*>(bases_raw), &a.state->bases);
   for (int i = threadIdx.x; i < boundaries; i += blockDim.x) boundary[i] = a.state->boundary[i];
   for (int i = threadIdx.x; i < ranges; i += blockDim.x) range_offset[i] = a.state->offset[i];
+  if (threadIdx.x < kMaxRanges) range_count[threadIdx.x] = 0;
+  if (threadIdx.x < kMaxSplitters) tie_count[threadIdx.x] = 0;
   __syncthreads();
   const int ties = split.ties;
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
 
   const std::size_t tiles = (a.n + kScatterTile - 1) / kScatterTile;
+  std::uint32_t key[kScatterItems], value[kScatterItems];
+  if (blockIdx.x < tiles) load_tile(a, blockIdx.x, key, value);
   for (std::size_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-    if (threadIdx.x < kMaxRanges) range_count[threadIdx.x] = 0;
-    if (threadIdx.x < kMaxSplitters) tie_count[threadIdx.x] = 0;
-    __syncthreads();
     const std::size_t first = tile * kScatterTile;
-    std::uint32_t key[kScatterItems], value[kScatterItems];
     int range[kScatterItems];
-    unsigned place[kScatterItems];
 #pragma unroll
-    for (int k = 0; k < kScatterItems; ++k) {
-      const std::size_t i = first + k * kScatterThreads + threadIdx.x;
-      const bool valid = i < a.n;
-      key[k] = valid ? a.keys[i] : 0u;
-      value[k] = valid ? a.values[i] : 0u;
-      range[k] = valid ? 0 : -1;
-    }
-    // Tie ranks (block-uniform branch): each key equal to a tie key takes the next rank of its
-    // group, unique over all GPUs (this GPU's base, then a global counter per tile).
-    std::uint64_t tie_rank[kScatterItems] = {};
-    if (ties > 0) {
+    for (int k = 0; k < kScatterItems; ++k) range[k] = first + k * kScatterThreads + threadIdx.x < a.n ? 0 : -1;
+    if constexpr (kTies) {
+      // Tie ranks: each key equal to a tie key takes the next rank of its group, unique over all
+      // GPUs (this GPU's base, then a global counter per tile).
       int group[kScatterItems];
+      unsigned place[kScatterItems];
 #pragma unroll
       for (int k = 0; k < kScatterItems; ++k) {
         group[k] = range[k] >= 0 ? tie_group(split, ordered_bits_from_float_bits(key[k])) : -1;
         place[k] = primitives::warp_aggregated_add(tie_count, static_cast<std::uint32_t>(group[k]), group[k] >= 0, true);
       }
       __syncthreads();
-      if (threadIdx.x < ties)
+      if (threadIdx.x < ties) {
         tie_base[threadIdx.x] = bases.base[threadIdx.x] + atomicAdd(&a.tie_counters[threadIdx.x],
                                                                     static_cast<unsigned long long>(tie_count[threadIdx.x]));
+        tie_count[threadIdx.x] = 0;  // read by no one else until the next tile's adds
+      }
       __syncthreads();
 #pragma unroll
       for (int k = 0; k < kScatterItems; ++k)
-        if (group[k] >= 0) tie_rank[k] = tie_base[group[k]] + place[k];
+        if (range[k] >= 0)
+          range[k] = range_index(split, boundary, boundaries, chunks, ordered_bits_from_float_bits(key[k]),
+                                 group[k] >= 0 ? tie_base[group[k]] + place[k] : 0);
+    } else {
+#pragma unroll
+      for (int k = 0; k < kScatterItems; ++k)
+        if (range[k] >= 0) range[k] = range_index(split, boundary, boundaries, chunks, ordered_bits_from_float_bits(key[k]), 0);
     }
+    // Each pair's range and its place among the tile's pairs of that range, in one word (places
+    // < 4096, ranges < 256): fewer registers, so that more blocks fit on a multiprocessor.
 #pragma unroll
     for (int k = 0; k < kScatterItems; ++k) {
-      if (range[k] >= 0)
-        range[k] = range_index(split, boundary, boundaries, chunks, ordered_bits_from_float_bits(key[k]), tie_rank[k]);
-      place[k] = primitives::warp_aggregated_add(range_count, static_cast<std::uint32_t>(range[k]), range[k] >= 0, true);
+      const unsigned place =
+          primitives::warp_aggregated_add(range_count, static_cast<std::uint32_t>(range[k]), range[k] >= 0, true);
+      range[k] = range[k] >= 0 ? static_cast<int>(place << 8 | static_cast<unsigned>(range[k])) : -1;
     }
     __syncthreads();
-    // Exclusive scan of the tile's counts (one warp, two ranges a lane), and each range's global
-    // place: its run's offset plus what earlier tiles took (one atomic per tile and range).
+    // Warp 0: the exclusive scan of the tile's counts (two ranges a lane). Warps 1 and 2: each
+    // range's place in its run, one atomic per tile and range; the result is first needed after
+    // the tile is placed in shared memory, so its latency hides behind that.
+    unsigned long long claimed = 0;
+    const int claim = threadIdx.x - 32;  // warps 1 and 2: ranges 0..63
+    const bool claims = warp >= 1 && warp <= 2 && claim < ranges;
     if (warp == 0) {
       const unsigned c0 = 2 * lane < ranges ? range_count[2 * lane] : 0u;
       const unsigned c1 = 2 * lane + 1 < ranges ? range_count[2 * lane + 1] : 0u;
@@ -217,21 +401,24 @@ __global__ void __launch_bounds__(kScatterThreads) scatter_kernel(ScatterArgs a)
       const unsigned exclusive = inclusive - c0 - c1;
       if (2 * lane < ranges) range_start[2 * lane] = exclusive;
       if (2 * lane + 1 < ranges) range_start[2 * lane + 1] = exclusive + c0;
-    } else if (warp <= 2) {
-      const int r = threadIdx.x - 32;  // warps 1 and 2: ranges 0..63
-      if (r < ranges)
-        range_base[r] = range_offset[r] + (range_count[r] ? atomicAdd(&a.cursors[r], static_cast<unsigned long long>(range_count[r])) : 0ull);
+    } else if (claims && range_count[claim]) {
+      claimed = atomicAdd(&a.cursors[claim], static_cast<unsigned long long>(range_count[claim]));
     }
     __syncthreads();
+    if (threadIdx.x < kMaxRanges) range_count[threadIdx.x] = 0;  // no one reads it until the next tile's adds
 #pragma unroll
     for (int k = 0; k < kScatterItems; ++k)
       if (range[k] >= 0) {
-        const unsigned at = range_start[range[k]] + place[k];
+        const unsigned r = static_cast<unsigned>(range[k]) & 0xFFu;
+        const unsigned at = range_start[r] + (static_cast<unsigned>(range[k]) >> 8);
         tile_keys[at] = key[k];
         tile_values[at] = value[k];
-        tile_range[at] = static_cast<std::uint8_t>(range[k]);
+        tile_range[at] = static_cast<std::uint8_t>(r);
       }
+    if (claims) range_base[claim] = range_offset[claim] + claimed;
     __syncthreads();
+    // The next tile's loads go out now, and arrive while this one is written.
+    if (tile + gridDim.x < tiles) load_tile(a, tile + gridDim.x, key, value);
     // Out in tile order: consecutive threads write consecutive places of the same run.
     const int tile_n = static_cast<int>(a.n - first < kScatterTile ? a.n - first : kScatterTile);
     for (int at = threadIdx.x; at < tile_n; at += kScatterThreads) {
@@ -258,8 +445,13 @@ KernelShape kernel_shape() {
   const int sms = primitives::multiprocessor_count();
   KernelShape shape;
   shape.histogram_grid = sms * blocks_per_sm(histogram_kernel, kHistogramThreads);
-  shape.scatter_grid = sms * blocks_per_sm(scatter_kernel, kScatterThreads);
+  shape.cut_grid = sms * blocks_per_sm(cut_kernel, kCutThreads);
+  shape.scatter_grid = sms * blocks_per_sm(scatter_kernel<false>, kScatterThreads);
   return shape;
+}
+
+std::uint32_t cut_blocks(std::size_t n, const KernelShape& shape) {
+  return primitives::grid_for(n, kCutTile, static_cast<unsigned>(shape.cut_grid));
 }
 
 void launch_init(SplitState* state, const SplitSetup& setup, cudaStream_t stream) {
@@ -279,16 +471,35 @@ cudaError_t sort_sample(void* temp, std::size_t& bytes, const std::uint32_t* in,
   return cub::DeviceRadixSort::SortKeys(temp, bytes, in, out, count, 0, 32, stream);
 }
 
-void launch_boundaries(SplitState* state, const std::uint32_t* sorted, cudaStream_t stream) {
-  boundary_kernel<<<1, kMaxBoundaries, 0, stream>>>(state, sorted);
-  DEPTHSORT_CUDA_CHECK_LAUNCH(boundary_kernel);
+cudaError_t sort_pairs_bits(void* temp, std::size_t& bytes, const SortBuffers& b, int end_bit, cudaStream_t stream) {
+  return primitives::cub_radix_sort_pairs(temp, bytes, b.keys_in, b.keys_out, b.values_in, b.values_out, b.n, end_bit,
+                                          stream);
 }
 
-void launch_histogram(const float* keys, std::size_t n, const SplitState* state, unsigned long long* histogram,
-                      int grid, cudaStream_t stream) {
+void launch_cuts(SplitState* state, const std::uint32_t* sorted, std::uint32_t valid, cudaStream_t stream) {
+  cuts_kernel<<<1, 1, 0, stream>>>(state, sorted, valid);
+  DEPTHSORT_CUDA_CHECK_LAUNCH(cuts_kernel);
+}
+
+void launch_cut_pass(const float* keys, std::size_t n, const SplitState* state, unsigned long long* counts,
+                     unsigned int* extremes, unsigned int* segment_counts, std::uint32_t* candidates,
+                     std::uint32_t blocks, cudaStream_t stream) {
   if (n == 0) return;
-  const unsigned blocks = primitives::grid_for(n, kHistogramThreads, static_cast<unsigned>(grid));
-  histogram_kernel<<<blocks, kHistogramThreads, 0, stream>>>(keys, n, state, histogram);
+  cut_kernel<<<blocks, kCutThreads, 0, stream>>>(keys, n, state, counts, extremes, segment_counts, candidates);
+  DEPTHSORT_CUDA_CHECK_LAUNCH(cut_kernel);
+}
+
+void launch_apply_cuts(SplitState* state, const unsigned long long* global, const unsigned long long* local,
+                       const unsigned int* extremes, cudaStream_t stream) {
+  apply_cuts_kernel<<<1, 1, 0, stream>>>(state, global, local, extremes);
+  DEPTHSORT_CUDA_CHECK_LAUNCH(apply_cuts_kernel);
+}
+
+void launch_histogram(const float* keys, std::size_t n, const std::uint32_t* candidates,
+                      const unsigned int* segment_counts, const SplitState* state, unsigned long long* histogram,
+                      std::uint32_t blocks, cudaStream_t stream) {
+  if (n == 0) return;
+  histogram_kernel<<<blocks, kHistogramThreads, 0, stream>>>(keys, n, candidates, segment_counts, state, histogram);
   DEPTHSORT_CUDA_CHECK_LAUNCH(histogram_kernel);
 }
 
@@ -298,8 +509,9 @@ void launch_select(SplitState* state, const unsigned long long* global, const un
   DEPTHSORT_CUDA_CHECK_LAUNCH(select_kernel);
 }
 
-void launch_finish(SplitState* state, const unsigned long long* equal_all, cudaStream_t stream) {
-  finish_kernel<<<1, 1, 0, stream>>>(state, equal_all);
+void launch_finish(SplitState* state, const unsigned long long* equal_all, const unsigned int* segment_counts,
+                   std::uint32_t blocks, cudaStream_t stream) {
+  finish_kernel<<<1, 1, 0, stream>>>(state, equal_all, segment_counts, blocks);
   DEPTHSORT_CUDA_CHECK_LAUNCH(finish_kernel);
 }
 
@@ -320,8 +532,12 @@ void launch_scatter(const float* keys, const std::uint32_t* values, std::size_t 
                          reinterpret_cast<std::uint32_t*>(stage_keys),
                          stage_values};
   const unsigned blocks = primitives::grid_for(n, kScatterTile, static_cast<unsigned>(grid));
-  scatter_kernel<<<blocks, kScatterThreads, 0, stream>>>(args);
-  DEPTHSORT_CUDA_CHECK_LAUNCH(scatter_kernel);
+  // Both variants: the one whose tie case is not the state's returns at once (the host does not
+  // know the splitters without a round trip).
+  scatter_kernel<false><<<blocks, kScatterThreads, 0, stream>>>(args);
+  DEPTHSORT_CUDA_CHECK_LAUNCH(scatter_kernel<false>);
+  scatter_kernel<true><<<blocks, kScatterThreads, 0, stream>>>(args);
+  DEPTHSORT_CUDA_CHECK_LAUNCH(scatter_kernel<true>);
 }
 
 }  // namespace depthsort::multi_gpu

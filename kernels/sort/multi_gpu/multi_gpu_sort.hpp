@@ -3,17 +3,21 @@
 //
 // The paper: one histogram pass, a pivot that halves the input, each card sorts the keys on its
 // side with the hybrid sort. Here, for N GPUs (docs/algorithms/multi-gpu.md):
-//   splitters   three radix levels of the ordered key refine N-1 splitters to exact ranks, on the
-//               device (the histograms summed by ncclAllReduce where several GPUs hold pairs); each
-//               GPU's range is cut further into `chunks` sub-ranges at quantiles of a key sample
+//   splitters   a key sample brackets each of the N-1 splitters; one pass over the keys counts them
+//               below the brackets and copies the keys inside aside; three radix levels of those
+//               keys refine the splitters to exact ranks, on the device (the counts summed by
+//               ncclAllReduce where several GPUs hold pairs); each GPU's range is cut further into
+//               `chunks` sub-ranges at quantiles of the same sample
 //   partition   one pass: every pair read once and written into its sub-range's run; the one host
 //               round trip (the count matrix the exchange is posted with) overlaps it
-//   exchange    grouped ncclSend/ncclRecv, one round per sub-range, on streams of their own
-//   local sort  GPU j sorts sub-range k with a registry sorter as soon as round k has arrived,
-//               while the next round travels; the sorted sub-ranges simply follow each other
+//   exchange    sub-range by sub-range: peer copies on the copy engines (no SMs taken from the
+//               sorts), or grouped ncclSend/ncclRecv rounds on streams of their own
+//   local sort  GPU j sorts sub-range k as soon as it has arrived, while the next one travels; the
+//               sorted sub-ranges simply follow each other. cub-radix sorts only the bits the
+//               sub-range's keys differ in (its bounds are known from the cuts)
 //   gather      (the paper's case) each sorted sub-range goes back to GPU 0 as soon as it is sorted
 // One process drives every GPU: one NCCL rank per GPU for the splitter collectives (on each GPU's
-// main stream) and a second one for the exchange (on a high-priority stream).
+// main stream) and a second one for the NCCL exchange (on a high-priority stream).
 #pragma once
 
 #include <cstddef>
@@ -40,12 +44,26 @@ enum class Case { Gathered, Distributed };
 inline constexpr const char* kGatheredSorter = "hybrid";
 inline constexpr const char* kDistributedSorter = "cub-radix";
 
+// How pairs cross between GPUs. CopyEngines: cudaMemcpyPeerAsync on streams of their own, keys and
+// values on two per pair of GPUs (DMA over NVLink; no SM is taken from the sorts running beside
+// them; peer access enabled at construction).
+// Nccl: grouped ncclSend/ncclRecv rounds (works between hosts too; its kernels take a few SMs, so
+// round k+2 waits for the sorts of sub-range k). Auto: copy engines where every pair of GPUs has
+// peer access, NCCL otherwise.
+enum class Transport { Auto, CopyEngines, Nccl };
+const char* transport_name(Transport transport);
+
 struct Options {
   int levels = kLevels;       // histogram levels: 3 = exact splitters, 1 = the paper's one pass
   std::string local_sorter;   // registry name of each GPU's sorter, both cases; empty: the defaults above
   std::string local_options;  // its options, "name=value,..." (only with local_sorter)
-  int chunks = 0;             // sub-ranges per GPU (1 .. kMaxChunks); 0: auto_chunks(n, gpus)
+  int chunks = 0;             // sub-ranges per GPU (1 .. kMaxChunks); 0: auto_chunks(n, gpus, case)
   double max_gpu0_share = 0.75;  // largest share sort_gathered may give GPU 0 (sizes its buffers)
+  Transport transport = Transport::Auto;
+  // cub-radix as the local sort (without options) sorts only the low bits in which the keys of a
+  // sub-range may differ: its key bounds come from the splitters, the boundaries and the extremes
+  // of the keys, so a sub-range inside one power of two takes three 8-bit passes, not four.
+  bool cut_bits = true;
   // Keep each case's sorter once made (tests that switch cases every sort); false frees the other
   // case's workspace at a switch (the benchmark's 1G pairs would not fit both).
   bool keep_sorters = true;
@@ -61,9 +79,12 @@ struct DevicePairs {
 // Milliseconds of each step of the last sort (CUDA events on each GPU's streams). The steps of the
 // pipeline overlap, so they add up to more than `total`:
 //   splitters, partition  the longest GPU's time
-//   exchange, gather      NCCL's time: the sum over the rounds of the longest GPU's round (the
-//                         rounds that carry sub-ranges out count as exchange, the return-only
-//                         rounds at the end as gather; earlier returns ride in the exchange rounds)
+//   exchange              copy engines: from the end of a GPU's partition to the end of its last
+//                         outbound copy, the longest GPU's; NCCL: the sum over the rounds of the
+//                         longest GPU's round (the rounds that carry sub-ranges out)
+//   gather                copy engines: from a GPU's last sort to the end of its last return copy,
+//                         the longest (what the returns add after the sorts); NCCL: the return-only
+//                         rounds at the end (earlier returns ride in the exchange rounds)
 //   local sort            the busiest GPU's sum of its sub-range sorts
 //   total                 GPU 0's events around the whole sort, after every GPU's last step
 struct StepTimes {
@@ -100,8 +121,15 @@ class MultiGpuSorter {
 
   // Sub-ranges per GPU of the next sorts (0: auto_chunks). Throws OptionError outside 0..kMaxChunks.
   void set_chunks(int chunks);
-  // The registry sorter a case uses.
+  // The transport and the cut-bits local sort of the next sorts.
+  void set_transport(Transport transport) { options_.transport = transport; }
+  void set_cut_bits(bool cut_bits) { options_.cut_bits = cut_bits; }
+  // Whether every pair of these GPUs has peer access (Transport::Auto then means copy engines).
+  bool peer_access() const noexcept { return all_peers_; }
+  // The registry sorter a case uses, and how it sorts ("cub-radix (cut bits)" where it sorts only
+  // the bits the cuts leave free).
   std::string sorter_name(Case kase) const;
+  std::string local_sort_label(Case kase) const;
   // Creates and reserves each GPU's sorter for `kase` (allocates: call before timing; the sorts
   // call it too, so a case's first sort pays its allocation).
   void prepare(Case kase);
@@ -133,19 +161,30 @@ class MultiGpuSorter {
   const std::vector<std::uint64_t>& last_counts() const noexcept { return counts_; }
   const std::vector<std::uint64_t>& last_transfers() const noexcept { return transfers_; }
   std::uint64_t last_bytes_between_gpus() const noexcept { return bytes_between_; }
+  Transport last_transport() const noexcept { return last_transport_; }
+  // Whether the last sort's splitter levels read only the bracketed keys (false: every key, where a
+  // bracket missed its splitter or the candidates overflowed), and how many keys the brackets held.
+  bool last_from_candidates() const noexcept { return from_candidates_; }
+  std::uint64_t last_candidates() const noexcept { return candidates_; }
 
   // NCCL alone, on this sorter's buffers and exchange streams: one grouped ncclSend/ncclRecv of
   // pairs[r * gpus + j] pairs from GPU r to GPU j for every r != j (keys and values as two
   // messages, as the exchange sends them). Median milliseconds (the longest GPU's) over reps,
   // after a warm-up. Throws CapacityError where the buffers cannot hold the pattern.
   float time_nccl(std::span<const std::uint64_t> pairs, int reps);
+  // The same pairs moved by the copy engines (cudaMemcpyPeerAsync, each GPU to each GPU on its two
+  // streams, keys and values, all at once, as the sorts move them): median of the longest copy
+  // stream's time.
+  float time_copies(std::span<const std::uint64_t> pairs, int reps);
 
  private:
   struct Gpu;
   void sort_impl(std::span<const DevicePairs> inputs, float* gather_keys, std::uint32_t* gather_values,
                  double gpu0_share, Case kase);
   void ensure_sorter(int rank, const std::string& name);
+  bool uses_cut_bits(const std::string& name) const;
   void record_stop();
+  void check_probe(std::span<const std::uint64_t> pairs, std::vector<int>& ranks) const;
   // One pair run as two NCCL messages (keys, values) on the exchange's communicator; inside an
   // NcclGroupCall.
   void send_pairs(int from, const float* keys, const std::uint32_t* values, std::size_t count, int to);
@@ -153,8 +192,9 @@ class MultiGpuSorter {
 
   Options options_;
   NcclGroup comms_;   // splitter collectives, on each GPU's main stream
-  NcclGroup xcomms_;  // the exchange, on each GPU's high-priority stream
+  NcclGroup xcomms_;  // the NCCL exchange, on each GPU's high-priority stream
   std::vector<std::unique_ptr<Gpu>> gpu_;  // one per rank
+  bool all_peers_ = true;                   // every pair of GPUs has peer access
   std::size_t capacity_ = 0;
   // Of the last sort.
   std::vector<std::uint64_t> counts_, transfers_;  // gpus x gpus, row = source
@@ -166,6 +206,11 @@ class MultiGpuSorter {
   std::vector<std::vector<int>> group_ranks_;     // per NCCL round: the GPUs that took part
   int inbound_groups_ = 0;                        // rounds that carry sub-ranges out
   std::vector<std::vector<bool>> sorted_;         // [rank][sub-range]: sorted in the last sort
+  Transport last_transport_ = Transport::CopyEngines;
+  std::vector<std::vector<bool>> sent_;           // copy engines: [from][to] carried sub-ranges out
+  std::vector<bool> returned_;                    // copy engines: [rank] sent sorted sub-ranges back
+  bool from_candidates_ = false;
+  std::uint64_t candidates_ = 0;
 };
 
 }  // namespace depthsort::multi_gpu

@@ -16,9 +16,20 @@
 // level 2 the keys of its sub-bin, which gives the exact key K at the target rank t and the number
 // of keys below it. Keys equal to K are split by a tie rank g (0 .. equal-1, unique over all GPUs),
 // so the ranges hold exactly t_{j+1} - t_j pairs whatever the input (all keys equal included).
+//
+// The levels need not read every key. A sample brackets each splitter's key: [lo, hi] around its
+// target's place in the sorted sample, wide enough that the key at rank t lies inside but for a
+// sample far off. One pass over the keys (the cut pass) counts the keys below every bracket's ends
+// and every sub-range boundary, and copies the keys inside a bracket (the candidates, about 1% of
+// the keys a splitter) aside. Where every target lies inside its bracket, the levels histogram the
+// candidates alone, with each splitter's count of non-candidate keys below its bracket as its
+// start; the ranks they find are the same as over every key. Where one does not (a sample that
+// missed, or more candidates than their buffer holds), the levels read every key, as without a
+// bracket: the result is exact either way, only its cost differs.
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -43,13 +54,20 @@ inline constexpr int kMaxBoundaries = kMaxGpus * (kMaxChunks - 1);
 inline constexpr int kLevels = 3;
 inline constexpr int kLevel0Bins = 1 << 12;
 inline constexpr int kSubBins = 1 << 10;
-// Words of one histogram buffer: the bins (level 0's, or kMaxSplitters sub-histograms), then the
-// counts of keys between consecutive sub-range boundaries ("intervals") at a fixed offset.
-inline constexpr int kBinWords = kLevel0Bins > kMaxSplitters * kSubBins ? kLevel0Bins : kMaxSplitters * kSubBins;
-inline constexpr int kIntervalWords = kMaxBoundaries + 1;
-inline constexpr int kHistogramWords = kBinWords + kIntervalWords;
-// Keys each GPU's sample gives the boundaries, in all (split over the GPUs by their share of n).
-inline constexpr std::uint32_t kSampleTotal = 1u << 16;
+// Words of one histogram buffer: level 0's bins, or kMaxSplitters sub-histograms.
+inline constexpr int kHistogramWords = kLevel0Bins > kMaxSplitters * kSubBins ? kLevel0Bins : kMaxSplitters * kSubBins;
+// Keys of the sample that gives the brackets and the boundaries, in all (split over the GPUs by
+// their share of n). 2^18: the brackets hold about 1.2% of the keys each (bracket_margin), and
+// the sample costs 2^18 scattered reads and one CUB sort of 1 MB.
+inline constexpr std::uint32_t kSampleTotal = 1u << 18;
+// The cut pass counts the keys below each cut: the two ends of each bracket (brackets that overlap
+// merged), then the sub-range boundaries; one more word says whether a GPU's candidates overflowed.
+inline constexpr int kMaxCuts = 2 * kMaxSplitters + kMaxBoundaries;
+inline constexpr int kOverflowWord = kMaxCuts;
+inline constexpr int kCutWords = kMaxCuts + 1;
+// A bracket end beyond the sample: the lowest or the highest key of the key order.
+inline constexpr std::int32_t kSampleBottom = -1;
+inline constexpr std::int32_t kSampleTop = -2;
 // "No key equal to K passes": the take of a splitter that sends every key equal to K down.
 inline constexpr std::uint64_t kTakeNone = ~std::uint64_t{0};
 
@@ -63,15 +81,13 @@ DEPTHSORT_MG_HD int level_shift(int level) { return level == 0 ? 20 : level == 1
 DEPTHSORT_MG_HD int total_level_bits(int levels) { return levels <= 0 ? 0 : 12 + 10 * (levels - 1); }
 
 // What one level's histogram kernel needs: which keys it counts (those whose key >> prefix_shift
-// equals one of the slots' prefixes; level 0 counts every key), where their bin lies, and whether
-// it also counts each key's interval between the sub-range boundaries.
+// equals one of the slots' prefixes; level 0 counts every key) and where their bin lies.
 struct LevelParams {
   std::uint32_t prefixes[kMaxSplitters] = {};
   int slots = 0;          // 0 at level 0: one histogram of every key
   int prefix_shift = 32;  // key >> prefix_shift is the prefix (level 1: 20, level 2: 10)
   int bin_shift = 20;     // bin = (key >> bin_shift) & bin_mask
   std::uint32_t bin_mask = kLevel0Bins - 1;
-  int intervals = 0;      // boundaries whose intervals this pass counts (0: none)
 };
 
 // Splitter j: a key passes it (belongs to range j+1 or above) if key > key[j], or if key == key[j]
@@ -151,7 +167,7 @@ DEPTHSORT_MG_HD int level_bin(const LevelParams& p, std::uint32_t key) {
   return static_cast<int>((key >> p.bin_shift) & p.bin_mask);
 }
 
-// Bin words of a level's histogram (slots x bins); the interval counts follow at kBinWords.
+// Words of a level's histogram: slots x bins.
 DEPTHSORT_MG_HD int bin_words(const LevelParams& p) { return (p.slots == 0 ? 1 : p.slots) * static_cast<int>(p.bin_mask + 1); }
 
 // What the host decides before a sort and hands each GPU (a kernel argument).
@@ -160,18 +176,32 @@ struct SplitSetup {
   std::uint64_t n_local = 0;  // pairs on this GPU
   std::uint64_t target[kMaxSplitters] = {};          // splitter j's global rank t_j
   std::uint32_t sample_index[kMaxBoundaries] = {};   // boundary i = sorted sample[sample_index[i]]
+  // Splitter j's bracket: its ends at these places of the sorted sample (kSampleBottom, kSampleTop:
+  // beyond it). Only with `brackets`.
+  std::int32_t bracket_at[kMaxSplitters][2] = {};
+  // The cut pass: its blocks, and the candidate slots each block owns (block b writes its
+  // candidates to [b * segment, (b + 1) * segment) of the candidate buffer).
+  std::uint32_t cut_blocks = 0;
+  std::uint64_t segment = 0;
   int rank = 0, gpus = 1, chunks = 1, levels = kLevels;
   int splitters = 0;   // exact GPU cuts: gpus - 1
   int boundaries = 0;  // sub-range boundaries: gpus * (chunks - 1)
-  int levels_run = 0;  // histogram passes: `levels` with splitters, 1 for boundaries alone, else 0
+  int levels_run = 0;  // histogram passes: `levels` with splitters, else 0
+  bool brackets = false;  // the levels may read the candidates (exact splitters only)
 };
 
 // What the host reads back from each GPU: the one round trip of a sort.
 struct RangeCounts {
   std::uint64_t count[kMaxRanges] = {};  // this GPU's pairs per range (j * chunks + k)
   std::uint64_t size[kMaxRanges] = {};   // every GPU's pairs per range
+  // Every key of range (j, k) lies in [lo, hi] (ordered keys; lo > hi: the range is empty), from
+  // the splitters, the boundaries and the smallest and largest key: the local sort may sort only
+  // the bits those keys differ in.
+  std::uint32_t lo[kMaxRanges] = {}, hi[kMaxRanges] = {};
   std::uint32_t error = kErrorNone;
   std::uint32_t ties = 0;
+  std::uint32_t from_candidates = 0;  // 1: the levels read the candidates; 0: every key
+  std::uint32_t candidates = 0;       // this GPU's candidates (the keys inside a bracket)
 };
 
 // One GPU's splitter state, in device memory; the splitter kernels advance it level by level.
@@ -185,6 +215,16 @@ struct SplitState {
   std::uint64_t bin_global[kMaxSplitters] = {}, bin_local[kMaxSplitters] = {};      // keys in its bin
   std::uint32_t boundary[kMaxBoundaries] = {};  // ordered keys, non-decreasing
   std::uint64_t boundary_below_global[kMaxBoundaries] = {}, boundary_below_local[kMaxBoundaries] = {};
+  // The cut pass: the brackets (merged where they overlap: [bracket_lo[m], bracket_hi[m]], in key
+  // order) and splitter j's bracket; cut[c] (keys below it are counted): 2m, 2m+1 the ends of
+  // bracket m (hi + 1, so that 64 bits), then the boundaries.
+  std::uint32_t bracket_lo[kMaxSplitters] = {}, bracket_hi[kMaxSplitters] = {};
+  int bracket_of[kMaxSplitters] = {};
+  int brackets = 0;
+  std::uint64_t cut[kMaxCuts] = {};
+  int cuts = 0;
+  std::uint32_t key_min = 0xFFFFFFFFu, key_max = 0;  // over every GPU's keys
+  int from_candidates = 0;  // the levels read the candidates, not every key
   Splitters splitters;
   // Keys below each splitter's cut, before the tie shares (added once the tie bases are known).
   std::uint64_t cut_below_global[kMaxSplitters] = {}, cut_below_local[kMaxSplitters] = {};
@@ -195,13 +235,12 @@ struct SplitState {
 };
 
 // The parameters of histogram pass `level`: every key at level 0, then the distinct prefixes of
-// the splitters' bins (non-decreasing, as the targets are). The last pass also counts intervals.
+// the splitters' bins (non-decreasing, as the targets are).
 DEPTHSORT_MG_HD LevelParams make_level_params(const SplitState& st, int level) {
   LevelParams p;
   p.bin_shift = level_shift(level);
   p.bin_mask = (std::uint32_t{1} << level_bits(level)) - 1;
   p.prefix_shift = level == 0 ? 32 : level_shift(level - 1);
-  p.intervals = level == st.setup.levels_run - 1 ? st.setup.boundaries : 0;
   if (level > 0)
     for (int j = 0; j < st.setup.splitters; ++j)
       if (p.slots == 0 || p.prefixes[p.slots - 1] != st.prefix[j]) p.prefixes[p.slots++] = st.prefix[j];
@@ -259,15 +298,80 @@ DEPTHSORT_MG_HD void local_belows(SplitState& st, const std::uint32_t* cum) {
   }
 }
 
-// The interval counts (global and this GPU's): keys below boundary i are those of intervals 0..i.
-DEPTHSORT_MG_HD void count_boundaries(SplitState& st, const std::uint64_t* intervals_global,
-                                      const std::uint64_t* intervals_local) {
-  std::uint64_t global = 0, local = 0;
-  for (int i = 0; i < st.setup.boundaries; ++i) {
-    global += intervals_global[i];
-    local += intervals_local[i];
-    st.boundary_below_global[i] = global;
-    st.boundary_below_local[i] = local;
+// From the sorted sample of `valid` keys: the boundaries, the brackets (merged where they overlap)
+// and the cuts the cut pass counts below.
+DEPTHSORT_MG_HD void make_cuts(SplitState& st, const std::uint32_t* sorted, std::uint32_t valid) {
+  const SplitSetup& u = st.setup;
+  for (int i = 0; i < u.boundaries; ++i) st.boundary[i] = sorted[u.sample_index[i]];
+  st.brackets = 0;
+  if (u.brackets)
+    for (int j = 0; j < u.splitters; ++j) {
+      auto key_at = [&](std::int32_t at) -> std::uint32_t {
+        if (at == kSampleBottom) return 0u;
+        if (at == kSampleTop || at < 0 || static_cast<std::uint32_t>(at) >= valid) return 0xFFFFFFFFu;
+        return sorted[at];
+      };
+      const std::uint32_t lo = key_at(u.bracket_at[j][0]), hi = key_at(u.bracket_at[j][1]);
+      // Targets and sample places are non-decreasing in j: a bracket overlaps only the last one.
+      if (st.brackets > 0 && lo <= st.bracket_hi[st.brackets - 1]) {
+        if (hi > st.bracket_hi[st.brackets - 1]) st.bracket_hi[st.brackets - 1] = hi;
+      } else {
+        st.bracket_lo[st.brackets] = lo;
+        st.bracket_hi[st.brackets] = hi;
+        ++st.brackets;
+      }
+      st.bracket_of[j] = st.brackets - 1;
+    }
+  st.cuts = 0;
+  for (int m = 0; m < st.brackets; ++m) {
+    st.cut[st.cuts++] = st.bracket_lo[m];
+    st.cut[st.cuts++] = std::uint64_t{st.bracket_hi[m]} + 1;
+  }
+  for (int i = 0; i < u.boundaries; ++i) st.cut[st.cuts++] = st.boundary[i];
+}
+
+// Whether the cut pass copies `key` aside: it lies inside a bracket.
+DEPTHSORT_MG_HD bool in_bracket(const std::uint32_t* lo, const std::uint32_t* hi, int brackets, std::uint32_t key) {
+  bool inside = false;
+  for (int m = 0; m < brackets; ++m) inside |= key >= lo[m] && key <= hi[m];
+  return inside;
+}
+
+// After the cut pass: every GPU's counts below each cut (`global`, with kOverflowWord > 0 where
+// some GPU's candidates overflowed), this GPU's (`local`) and the smallest and largest key of all.
+// Sets the boundaries' counts, and decides what the levels read: the candidates where every
+// splitter's target lies inside its bracket (each splitter then starts from the keys below its
+// bracket that are no candidates), every key otherwise.
+DEPTHSORT_MG_HD void apply_cuts(SplitState& st, const std::uint64_t* global, const std::uint64_t* local,
+                                std::uint32_t key_min, std::uint32_t key_max) {
+  const SplitSetup& u = st.setup;
+  const int first_boundary = 2 * st.brackets;
+  for (int i = 0; i < u.boundaries; ++i) {
+    st.boundary_below_global[i] = global[first_boundary + i];
+    st.boundary_below_local[i] = local[first_boundary + i];
+  }
+  st.key_min = key_min;
+  st.key_max = key_max;
+  bool inside = u.brackets && st.brackets > 0 && global[kOverflowWord] == 0;
+  for (int j = 0; inside && j < u.splitters; ++j) {
+    const int m = st.bracket_of[j];
+    inside = global[2 * m] <= u.target[j] && u.target[j] < global[2 * m + 1];
+  }
+  st.from_candidates = inside ? 1 : 0;
+  st.out.from_candidates = static_cast<std::uint32_t>(st.from_candidates);
+  if (!inside) return;  // the levels start from zero over every key
+  // Keys below bracket m that are no candidates: all keys below it, less those of lower brackets.
+  std::uint64_t outside_global[kMaxSplitters] = {}, outside_local[kMaxSplitters] = {};
+  std::uint64_t inside_global = 0, inside_local = 0;
+  for (int m = 0; m < st.brackets; ++m) {
+    outside_global[m] = global[2 * m] - inside_global;
+    outside_local[m] = local[2 * m] - inside_local;
+    inside_global += global[2 * m + 1] - global[2 * m];
+    inside_local += local[2 * m + 1] - local[2 * m];
+  }
+  for (int j = 0; j < u.splitters; ++j) {
+    st.below_global[j] = outside_global[st.bracket_of[j]];
+    st.below_local[j] = outside_local[st.bracket_of[j]];
   }
 }
 
@@ -404,6 +508,13 @@ DEPTHSORT_MG_HD void finish_counts(SplitState& st, const std::uint64_t* equal_al
       }
       st.out.count[range] = hi_l > lo_l ? hi_l - lo_l : 0;
       st.out.size[range] = hi_g > lo_g ? hi_g - lo_g : 0;
+      // Its keys: at or above splitter j-1's key (equal keys may pass it) and at or below splitter
+      // j's, at or above its lower boundary and below its upper one, within the keys' extremes.
+      std::uint32_t lo = j > 0 ? s.key[j - 1] : st.key_min, hi = j + 1 < u.gpus ? s.key[j] : st.key_max;
+      if (k > 0 && st.boundary[j * (K - 1) + k - 1] > lo) lo = st.boundary[j * (K - 1) + k - 1];
+      if (k < K - 1 && st.boundary[j * (K - 1) + k] < hi) hi = st.boundary[j * (K - 1) + k];
+      st.out.lo[range] = lo > st.key_min ? lo : st.key_min;
+      st.out.hi[range] = hi < st.key_max ? hi : st.key_max;
     }
   scatter_offsets(st.out.count, st.out.size, u.rank, u.gpus, K, st.offset);
 }
@@ -447,6 +558,43 @@ inline std::uint32_t sample_count(std::uint64_t n_local, std::uint64_t n_total) 
   return static_cast<std::uint32_t>(std::clamp<std::uint64_t>(share, 1, n_local));
 }
 
+// Half the width of a bracket, in sample keys. The sample's count of keys below the key of rank t
+// strays from t * valid / n by about sqrt(valid p (1 - p)) <= sqrt(valid) / 2 keys (less for a
+// stratified sample); 3 sqrt(valid) is six of those, and 16 more cover the rounding of the GPUs'
+// sample shares. At 2^18 sample keys: 1552, so a bracket holds about 1.2% of the keys.
+inline std::uint32_t bracket_margin(std::uint32_t valid) {
+  std::uint32_t root = 0;
+  while ((root + 1ull) * (root + 1ull) <= valid) ++root;
+  return 3 * (root + 1) + 16;
+}
+
+// Where splitter j's bracket ends sit in the sorted sample of `valid` keys: bracket_margin keys
+// either side of its target's place (kSampleBottom / kSampleTop where that falls outside).
+inline std::vector<std::array<std::int32_t, 2>> bracket_sample_index(std::uint64_t n, std::span<const std::uint64_t> targets,
+                                                                     std::uint32_t valid) {
+  std::vector<std::array<std::int32_t, 2>> at;
+  if (n == 0 || valid == 0) return at;
+  const std::int64_t margin = bracket_margin(valid);
+  for (const std::uint64_t t : targets) {
+    const auto place = static_cast<std::int64_t>(t * valid / n);  // t < n <= 2^31, valid <= 2^21
+    const std::int64_t lo = place - margin, hi = place + margin;
+    at.push_back({lo < 0 ? kSampleBottom : static_cast<std::int32_t>(lo),
+                  hi >= static_cast<std::int64_t>(valid) ? kSampleTop : static_cast<std::int32_t>(hi)});
+  }
+  return at;
+}
+
+// Candidate slots a GPU that may hold `input` pairs needs when its brackets hold what they should:
+// twice the expected count (every splitter's bracket, 2 margin + 1 sample keys of 2^18, each
+// standing for input / 2^18 keys), plus room for the blocks' uneven shares. A sort whose
+// candidates do not fit still sorts exactly (its levels read every key).
+inline std::uint64_t candidate_capacity(std::uint64_t input, int gpus) {
+  if (gpus <= 1 || input == 0) return 0;
+  const std::uint64_t per_sample_key = (input + kSampleTotal - 1) / kSampleTotal;
+  const std::uint64_t expected = static_cast<std::uint64_t>(gpus - 1) * (2 * bracket_margin(kSampleTotal) + 1) * per_sample_key;
+  return std::min<std::uint64_t>(input, 2 * expected) + (std::uint64_t{1} << 16);
+}
+
 // Where boundary (j, k) (k = 1 .. chunks-1 of GPU j) sits in the sorted sample of `valid` keys:
 // at the sample rank of global rank t_j + k (t_{j+1} - t_j) / chunks.
 inline std::vector<std::uint32_t> boundary_sample_index(std::uint64_t n, std::span<const std::uint64_t> targets,
@@ -463,18 +611,30 @@ inline std::vector<std::uint32_t> boundary_sample_index(std::uint64_t n, std::sp
   return index;
 }
 
-// Sub-ranges per GPU when none is asked for: pieces of about this many pairs (large enough that a
-// sort of one runs at the full sort's rate per pair, small enough that the first piece's transfer,
-// which nothing hides, is a small part of the exchange), at most kMaxChunks.
-inline constexpr std::uint64_t kAutoChunkPairs = std::uint64_t{32} << 20;
-inline int auto_chunks(std::uint64_t n, int gpus) {
+// Sub-ranges per GPU when none is asked for. Every sub-range costs its sort's fixed part, one more
+// boundary the cut pass counts at every key and one more run the partition writes to; more of
+// them leave less of the transfer in the open (only the first piece's arrival). The distributed
+// case: pieces of 32M pairs, at most 4 (the first piece's transfer then a quarter of the exchange,
+// about 1.5 ms of 1G pairs on 2 GPUs). The paper's case: pieces of 64M pairs, up to kMaxChunks:
+// its hybrid sorts 64M pieces at 0.055 ms per million pairs against 0.081 in one sort of 1G
+// (docs/results/hybrid.md), and GPU 0's whole outbound transfer is several times longer.
+inline constexpr std::uint64_t kDistributedPiecePairs = std::uint64_t{32} << 20;
+inline constexpr int kDistributedMaxPieces = 4;
+inline constexpr std::uint64_t kGatheredPiecePairs = std::uint64_t{64} << 20;
+inline int auto_chunks(std::uint64_t n, int gpus, bool gathered) {
   if (gpus < 1) return 1;
-  return static_cast<int>(std::clamp<std::uint64_t>(n / static_cast<std::uint64_t>(gpus) / kAutoChunkPairs, 1, kMaxChunks));
+  const std::uint64_t per_gpu = n / static_cast<std::uint64_t>(gpus);
+  if (gathered) return static_cast<int>(std::clamp<std::uint64_t>(per_gpu / kGatheredPiecePairs, 1, kMaxChunks));
+  return static_cast<int>(std::clamp<std::uint64_t>(per_gpu / kDistributedPiecePairs, 1, kDistributedMaxPieces));
 }
 
 // The setup of GPU `rank` for a sort of n_total pairs (n_local of them on this GPU).
+// `bracket_at`: bracket_sample_index's places (empty: no brackets; used with exact splitters only);
+// `cut_blocks` and `segment`: the cut pass's blocks and each one's candidate slots.
 inline SplitSetup make_setup(int rank, int gpus, int chunks, int levels, std::uint64_t n_total, std::uint64_t n_local,
-                             std::span<const std::uint64_t> targets, std::span<const std::uint32_t> sample_index) {
+                             std::span<const std::uint64_t> targets, std::span<const std::uint32_t> sample_index,
+                             std::span<const std::array<std::int32_t, 2>> bracket_at = {}, std::uint32_t cut_blocks = 0,
+                             std::uint64_t segment = 0) {
   if (gpus < 1 || gpus > kMaxGpus) throw std::invalid_argument("multi_gpu: 1 to 8 GPUs");
   if (chunks < 1 || chunks > kMaxChunks) throw std::invalid_argument("multi_gpu: 1 to 8 chunks per GPU");
   if (levels < 1 || levels > kLevels) throw std::invalid_argument("multi_gpu: 1 to 3 histogram levels");
@@ -492,7 +652,16 @@ inline SplitSetup make_setup(int rank, int gpus, int chunks, int levels, std::ui
   if (u.boundaries != 0 && u.boundaries != gpus * (chunks - 1))
     throw std::invalid_argument("multi_gpu: chunks - 1 boundaries per GPU");
   std::copy(sample_index.begin(), sample_index.end(), u.sample_index);
-  u.levels_run = u.splitters > 0 ? levels : u.boundaries > 0 ? 1 : 0;
+  u.levels_run = u.splitters > 0 ? levels : 0;
+  u.brackets = levels == kLevels && u.splitters > 0 && !bracket_at.empty();
+  if (u.brackets && static_cast<int>(bracket_at.size()) != u.splitters)
+    throw std::invalid_argument("multi_gpu: one bracket per splitter");
+  for (int j = 0; u.brackets && j < u.splitters; ++j) {
+    u.bracket_at[j][0] = bracket_at[j][0];
+    u.bracket_at[j][1] = bracket_at[j][1];
+  }
+  u.cut_blocks = cut_blocks;
+  u.segment = segment;
   return u;
 }
 
