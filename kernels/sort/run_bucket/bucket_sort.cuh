@@ -26,6 +26,7 @@
 #include <cstdint>
 
 #include "depthsort/sort/keys.hpp"
+#include "sort/primitives/warp_block.cuh"
 #include "sort/run_bucket/run_bucket_kernels.cuh"
 
 namespace depthsort::run_bucket {
@@ -83,8 +84,8 @@ __device__ __forceinline__ void bucket_key_range(const std::uint32_t (&key)[kIte
       warp_high = max(warp_high, key[j]);
     }
   }
-  warp_low = __reduce_min_sync(0xFFFFFFFFu, warp_low);
-  warp_high = __reduce_max_sync(0xFFFFFFFFu, warp_high);
+  warp_low = primitives::warp_reduce_min(0xFFFFFFFFu, warp_low);
+  warp_high = primitives::warp_reduce_max(0xFFFFFFFFu, warp_high);
   const unsigned warp = threadIdx.x / 32;
   if ((threadIdx.x & 31) == 0) {
     parts[warp] = warp_low;
@@ -286,7 +287,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) small_bucket_sort_kernel
       std::uint32_t sum = 0;
 #pragma unroll 16
       for (std::uint32_t b = begin + lane; b < end; b += 32) sum += counts[b];
-      sum = __reduce_add_sync(0xFFFFFFFFu, sum);
+      sum = primitives::warp_reduce_add(0xFFFFFFFFu, sum);
       if (lane == 0) owned_starts[k] = sum;
     }
     __syncthreads();
