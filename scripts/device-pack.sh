@@ -51,9 +51,11 @@ mkdir -p .carry/run
 archive=.carry/run/$name.tar.xz
 tar -cJf "$archive" -C "$build" "${files[@]}" "${ctest_files[@]}"
 size=$(stat -c %s "$archive")
-carried=$(du -cb .carry .gl 2>/dev/null | tail -1 | cut -f1)
+carried_paths=(.carry)
+[[ -e .gl ]] && carried_paths+=(.gl)
+carried=$(du -cb "${carried_paths[@]}" | tail -1 | cut -f1)
 echo "device-pack: $archive, $((size >> 20)) MiB ($size bytes), commit $(cat "$build/COMMIT"), CUDA architectures $(cat "$build/CUDA_ARCHITECTURES"): ${programs[*]}"
-echo "device-pack: carried in all (.carry and .gl): $((carried >> 20)) MiB ($carried bytes) of 64 MiB"
+echo "device-pack: carried in all (${carried_paths[*]}): $((carried >> 20)) MiB ($carried bytes) of 64 MiB"
 if ((carried > 64 << 20)); then
   echo "device-pack: over 64 MiB with .gl: pack fewer programs, or remove archives from .carry/run that are not needed" >&2
   exit 1
