@@ -7,13 +7,13 @@
 // brought to shared memory (primitives/staged_pairs.cuh: by the bulk copy engine from sm_90, one
 // thread and no registers; by cp.async on sm_80-89; on sm_75, which has neither, loaded when
 // needed). Sorting a bucket by one block that loads it first left the block waiting on DRAM for a
-// quarter of its time (Nsight Compute, camera-step keys at 16M pairs, H100). Buckets between splitters fewer
-// than kCountingSlots values apart are sorted by counting, the others (and the open-ended first
-// and last) by CUB's block radix sort on the bits their keys span. The same blocks find the
-// buckets' places in the output first, each block for the buckets it sorts, and list the buckets
-// too large for the small shape, which the large kernel sorts beside them, one block a bucket; the
-// last block to have listed posts the plan with the lists' lengths to the host, which queues the
-// large kernel only where there are such buckets.
+// quarter of its time (Nsight Compute, camera-step keys at 16M pairs, H100). Buckets between
+// splitters fewer than kCountingSlots values apart are sorted by counting, the others (and the
+// open-ended first and last) by CUB's block radix sort on the bits their keys span. The same
+// blocks find the buckets' places in the output first, each block for the buckets it sorts, and
+// list the buckets too large for the small shape, which the large kernel sorts beside them, one
+// block a bucket; the last block to have listed posts the plan with the lists' lengths to the
+// host, which queues the large kernel only where there are such buckets.
 #pragma once
 
 #include <cub/block/block_load.cuh>
