@@ -19,8 +19,8 @@ TEST(DeviceArch, TheHintSaysWhatTheBuildCarriesAndHowToBuildForTheGpu) {
   const std::string hint = build_for_this_gpu();
   EXPECT_NE(hint.find("this build carries " + build_architectures()), std::string::npos) << hint;
   EXPECT_NE(hint.find("scripts/run.sh"), std::string::npos) << hint;
-  EXPECT_TRUE(std::regex_search(hint, std::regex("cmake -S \\. -B build -DCMAKE_CUDA_ARCHITECTURES=[0-9N]+ && cmake --build build")))
-      << hint;
+  const std::regex command("cmake -S \\. -B build -DCMAKE_CUDA_ARCHITECTURES=[0-9N]+ && cmake --build build");
+  EXPECT_TRUE(std::regex_search(hint, command)) << hint;
 }
 
 }  // namespace

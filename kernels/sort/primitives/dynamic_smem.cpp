@@ -53,9 +53,10 @@ void allow_dynamic_smem(const void* kernel, std::size_t bytes, const char* what)
   if (status == cudaSuccess) {
     const std::size_t limit = dynamic_smem_limit(kernel);
     if (bytes > limit)
-      throw CapacityError(std::string(what) + " needs " + std::to_string(bytes) + " bytes of dynamic shared memory (and " +
-                          std::to_string(attributes.sharedSizeBytes) + " static) per block; this GPU gives a block " +
-                          std::to_string(shared_memory_per_block()) + " bytes in all");
+      throw CapacityError(std::string(what) + " needs " + std::to_string(bytes) +
+                          " bytes of dynamic shared memory (and " + std::to_string(attributes.sharedSizeBytes) +
+                          " static) per block; this GPU gives a block " + std::to_string(shared_memory_per_block()) +
+                          " bytes in all");
     // Within the default, the kernel's static shared memory counted; otherwise the ceiling must be
     // at least `bytes`, and is raised to it, never lowered (another instance may launch with more).
     const auto ceiling = static_cast<std::size_t>(attributes.maxDynamicSharedSizeBytes);
