@@ -1,14 +1,29 @@
 #!/usr/bin/env bash
-# Packs the programs scripts/gpu-suite.sh runs into .carry/run/bins.tar.xz, for a GPU machine that
-# does not build the tree itself: xz brings build/bin to about a quarter of its size.
-# Also records the commit the binaries come from (build/COMMIT), since the device machine's copy of
-# the tree does not bring its git history up to date.
+# Packs the programs scripts/gpu-suite.sh runs into .carry/run/NAME.tar.xz (default bins), for a
+# GPU machine that does not build the tree itself: xz brings build/bin to about a quarter of its
+# size. Also records the commit the binaries come from (BUILD/COMMIT), since the device machine's
+# copy of the tree does not bring its git history up to date, and the CUDA architectures they
+# were built for (BUILD/CUDA_ARCHITECTURES, printed by gpu-suite.sh).
 #
-#   scripts/device-pack.sh [build-dir] [program...]   (default: every program gpu-suite.sh runs)
+#   scripts/device-pack.sh [--out NAME] [build-dir] [program...]   (default: every program gpu-suite.sh runs)
 #   then, on the GPU machine, in a copy of the tree with .carry/run (and .gl on a bare image):
 #     mkdir -p build && tar -xJf .carry/run/bins.tar.xz -C build && scripts/gpu-suite.sh build PARTS
+#
+# Several builds travel together, each in its own archive, e.g. the sm_90 build and the PTX
+# builds of the older architectures (presets ptx80, ptx75; docs/gpus.md):
+#   scripts/device-pack.sh build
+#   scripts/device-pack.sh --out ptx80 build-ptx80 depthsort-gpu-tests depthsort-bench
+#   scripts/device-pack.sh --out ptx75 build-ptx75 depthsort-gpu-tests depthsort-bench
+# Everything carried (.carry plus .gl) must stay within 64 MiB: the total is printed after each
+# pack, and a pack that takes it beyond fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+name=bins
+if [[ ${1:-} == --out ]]; then
+  name=${2:?device-pack: --out needs a name}
+  shift 2
+fi
+[[ $name =~ ^[A-Za-z0-9_-]+$ ]] || { echo "device-pack: --out $name: letters, digits, - and _ only" >&2; exit 2; }
 build=${1:-build}
 shift || true
 programs=("$@")
@@ -21,7 +36,8 @@ if [[ -n $(git status --porcelain --untracked-files=no) ]]; then
   suffix=-dirty
 fi
 git rev-parse --short HEAD | sed "s/\$/${suffix:-}/" >"$build/COMMIT"
-files=(COMMIT)
+sed -n 's/^CMAKE_CUDA_ARCHITECTURES:[A-Z]*=//p' "$build/CMakeCache.txt" >"$build/CUDA_ARCHITECTURES"
+files=(COMMIT CUDA_ARCHITECTURES)
 for program in "${programs[@]}"; do
   if [[ ! -x $build/bin/$program ]]; then
     echo "device-pack: $build/bin/$program not built (cmake --build $build)" >&2
@@ -32,10 +48,15 @@ done
 # ctest's own files, so that `ctest -L ^gpu$` runs there as here.
 mapfile -t ctest_files < <(cd "$build" && find . \( -name CTestTestfile.cmake -o -name '*_include.cmake' -o -name '*_tests.cmake' \) -not -path '*/CMakeFiles/*')
 mkdir -p .carry/run
-tar -cJf .carry/run/bins.tar.xz -C "$build" "${files[@]}" "${ctest_files[@]}"
-size=$(stat -c %s .carry/run/bins.tar.xz)
-echo "device-pack: .carry/run/bins.tar.xz, $((size >> 20)) MiB, commit $(cat "$build/COMMIT"): ${programs[*]}"
-if ((size > 60 << 20)); then
-  echo "device-pack: over 60 MiB: with .gl it may not fit a 64 MiB transfer; pack fewer programs" >&2
+archive=.carry/run/$name.tar.xz
+tar -cJf "$archive" -C "$build" "${files[@]}" "${ctest_files[@]}"
+size=$(stat -c %s "$archive")
+carried_paths=(.carry)
+[[ -e .gl ]] && carried_paths+=(.gl)
+carried=$(du -cb "${carried_paths[@]}" | tail -1 | cut -f1)
+echo "device-pack: $archive, $((size >> 20)) MiB ($size bytes), commit $(cat "$build/COMMIT"), CUDA architectures $(cat "$build/CUDA_ARCHITECTURES"): ${programs[*]}"
+echo "device-pack: carried in all (${carried_paths[*]}): $((carried >> 20)) MiB ($carried bytes) of 64 MiB"
+if ((carried > 64 << 20)); then
+  echo "device-pack: over 64 MiB with .gl: pack fewer programs, or remove archives from .carry/run that are not needed" >&2
   exit 1
 fi

@@ -36,6 +36,14 @@
 # Results land in $OUT (default /tmp/depthsort-out): summary.txt, CSVs, and results.tgz (every
 # log). SUITE_BUDGET_S (default 570) bounds the whole run: a part that would not fit is skipped,
 # and says so.
+#
+# Builds for older architectures than the GPU's (the ptx80 and ptx75 presets: PTX only, which the
+# driver compiles at load) run the same parts. The driver's compile cache is shared by every
+# process of the run (CUDA_CACHE_PATH, default /tmp/depthsort-jit-cache, 4 GiB), and filled once
+# before the tests by loading each program's kernels eagerly (the line "JIT warm-up" says how
+# long), so that parallel test processes do not each compile them again.
+# DEPTHSORT_SHARED_MEMORY_PER_BLOCK (bytes), where set, runs every part in the shared memory of a
+# smaller GPU (65536: sm_75; 101376: sm_86 and sm_89): docs/gpus.md.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
@@ -66,6 +74,9 @@ fits() {
 }
 bin=$build/bin
 export PATH=$PATH:/usr/local/cuda/bin
+# One compile cache for every process of the run, at its largest size (4 GiB), so that no kernel a
+# PTX build's process compiled is evicted and compiled again by the next.
+export CUDA_CACHE_PATH=${CUDA_CACHE_PATH:-/tmp/depthsort-jit-cache} CUDA_CACHE_MAXSIZE=${CUDA_CACHE_MAXSIZE:-4294967296}
 
 # A machine without the demo's GL libraries: .gl/*.deb beside the tree (scripts/bare-image-gl.sh).
 if [[ -d .gl ]]; then
@@ -84,7 +95,12 @@ fi
 # The commit the binaries were built from: BUILD/COMMIT where the build was packed elsewhere
 # (scripts/device-pack.sh), else this tree's HEAD.
 commit=$(cat "$build/COMMIT" 2>/dev/null || echo "unknown (no $build/COMMIT; this tree's HEAD: $(git rev-parse --short HEAD 2>/dev/null))")
-note "== depthsort GPU suite, $(date -u '+%Y-%m-%d %H:%M UTC'), binaries of commit $commit, parts: $parts"
+# The architectures the binaries were built for: BUILD/CUDA_ARCHITECTURES where packed, else the cache.
+archs=$(cat "$build/CUDA_ARCHITECTURES" 2>/dev/null ||
+  sed -n 's/^CMAKE_CUDA_ARCHITECTURES:[A-Z]*=//p' "$build/CMakeCache.txt" 2>/dev/null || true)
+note "== depthsort GPU suite, $(date -u '+%Y-%m-%d %H:%M UTC'), binaries of commit $commit (CUDA architectures ${archs:-unknown}), parts: $parts"
+[[ -n ${DEPTHSORT_SHARED_MEMORY_PER_BLOCK:-} ]] &&
+  note "DEPTHSORT_SHARED_MEMORY_PER_BLOCK=$DEPTHSORT_SHARED_MEMORY_PER_BLOCK: every sorter sized for that much shared memory per block"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader 2>&1 | tee -a "$summary"
 
 # The GPU sorters of the registry, and for each the option sets every test runs: the defaults,
@@ -96,6 +112,20 @@ option_variants() {  # SORTER -> lines "SORTER:" (defaults) and "SORTER:flag=V"
     /^[^ ]/ { current = $1 }
     current == s && $1 == "option" && $3 == "(flag" { split($2, kv, "="); print s ":" kv[1] "=" (1 - kv[2]) }'
 }
+
+# The library's kernels compiled once into the shared cache (for a build carrying this GPU's
+# machine code, only their load): every module loaded at the start (CUDA_MODULE_LOADING=EAGER) by
+# one short run of the GPU tests and one of the benchmark. The demo and its tests carry the same
+# library's PTX; what a process does not find in the cache it compiles and adds.
+if [[ -x $bin/depthsort-gpu-tests ]] && fits "JIT warm-up" 60; then
+  warm_started=$(date +%s)
+  warm_s=${JIT_WARM_S:-300}
+  CUDA_MODULE_LOADING=EAGER timeout "$warm_s" "$bin/depthsort-gpu-tests" --gtest_filter='GpuPrimitives.*' >"$work/jit-warm.log" 2>&1
+  warm_status=$?
+  [[ -x $bin/depthsort-bench ]] && CUDA_MODULE_LOADING=EAGER timeout "$warm_s" "$bin/depthsort-bench" --sorters cub-radix \
+    --sizes 1000 --dist uniform --reps 1 --warmup 0 >>"$work/jit-warm.log" 2>&1
+  note "JIT warm-up: $(($(date +%s) - warm_started)) s (the GPU tests' primitives: exit status $warm_status; cache $(du -sh "$CUDA_CACHE_PATH" 2>/dev/null | cut -f1))"
+fi
 
 if has_part tests && fits tests 240; then
   note "== ctest -L ^gpu$ (the label alone: -L is a regular expression, and multigpu has its own part)"

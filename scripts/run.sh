@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Sets up, builds and runs the demo on its default scene: in a window where a display exists,
-# otherwise headless for 120 frames around an orbit, writing depthsort.png. Arguments go to the
-# demo (scripts/run.sh --help lists them).
+# Sets up, builds (for this machine's GPU; sm_90 where there is none) and runs the demo on its
+# default scene: in a window where a display exists, otherwise headless for 120 frames around an
+# orbit, writing depthsort.png. Arguments go to the demo (scripts/run.sh --help lists them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-cmake --preset default >/dev/null
+source scripts/cuda-architectures.sh
+cmake --preset default -DCMAKE_CUDA_ARCHITECTURES="$cuda_architectures" >/dev/null
 cmake --build --preset default
 if [[ -n ${DISPLAY:-}${WAYLAND_DISPLAY:-} || " $* " == *" --headless "* || " $* " == *" --help "* ]]; then
   exec build/bin/depthsort "$@"

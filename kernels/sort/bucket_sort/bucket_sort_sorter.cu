@@ -38,6 +38,9 @@ constexpr std::uint32_t kDefaultChunk = 8192;
 constexpr std::uint32_t kOnchipSublist = kDefaultSublist;
 constexpr std::uint32_t kMaxGatherSublists = 8192;
 constexpr std::uint32_t kMaxAutoS = 4096;
+// The largest option values (kBucketSortOptions).
+constexpr std::uint32_t kMaxSublist = 16384;
+constexpr std::uint32_t kMaxChunk = 16384;
 
 bool is_pow2(int x) { return x > 0 && (x & (x - 1)) == 0; }
 
@@ -67,6 +70,36 @@ std::size_t indexing_smem(std::uint32_t L, std::uint32_t s) {
   return std::size_t{L} * 4 + std::size_t{s} * 8 + (std::size_t{s} + 1) * 4;
 }
 
+// The largest power of two x in [1, most] with bytes(x) <= limit (1 where none is).
+template <class Bytes>
+std::uint32_t largest_fitting(std::uint32_t most, std::size_t limit, Bytes&& bytes) {
+  std::uint32_t x = most;
+  while (x > 1 && bytes(x) > limit) x /= 2;
+  return x;
+}
+
+// SharedMemoryLimits of the current device, for radix tiles of B bits a pass.
+template <int B>
+SharedMemoryLimits limits_here() {
+  using primitives::dynamic_smem_limit;
+  SharedMemoryLimits l;
+  l.sublist = largest_fitting(kMaxSublist, dynamic_smem_limit(local_sort_kernel), local_sort_smem);
+  const std::size_t chunk_limit = std::min({dynamic_smem_limit(chunk_sort_kernel<PairsOut, true, false>),
+                                            dynamic_smem_limit(chunk_sort_kernel<WordsOut, false, false>),
+                                            dynamic_smem_limit(chunk_merge_kernel<PairsOut, true>),
+                                            dynamic_smem_limit(chunk_merge_kernel<WordsOut, false>)});
+  l.chunk = largest_fitting(kMaxChunk, chunk_limit, chunk_smem);
+  l.indexing_bytes = dynamic_smem_limit(sample_indexing_kernel);
+  const int halves = bucket_tile_smem<B>(2, false, 0) <= dynamic_smem_limit(bucket_tile_kernel<2, false, B>) ? 2 : 1;
+  l.onchip_tile = halves * kRadixTile;
+  const std::size_t gather_limit = halves == 2 ? dynamic_smem_limit(bucket_tile_kernel<2, true, B>)
+                                               : dynamic_smem_limit(bucket_tile_kernel<1, true, B>);
+  const std::size_t tile_bytes = bucket_tile_smem<B>(halves, true, 0);
+  l.gather_sublists = static_cast<std::uint32_t>(
+      std::min<std::size_t>(kMaxGatherSublists, gather_limit > tile_bytes ? (gather_limit - tile_bytes) / 4 : 0));
+  return l;
+}
+
 }  // namespace
 
 BucketSorter::BucketSorter(const OptionValues& options) : Sorter("bucket-sort", Backend::Gpu) {
@@ -94,9 +127,12 @@ bool BucketSorter::radix_for(std::uint32_t tile) const { return radix_block_sort
 
 Config BucketSorter::config_for(std::size_t n) const {
   Config c;
+  // The defaults within this GPU's shared memory (the radix local sort's tile has a fixed size);
+  // an option beyond it is refused at the reservation, naming the kernel.
   c.sublist = sublist_option_ ? sublist_option_
                               : (faithful_ ? kPaperSublist : (onchip_ ? kOnchipSublist : kDefaultSublist));
-  c.chunk = chunk_option_ ? chunk_option_ : (faithful_ ? kPaperSublist : kDefaultChunk);
+  if (!sublist_option_ && !radix_for(c.sublist)) c.sublist = std::min(c.sublist, limits_.sublist);
+  c.chunk = chunk_option_ ? chunk_option_ : std::min(faithful_ ? kPaperSublist : kDefaultChunk, limits_.chunk);
   c.m = static_cast<std::uint32_t>(std::max<std::size_t>(1, (n + c.sublist - 1) / c.sublist));
   c.onchip = onchip_;
   if (s_option_) {
@@ -106,7 +142,8 @@ Config BucketSorter::config_for(std::size_t n) const {
     // block; the samples m*s = 2n*m/16K grow as n^2/L^2 (4M at 16M pairs). Above 32M pairs that
     // would be more than 4096 buckets (samples quadratic in n): s stops at 4096 and the buckets
     // above a tile take the global-memory path.
-    const std::uint64_t needed = (2 * std::uint64_t{c.m} * c.sublist + kOnchipTile - 1) / kOnchipTile;
+    const std::uint32_t tile = limits_.onchip_tile;
+    const std::uint64_t needed = (2 * std::uint64_t{c.m} * c.sublist + tile - 1) / tile;
     c.s = static_cast<std::uint32_t>(std::clamp<std::uint64_t>(primitives::next_pow2(needed), 16, kMaxAutoS));
   } else if (faithful_) {
     c.s = kPaperS;
@@ -118,8 +155,10 @@ Config BucketSorter::config_for(std::size_t n) const {
     const std::uint64_t target = (std::uint64_t{1} << ((primitives::ceil_log2(n) + 1) / 2)) / 4;
     c.s = static_cast<std::uint32_t>(std::clamp<std::uint64_t>(target, 16, 4096));
   }
+  if (!s_option_)  // within the sample indexing's shared memory (some buckets may then take the global path)
+    c.s = largest_fitting(c.s, limits_.indexing_bytes, [&](std::uint32_t s) { return indexing_smem(c.sublist, s); });
   c.s = std::min(c.s, c.sublist);  // at least one pair between samples
-  c.gather = c.onchip && bucket_bound(n, c) <= kOnchipTile && c.m <= kMaxGatherSublists;
+  c.gather = c.onchip && bucket_bound(n, c) <= limits_.onchip_tile && c.m <= limits_.gather_sublists;
   return c;
 }
 
@@ -143,6 +182,7 @@ void BucketSorter::do_reserve(std::size_t max_n) {
   if (max_n > kMaxBucketPairs)
     throw CapacityError(name() + ": cannot reserve for " + std::to_string(max_n) + " pairs: at most " +
                         std::to_string(kMaxBucketPairs) + " pairs (32-bit positions)");
+  with_radix_bits(radix_bits_, [&](auto bits) { limits_ = limits_here<decltype(bits)::value>(); });
   sorted_ = {};
   buckets_ = {};
   samples_ = {};
@@ -188,26 +228,29 @@ void BucketSorter::do_reserve(std::size_t max_n) {
     radix_temp_ = DeviceBuffer<unsigned char>(radix_bytes_, owner);
     workspace_bytes_ += radix_bytes_;
   }
-  // Shared memory above 48 KB must be asked for, per kernel.
+  // Shared memory above 48 KB must be asked for, per kernel: what this configuration takes (the
+  // configuration at max_n takes the most: its sublists, chunk and s are the largest).
   const auto allow = [](const void* kernel, std::size_t bytes) {
-    primitives::allow_dynamic_smem(kernel, bytes, "a bucket-sort kernel");
+    primitives::allow_dynamic_smem(kernel, bytes, "a bucket-sort kernel (options sublist, chunk, s)");
   };
-  allow(reinterpret_cast<const void*>(local_sort_kernel), local_sort_smem(16384));
+  if (!radix_for(c.sublist)) allow(reinterpret_cast<const void*>(local_sort_kernel), local_sort_smem(c.sublist));
   with_radix_bits(radix_bits_, [&](auto bits) {
     constexpr int B = decltype(bits)::value;
     allow(reinterpret_cast<const void*>(local_radix_sort_kernel<SmallTile<B>>), SmallTile<B>::kStorageBytes);
+    if (!c.onchip) return;
+    // A gathering sort has at most this many sublists (at max_n, or at a smaller n that gathers).
+    const std::uint32_t gathered = std::min(c.m, limits_.gather_sublists);
     allow(reinterpret_cast<const void*>(bucket_tile_kernel<1, false, B>), bucket_tile_smem<B>(1, false, 0));
+    allow(reinterpret_cast<const void*>(bucket_tile_kernel<1, true, B>), bucket_tile_smem<B>(1, true, gathered));
+    if (limits_.onchip_tile < kOnchipTile) return;
     allow(reinterpret_cast<const void*>(bucket_tile_kernel<2, false, B>), bucket_tile_smem<B>(2, false, 0));
-    allow(reinterpret_cast<const void*>(bucket_tile_kernel<1, true, B>),
-          bucket_tile_smem<B>(1, true, kMaxGatherSublists));
-    allow(reinterpret_cast<const void*>(bucket_tile_kernel<2, true, B>),
-          bucket_tile_smem<B>(2, true, kMaxGatherSublists));
+    allow(reinterpret_cast<const void*>(bucket_tile_kernel<2, true, B>), bucket_tile_smem<B>(2, true, gathered));
   });
-  allow(reinterpret_cast<const void*>(chunk_sort_kernel<PairsOut, true, false>), chunk_smem(16384));
-  allow(reinterpret_cast<const void*>(chunk_sort_kernel<WordsOut, false, false>), chunk_smem(16384));
-  allow(reinterpret_cast<const void*>(chunk_merge_kernel<PairsOut, true>), chunk_smem(16384));
-  allow(reinterpret_cast<const void*>(chunk_merge_kernel<WordsOut, false>), chunk_smem(16384));
-  allow(reinterpret_cast<const void*>(sample_indexing_kernel), indexing_smem(16384, 4096));
+  allow(reinterpret_cast<const void*>(chunk_sort_kernel<PairsOut, true, false>), chunk_smem(c.chunk));
+  allow(reinterpret_cast<const void*>(chunk_sort_kernel<WordsOut, false, false>), chunk_smem(c.chunk));
+  allow(reinterpret_cast<const void*>(chunk_merge_kernel<PairsOut, true>), chunk_smem(c.chunk));
+  allow(reinterpret_cast<const void*>(chunk_merge_kernel<WordsOut, false>), chunk_smem(c.chunk));
+  allow(reinterpret_cast<const void*>(sample_indexing_kernel), indexing_smem(c.sublist, c.s));
 }
 
 namespace {
@@ -287,12 +330,14 @@ void launch_bucket_tiles(const Config& c, const std::uint32_t* bucket_begin,
 
 // onchip's step 9 (with step 8 when gathering): every bucket of up to 16K pairs by one block (one
 // radix tile up to 8192 pairs, two and a merge above; the one-tile kernel when the bound allows no
-// more); buckets above 16K (only when s is below 2n/16K) by the global-memory path after it.
+// more, or where the two-tile kernel does not fit this GPU's shared memory: then up to 8K pairs);
+// larger buckets (only when s is below 2n/16K, or 2n/8K) by the global-memory path after it.
 void BucketSorter::sort_buckets_onchip(const Config& c, std::uint64_t bound, const SortBuffers& b,
                                        cudaStream_t stream) {
   const std::uint32_t* begin = bucket_begin_.data();
   const std::uint64_t* source = c.gather ? sorted_.data() : buckets_.data();
-  const bool one_tile = bound <= kRadixTile;
+  const std::uint32_t tile = limits_.onchip_tile;
+  const bool one_tile = bound <= kRadixTile || tile == kRadixTile;
   const std::uint64_t* split = splitters_.data();
   const bool skip_shared = bucket_key_bits_;
   with_radix_bits(radix_bits_, [&](auto bits) {
@@ -306,8 +351,7 @@ void BucketSorter::sort_buckets_onchip(const Config& c, std::uint64_t bound, con
     else
       launch_bucket_tiles<2, false, B>(c, begin, split, source, nullptr, nullptr, skip_shared, b, stream);
   });
-  if (bound > kOnchipTile)
-    sort_segments(buckets_.data(), begin, c.s, b.n, bound, c.chunk, true, b, stream, kOnchipTile);
+  if (bound > tile) sort_segments(buckets_.data(), begin, c.s, b.n, bound, c.chunk, true, b, stream, tile);
 }
 
 void BucketSorter::do_sort(const SortBuffers& b, cudaStream_t stream, StepTimer& timer) {

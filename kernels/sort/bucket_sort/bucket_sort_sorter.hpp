@@ -43,8 +43,22 @@ struct Config {
   std::uint32_t sublist = 0;   // L = n/m
   std::uint32_t chunk = 0;     // C
   std::uint32_t m = 0;         // sublists
-  bool onchip = false;         // buckets sorted by one block each (radix tiles up to kOnchipTile)
+  bool onchip = false;         // buckets sorted by one block each (radix tiles up to SharedMemoryLimits::onchip_tile)
   bool gather = false;         // onchip with the relocation fused into the bucket sort
+};
+
+// What the present GPU's shared memory per block allows the configuration (the H100's and H200's
+// 227 KB allow every default; 64 KB (sm_75) and 99 KB (sm_86, sm_89) do not): the largest sublist
+// of the bitonic local sort, chunk of the chunk sorts and merges, dynamic shared memory of the
+// sample indexing (which bounds s), the on-chip bucket sort's tile (two radix tiles, or one where
+// the two-tile kernel's 131 KB do not fit) and the sublists whose starts its gather keeps.
+// Default: no limit below what the options can ask (the configuration before any reservation).
+struct SharedMemoryLimits {
+  std::uint32_t sublist = 16384;
+  std::uint32_t chunk = 16384;
+  std::size_t indexing_bytes = SIZE_MAX;
+  std::uint32_t onchip_tile = 16384;
+  std::uint32_t gather_sublists = 8192;
 };
 
 class BucketSorter final : public Sorter {
@@ -54,7 +68,8 @@ class BucketSorter final : public Sorter {
 
   std::size_t workspace_bytes() const override { return workspace_bytes_; }
 
-  // The configuration for n pairs.
+  // The configuration for n pairs, within the shared memory of the GPU of the last reservation
+  // (before any: the defaults', as on an H100).
   Config config_for(std::size_t n) const;
   // The guarantee of Section 4 for this configuration: |B_j| <= 2 * ceil(n/L) * L / s (the last
   // sublist's virtual pads count in it; 2n/s when L divides n).
@@ -88,6 +103,7 @@ class BucketSorter final : public Sorter {
   int radix_bits_ = 5;
   bool bucket_key_bits_ = true;
   Config last_{};
+  SharedMemoryLimits limits_{};
   std::size_t last_n_ = 0;
   std::size_t workspace_bytes_ = 0;
   std::size_t scan_bytes_ = 0;

@@ -3,22 +3,25 @@
 #include <cuda_runtime_api.h>
 
 #include <sstream>
+#include <string>
+
+#include "sort/core/device_arch.hpp"
 
 namespace depthsort {
 namespace {
 
-const char* hint_for(cudaError_t code) {
+std::string hint_for(cudaError_t code) {
   switch (code) {
     case cudaErrorNoDevice:
     case cudaErrorInsufficientDriver:
       return "no usable CUDA device or driver: use the CPU path (--sorter cpu)";
     case cudaErrorNoKernelImageForDevice:
     case cudaErrorUnsupportedPtxVersion:
-      return "this build has no kernels for this GPU: rebuild with the `native` CMake preset";
+      return "this build has no kernels for this GPU: " + build_for_this_gpu();
     case cudaErrorMemoryAllocation:
       return "not enough device memory: use fewer primitives";
     default:
-      return nullptr;
+      return {};
   }
 }
 
@@ -29,7 +32,7 @@ void throw_cuda_error(int code, const char* call, const char* file, int line) {
   std::ostringstream message;
   message << call << " failed at " << file << ':' << line << ": " << cudaGetErrorName(status)
           << " (" << cudaGetErrorString(status) << ')';
-  if (const char* hint = hint_for(status)) message << "; " << hint;
+  if (const std::string hint = hint_for(status); !hint.empty()) message << "; " << hint;
   throw CudaError(code, message.str());
 }
 

@@ -6,6 +6,7 @@
 // reposition, vector-merge. Nothing goes through the host between steps (pivots are found on the
 // GPU).
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -183,13 +184,13 @@ class HybridSorter final : public Sorter {
       }
     }
     sm_count_ = primitives::multiprocessor_count();
-    int device = 0;
-    DEPTHSORT_CUDA_CHECK(cudaGetDevice(&device));
-    // Hopper gives a block up to 227 KB; desktop GPUs about 99 KB. Where the count's pivots,
-    // table and counters do not fit, it takes the count kernel that keeps them in global memory.
-    int smem_optin = 0;
-    DEPTHSORT_CUDA_CHECK(cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-    search_smem_max_ = std::min(kSearchSmemMax, static_cast<std::size_t>(smem_optin));
+    // Hopper gives a block up to 227 KB; desktop GPUs 64-99 KB. Where the count's pivots, table
+    // and counters do not fit, it takes the count kernel that keeps them in global memory; where a
+    // pass's block-local counters do not, the pass counts in global memory.
+    search_smem_max_ = std::min(kSearchSmemMax, primitives::dynamic_smem_limit(count_search_smem_kernel));
+    smem_buckets_max_ = kSmemBucketsMax;
+    for (const void* f : counter_kernels())
+      smem_buckets_max_ = std::min(smem_buckets_max_, static_cast<int>(primitives::dynamic_smem_limit(f) / 4));
     if (split_ == Split::Bucket && !atomic_count_ && !global_merge_) {
       bucket16_ = DeviceBuffer<std::uint16_t>(std::max<std::size_t>(max_n, 1), owner);
       moved16_ = DeviceBuffer<std::uint16_t>(std::max<std::size_t>(max_n, 1), owner);
@@ -290,24 +291,29 @@ class HybridSorter final : public Sorter {
   }
 
  private:
+  // The passes' kernels that count in shared memory (a word a bucket, up to smem_buckets_max_).
+  static std::array<const void*, 7> counter_kernels() {
+    return {reinterpret_cast<const void*>(count_kernel<true, FloatPairs, BoundSearch>),
+            reinterpret_cast<const void*>(scatter_kernel<true, FloatPairs, BoundSearch, PackedStore>),
+            reinterpret_cast<const void*>(scatter_kernel<true, FloatPairs, BoundSearch, SplitStore>),
+            reinterpret_cast<const void*>(count_kernel<true, FloatPairs, QuickSplit>),
+            reinterpret_cast<const void*>(count_kernel<true, PackedPairs, QuickSplit>),
+            reinterpret_cast<const void*>(scatter_kernel<true, FloatPairs, QuickSplit, PackedStore>),
+            reinterpret_cast<const void*>(scatter_kernel<true, PackedPairs, QuickSplit, PackedStore>)};
+  }
+
   void set_smem_limits() {
-    const int count_smem = kSmemBucketsMax * 4;
-    primitives::allow_dynamic_smem(count_kernel<true, FloatPairs, BoundSearch>, count_smem, "hybrid count_kernel");
-    primitives::allow_dynamic_smem(scatter_kernel<true, FloatPairs, BoundSearch, PackedStore>, count_smem,
-                               "hybrid scatter_kernel");
-    primitives::allow_dynamic_smem(scatter_kernel<true, FloatPairs, BoundSearch, SplitStore>, count_smem,
-                               "hybrid scatter_kernel");
-    primitives::allow_dynamic_smem(count_kernel<true, FloatPairs, QuickSplit>, count_smem, "hybrid count_kernel");
-    primitives::allow_dynamic_smem(count_kernel<true, PackedPairs, QuickSplit>, count_smem, "hybrid count_kernel");
-    primitives::allow_dynamic_smem(scatter_kernel<true, FloatPairs, QuickSplit, PackedStore>, count_smem,
-                               "hybrid scatter_kernel");
-    primitives::allow_dynamic_smem(scatter_kernel<true, PackedPairs, QuickSplit, PackedStore>, count_smem,
-                               "hybrid scatter_kernel");
+    for (const void* f : counter_kernels())
+      primitives::allow_dynamic_smem(f, smem_buckets_max_ * std::size_t{4}, "hybrid count or scatter kernel");
     primitives::allow_dynamic_smem(count_search_smem_kernel, search_smem_max_, "hybrid count_search_smem_kernel");
     primitives::allow_dynamic_smem(scatter_coarse_kernel, sizeof(TileScatterSmem), "hybrid scatter_coarse_kernel");
     primitives::allow_dynamic_smem(scatter_fine_kernel, sizeof(TileScatterSmem), "hybrid scatter_fine_kernel");
-    primitives::allow_dynamic_smem(histogram_kernel<512>, 16384 * 4, "hybrid histogram_kernel");
-    primitives::allow_dynamic_smem(refine_from_histogram_kernel, (16384 + 1) * 4, "hybrid refine_from_histogram_kernel");
+    // Histogram bins beyond this GPU's shared memory (an H above about 16000 on a 64 KB GPU) are
+    // refused here, naming the kernel and the bytes.
+    const std::size_t bins = static_cast<std::size_t>(std::max(bins_, 16));
+    primitives::allow_dynamic_smem(histogram_kernel<512>, bins * 4, "hybrid histogram_kernel (option histogram_bins)");
+    primitives::allow_dynamic_smem(refine_from_histogram_kernel, (bins + 1) * 4,
+                                   "hybrid refine_from_histogram_kernel (option histogram_bins)");
   }
 
   unsigned pass_grid(std::uint32_t n) const {
@@ -317,7 +323,7 @@ class HybridSorter final : public Sorter {
   template <class Src, class Bucketer>
   void launch_count(Src src, std::uint32_t n, Bucketer bucketer, int buckets, std::uint32_t* counts,
                     cudaStream_t stream, std::uint16_t* bucket_of = nullptr) {
-    if (buckets <= kSmemBucketsMax)
+    if (buckets <= smem_buckets_max_)
       count_kernel<true, Src, Bucketer><<<pass_grid(n), kPassThreads, buckets * 4, stream>>>(src, n, bucketer,
                                                                                              buckets, counts, bucket_of);
     else
@@ -329,7 +335,7 @@ class HybridSorter final : public Sorter {
   template <class Src, class Bucketer, class Dst>
   void launch_scatter(Src src, std::uint32_t n, Bucketer bucketer, int buckets, std::uint32_t* cursor, Dst dst,
                       cudaStream_t stream) {
-    if (buckets <= kSmemBucketsMax)
+    if (buckets <= smem_buckets_max_)
       scatter_kernel<true, Src, Bucketer, Dst><<<pass_grid(n), kPassThreads, buckets * 4, stream>>>(
           src, n, bucketer, buckets, cursor, dst);
     else
@@ -675,6 +681,7 @@ class HybridSorter final : public Sorter {
   std::size_t zero_words_ = 0;
   std::size_t max_items_ = 0;
   std::size_t search_smem_max_ = kSearchSmemMax;  // shared memory the default count may take here
+  int smem_buckets_max_ = kSmemBucketsMax;        // buckets whose counters a pass keeps in shared memory here
 
   // Every DeviceBuffer member below, freed before a new reservation.
   void release_workspace() {

@@ -228,8 +228,8 @@ __global__ void __launch_bounds__(kCap / kOut) vector_merge_onchip_kernel(SortSt
   }
   // kThreads need not be a multiple of 32: the last warp may be partial.
   const unsigned lanes = (tid & ~31) + 32 <= kThreads ? 0xFFFFFFFFu : (1u << (kThreads & 31)) - 1u;
-  kmin = __reduce_min_sync(lanes, kmin);
-  kmax = __reduce_max_sync(lanes, kmax);
+  kmin = primitives::warp_reduce_min(lanes, kmin);
+  kmax = primitives::warp_reduce_max(lanes, kmax);
   __syncthreads();  // s_min, s_max initialised
   if ((tid & 31) == 0) {
     atomicMin(&s_min, kmin);

@@ -5,6 +5,7 @@
 #include "depthsort/sort/keys.hpp"
 #include "sort/primitives/cub_radix_pairs.cuh"
 #include "sort/primitives/launch.hpp"
+#include "sort/primitives/warp_block.cuh"
 
 namespace depthsort::primitives {
 namespace {
@@ -60,8 +61,8 @@ __global__ void key_range_kernel(const float* __restrict__ keys, std::size_t n, 
     hi = max(hi, ordered);
   }
   // One atomic per block and end: atomics of every warp on the same two words serialise in L2.
-  lo_complement = __reduce_max_sync(0xFFFFFFFFu, lo_complement);
-  hi = __reduce_max_sync(0xFFFFFFFFu, hi);
+  lo_complement = warp_reduce_max(0xFFFFFFFFu, lo_complement);
+  hi = warp_reduce_max(0xFFFFFFFFu, hi);
   __shared__ std::uint32_t warp_lo_complement[32], warp_hi[32];
   const unsigned warp = threadIdx.x / 32, warps = blockDim.x / 32;
   if ((threadIdx.x & 31) == 0) {
@@ -72,8 +73,8 @@ __global__ void key_range_kernel(const float* __restrict__ keys, std::size_t n, 
   if (threadIdx.x >= 32) return;
   lo_complement = threadIdx.x < warps ? warp_lo_complement[threadIdx.x] : 0u;
   hi = threadIdx.x < warps ? warp_hi[threadIdx.x] : 0u;
-  lo_complement = __reduce_max_sync(0xFFFFFFFFu, lo_complement);
-  hi = __reduce_max_sync(0xFFFFFFFFu, hi);
+  lo_complement = warp_reduce_max(0xFFFFFFFFu, lo_complement);
+  hi = warp_reduce_max(0xFFFFFFFFu, hi);
   if (threadIdx.x != 0) return;
   atomicMax(&state->lo_complement, lo_complement);
   atomicMax(&state->hi, hi);

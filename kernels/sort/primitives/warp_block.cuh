@@ -1,10 +1,12 @@
-// Generic warp- and block-level helpers shared by the sorters' kernels (the hybrid sort and the
-// multi-GPU sort's splitting kernels). Not from a paper: counting and prefix-sum building blocks that the
-// papers take as given (block scans come from CUB).
+// Generic warp- and block-level helpers shared by the sorters' kernels (the hybrid sort, run-bucket,
+// the key range and the multi-GPU sort's splitting kernels). Not from a paper: counting, reduction
+// and prefix-sum building blocks that the papers take as given (block scans come from CUB).
 #pragma once
 
 #include <cstdint>
 #include <cub/block/block_scan.cuh>
+#include <cuda/functional>
+#include <cuda/std/functional>
 
 namespace depthsort::primitives {
 
@@ -18,6 +20,53 @@ __device__ __forceinline__ unsigned lanes_below() {
   unsigned mask;
   asm("mov.u32 %0, %%lanemask_lt;" : "=r"(mask));
   return mask;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Warp reductions of 32-bit words over the lanes of `mask`: every lane of the mask calls, and each
+// gets the sum, the smallest or the largest of their values, as __reduce_add/min/max_sync. From
+// sm_80 that is one instruction (REDUX); older GPUs have no such instruction, and their compile
+// pass takes the shuffles of warp_reduce_by_shuffles instead.
+// ---------------------------------------------------------------------------------------------
+
+// The same result from shuffles, on every architecture (the tests check it on sm_80 and newer too).
+// A full warp: five butterfly steps. Any other mask (a block's last, partial warp): each lane reads
+// every lane of the mask in turn, since a shuffle must not read a lane outside it.
+template <class Op>
+__device__ __forceinline__ std::uint32_t warp_reduce_by_shuffles(unsigned mask, std::uint32_t value, Op op) {
+  if (mask == 0xFFFFFFFFu) {
+#pragma unroll
+    for (int lanes = 16; lanes > 0; lanes /= 2) value = op(value, __shfl_xor_sync(mask, value, lanes));
+    return value;
+  }
+  std::uint32_t result = __shfl_sync(mask, value, __ffs(mask) - 1);
+  for (unsigned rest = mask & (mask - 1); rest != 0; rest &= rest - 1)
+    result = op(result, __shfl_sync(mask, value, __ffs(rest) - 1));
+  return result;
+}
+
+__device__ __forceinline__ std::uint32_t warp_reduce_add(unsigned mask, std::uint32_t value) {
+#if __CUDA_ARCH__ >= 800
+  return __reduce_add_sync(mask, value);
+#else
+  return warp_reduce_by_shuffles(mask, value, ::cuda::std::plus<std::uint32_t>{});
+#endif
+}
+
+__device__ __forceinline__ std::uint32_t warp_reduce_min(unsigned mask, std::uint32_t value) {
+#if __CUDA_ARCH__ >= 800
+  return __reduce_min_sync(mask, value);
+#else
+  return warp_reduce_by_shuffles(mask, value, ::cuda::minimum<std::uint32_t>{});
+#endif
+}
+
+__device__ __forceinline__ std::uint32_t warp_reduce_max(unsigned mask, std::uint32_t value) {
+#if __CUDA_ARCH__ >= 800
+  return __reduce_max_sync(mask, value);
+#else
+  return warp_reduce_by_shuffles(mask, value, ::cuda::maximum<std::uint32_t>{});
+#endif
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -4,15 +4,16 @@
 //
 // Most buckets hold at most the small shape's pairs: a persistent grid sorts them, each block
 // taking every gridDim.x-th bucket and, while it sorts one, having the next one's keys and values
-// brought to shared memory by the bulk copy engine (cp.async.bulk, one thread, no registers).
-// Sorting a bucket by one block that loads it first left the block waiting on DRAM for a quarter
-// of its time (Nsight Compute, camera-step keys at 16M pairs). Buckets between splitters fewer
-// than kCountingSlots values apart are sorted by counting, the others (and the open-ended first
-// and last) by CUB's block radix sort on the bits their keys span. The same blocks find the
-// buckets' places in the output first, each block for the buckets it sorts, and list the buckets
-// too large for the small shape, which the large kernel sorts beside them, one block a bucket; the
-// last block to have listed posts the plan with the lists' lengths to the host, which queues the
-// large kernel only where there are such buckets.
+// brought to shared memory (primitives/staged_pairs.cuh: by the bulk copy engine from sm_90, one
+// thread and no registers; by cp.async on sm_80-89; on sm_75, which has neither, loaded when
+// needed). Sorting a bucket by one block that loads it first left the block waiting on DRAM for a
+// quarter of its time (Nsight Compute, camera-step keys at 16M pairs, H100). Buckets between
+// splitters fewer than kCountingSlots values apart are sorted by counting, the others (and the
+// open-ended first and last) by CUB's block radix sort on the bits their keys span. The same
+// blocks find the buckets' places in the output first, each block for the buckets it sorts, and
+// list the buckets too large for the small shape, which the large kernel sorts beside them, one
+// block a bucket; the last block to have listed posts the plan with the lists' lengths to the
+// host, which queues the large kernel only where there are such buckets.
 #pragma once
 
 #include <cub/block/block_load.cuh>
@@ -20,12 +21,12 @@
 #include <cub/block/block_scan.cuh>
 #include <cub/warp/warp_scan.cuh>
 
-#include <cuda/ptx>
-
 #include <cstddef>
 #include <cstdint>
 
 #include "depthsort/sort/keys.hpp"
+#include "sort/primitives/staged_pairs.cuh"
+#include "sort/primitives/warp_block.cuh"
 #include "sort/run_bucket/run_bucket_kernels.cuh"
 
 namespace depthsort::run_bucket {
@@ -83,8 +84,8 @@ __device__ __forceinline__ void bucket_key_range(const std::uint32_t (&key)[kIte
       warp_high = max(warp_high, key[j]);
     }
   }
-  warp_low = __reduce_min_sync(0xFFFFFFFFu, warp_low);
-  warp_high = __reduce_max_sync(0xFFFFFFFFu, warp_high);
+  warp_low = primitives::warp_reduce_min(0xFFFFFFFFu, warp_low);
+  warp_high = primitives::warp_reduce_max(0xFFFFFFFFu, warp_high);
   const unsigned warp = threadIdx.x / 32;
   if ((threadIdx.x & 31) == 0) {
     parts[warp] = warp_low;
@@ -113,8 +114,8 @@ __device__ __forceinline__ void copy_one_value_bucket(int pairs, std::uint32_t t
   }
 }
 
-// A bucket of the small shape whose keys lie in [low, low + kSlots) (the bulk copy of its pairs
-// to staged_keys/values has arrived): a counting sort over kSlots values that ranks the pairs into
+// A bucket of the small shape whose keys lie in [low, low + kSlots) (its pairs have arrived in
+// staged_keys/values): a counting sort over kSlots values that ranks the pairs into
 // the same buffer (every thread has its own in registers by then) and writes them from there in
 // order.
 template <int kThreads, int kItems, int kRadixBits, int kSlots>
@@ -222,10 +223,12 @@ inline constexpr std::uint32_t kManyBucketsPerSmallSortBlock = 128;
 // sorts its buckets of 1 to kThreads * kItems pairs, each one's pairs fetched while the one before
 // is sorted (a fixed share each: blocks claiming buckets from a counter took 10% longer): by
 // counting where the splitters are fewer than kCountingSlots values apart, otherwise by radix. Its
-// two buffers are dynamic shared memory (staged_bucket_bytes).
+// buffers are dynamic shared memory: staged_bucket_bytes for the path of its architecture.
 template <int kThreads, int kItems>
-constexpr std::size_t staged_bucket_bytes() {
-  return 4 * std::size_t{kThreads} * kItems * sizeof(std::uint32_t);  // keys and values, two buffers
+using StagedBucket = primitives::StagedPairs<kThreads, static_cast<std::uint32_t>(kThreads * kItems)>;
+template <int kThreads, int kItems>
+constexpr std::size_t staged_bucket_bytes(primitives::StagingPath path) {
+  return primitives::staging_bytes(path, 2, kThreads * kItems);  // keys and values
 }
 template <int kThreads, int kItems, int kMinBlocks, int kRadixBits, std::uint32_t kMostBucketsPerBlock>
 __global__ void __launch_bounds__(kThreads, kMinBlocks) small_bucket_sort_kernel(
@@ -236,42 +239,27 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) small_bucket_sort_kernel
     std::uint32_t sequence, float* __restrict__ keys_out, std::uint32_t* __restrict__ values_out) {
   using Work = SmallBucketWork<kThreads, kItems, kRadixBits>;
   constexpr std::uint32_t kCapacity = kThreads * kItems;
-  static_assert(kCapacity * sizeof(std::uint32_t) % 16 == 0 && kBucketCapacity * sizeof(std::uint32_t) % 16 == 0,
-                "bulk copies move multiples of 16 bytes between 16-byte aligned places");
-  extern __shared__ __align__(128) std::uint32_t staged[];  // keys of buffers 0 and 1, then their values
-  const auto staged_keys = [&](int k) { return staged + k * kCapacity; };
-  const auto staged_values = [&](int k) { return staged + (2 + k) * kCapacity; };
+  static_assert(kBucketCapacity * sizeof(std::uint32_t) % 16 == 0,
+                "a bucket's region starts 16-byte aligned, and a run may be read to its next 16 bytes");
   __shared__ Work work;
   __shared__ std::uint32_t range_parts[2 * kThreads / 32];
   __shared__ std::uint32_t owned_starts[kMostBucketsPerBlock];
   __shared__ typename cub::WarpScan<std::uint32_t>::TempStorage warp_scan;
-  __shared__ std::uint64_t arrived[2];  // mbarriers: buffer k's copies have landed
+  __shared__ typename StagedBucket<kThreads, kItems>::Storage staging;
+  StagedBucket<kThreads, kItems> stage(staging);  // in the dynamic shared memory
   const std::uint32_t count = buckets - 1;
   const auto next_small = [&](std::uint32_t b) {
     while (b < buckets && (counts[b] == 0 || counts[b] > kCapacity)) b += gridDim.x;
     return b;
   };
-  // One thread: bucket b's keys and values into buffer k. The copies round up to 16 bytes, within
-  // the bucket's region. The fence orders the block's earlier reads and writes of the buffer
-  // (generic proxy) before the copy engine's writes (async proxy).
-  const auto fetch = [&](std::uint32_t b, int k) {
-    const std::uint32_t bytes = (counts[b] * 4u + 15u) & ~15u;
+  // Bucket b's pairs, where the scatter left them (the copies round up to 16 bytes, within the
+  // bucket's region).
+  const auto pairs_of = [&](std::uint32_t b) {
     const std::size_t from = std::size_t{b} * kBucketCapacity;
-    cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
-    cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta, cuda::ptx::space_shared,
-                                         &arrived[k], 2 * bytes);
-    cuda::ptx::cp_async_bulk(cuda::ptx::space_cluster, cuda::ptx::space_global, staged_keys(k), bucketed_keys + from,
-                             bytes, &arrived[k]);
-    cuda::ptx::cp_async_bulk(cuda::ptx::space_cluster, cuda::ptx::space_global, staged_values(k),
-                             bucketed_values + from, bytes, &arrived[k]);
+    return [=] { return primitives::StagedRun{bucketed_keys + from, bucketed_values + from, counts[b]}; };
   };
   std::uint32_t bucket = next_small(blockIdx.x);
-  if (threadIdx.x == 0) {
-    cuda::ptx::mbarrier_init(&arrived[0], 1);
-    cuda::ptx::mbarrier_init(&arrived[1], 1);
-    cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
-    if (bucket < buckets) fetch(bucket, 0);
-  }
+  stage.begin(bucket < buckets, pairs_of(bucket));
   {
     // The starts of the buckets this block owns, b_k = i + k * gridDim.x: the counts from b_(k-1)
     // up to b_k (from 0 for k = 0) summed by one warp a stretch, in coalesced loads, then the
@@ -286,7 +274,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) small_bucket_sort_kernel
       std::uint32_t sum = 0;
 #pragma unroll 16
       for (std::uint32_t b = begin + lane; b < end; b += 32) sum += counts[b];
-      sum = __reduce_add_sync(0xFFFFFFFFu, sum);
+      sum = primitives::warp_reduce_add(0xFFFFFFFFu, sum);
       if (lane == 0) owned_starts[k] = sum;
     }
     __syncthreads();
@@ -337,35 +325,32 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) small_bucket_sort_kernel
       }
     }
   }
-  __syncthreads();  // the owned starts and the mbarriers' initialisation
-  std::uint32_t phases = 0;  // bit k: the phase of arrived[k] to wait for
+  __syncthreads();  // the owned starts and the stage's initialisation
   for (int k = 0; bucket < buckets; k ^= 1) {
     const std::uint32_t next = next_small(bucket + gridDim.x);
     // The other buffer's last reads were before the barrier that ended the last bucket.
-    if (threadIdx.x == 0 && next < buckets) fetch(next, k ^ 1);
-    while (!cuda::ptx::mbarrier_try_wait_parity(&arrived[k], (phases >> k) & 1u)) {
-    }
-    phases ^= 1u << k;
+    stage.fetch(k ^ 1, next < buckets, pairs_of(next));
+    stage.wait(k);
     const int pairs = static_cast<int>(counts[bucket]);
     const std::uint32_t to = owned_starts[(bucket - blockIdx.x) / gridDim.x];
     if (!counting_sorts(splitters, count, bucket)) {
-      radix_sort_staged_bucket<kThreads, kItems, kRadixBits>(pairs, to, staged_keys(k), staged_values(k), work,
+      radix_sort_staged_bucket<kThreads, kItems, kRadixBits>(pairs, to, stage.keys(k), stage.values(k), work,
                                                              range_parts, keys_out, values_out);
     } else {
       // The bucket's keys lie in [low, low + span): the counting sort scans only the slots that
       // span needs, in three sizes.
       const std::uint32_t low = splitters[bucket - 1], span = splitters[bucket] - low;
       if (span == 0)  // between equal splitters: one key value
-        copy_one_value_bucket<kThreads>(pairs, to, low, staged_values(k), keys_out, values_out);
+        copy_one_value_bucket<kThreads>(pairs, to, low, stage.values(k), keys_out, values_out);
       else if (span <= kCountingSlots / 4)
         counting_sort_staged_bucket<kThreads, kItems, kRadixBits, kCountingSlots / 4>(
-            pairs, to, low, staged_keys(k), staged_values(k), work, keys_out, values_out);
+            pairs, to, low, stage.keys(k), stage.values(k), work, keys_out, values_out);
       else if (span <= kCountingSlots / 2)
         counting_sort_staged_bucket<kThreads, kItems, kRadixBits, kCountingSlots / 2>(
-            pairs, to, low, staged_keys(k), staged_values(k), work, keys_out, values_out);
+            pairs, to, low, stage.keys(k), stage.values(k), work, keys_out, values_out);
       else
         counting_sort_staged_bucket<kThreads, kItems, kRadixBits, kCountingSlots>(
-            pairs, to, low, staged_keys(k), staged_values(k), work, keys_out, values_out);
+            pairs, to, low, stage.keys(k), stage.values(k), work, keys_out, values_out);
     }
     __syncthreads();  // the buffer and the work areas are free
     bucket = next;

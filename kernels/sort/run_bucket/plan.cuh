@@ -9,6 +9,7 @@
 #include "depthsort/sort/keys.hpp"
 #include "sort/primitives/key_range.hpp"
 #include "sort/primitives/pinned_mailbox.hpp"
+#include "sort/primitives/warp_block.cuh"
 #include "sort/run_bucket/run_bucket_kernels.cuh"
 #include "sort/run_bucket/sample_position.hpp"
 #include "sort/run_bucket/splitter_search.cuh"
@@ -68,7 +69,7 @@ __device__ __forceinline__ void judge_tile_samples(std::uint32_t bucket, bool va
   static_assert(32 % kSamplesPerTile == 0 && kSamplesPerTile < 32);
   const unsigned group_lanes = ((1u << kSamplesPerTile) - 1) << (threadIdx.x & 31 & ~(kSamplesPerTile - 1));
   const unsigned same_bucket = peers & group_lanes;
-  const std::uint32_t shared_in_warp = __reduce_add_sync(0xFFFFFFFFu, valid ? __popc(same_bucket) - 1 : 0u);
+  const std::uint32_t shared_in_warp = primitives::warp_reduce_add(0xFFFFFFFFu, valid ? __popc(same_bucket) - 1 : 0u);
   const std::uint32_t middle = __shfl_sync(0xFFFFFFFFu, bucket, kSamplesPerTile / 2, kSamplesPerTile);
   const std::uint32_t low = middle > kWindow / 2 ? middle - kWindow / 2 : 0u;
   const unsigned outside_in_warp = __popc(__ballot_sync(0xFFFFFFFFu, valid && bucket - low >= kWindow));
@@ -79,7 +80,7 @@ __device__ __forceinline__ void judge_tile_samples(std::uint32_t bucket, bool va
     highest = max(highest, __shfl_xor_sync(0xFFFFFFFFu, highest, lanes, kSamplesPerTile));
   }
   const bool group_lead = threadIdx.x % kSamplesPerTile == 0;
-  const std::uint32_t spread_in_warp = __reduce_add_sync(0xFFFFFFFFu, valid && group_lead ? highest - lowest : 0u);
+  const std::uint32_t spread_in_warp = primitives::warp_reduce_add(0xFFFFFFFFu, valid && group_lead ? highest - lowest : 0u);
   if ((threadIdx.x & 31) == 0) {
     if (outside_in_warp != 0) atomicAdd(outside, outside_in_warp);
     if (spread_in_warp != 0) atomicAdd(spread_sum, spread_in_warp);
@@ -138,8 +139,8 @@ __global__ void __launch_bounds__(256) plan_kernel(const float* __restrict__ key
   judge_tile_samples(b, valid, peers, &outside, &spread, &shared_buckets);
   // The sample's key range: where the plan calls the bucket path off and the sample's keys alone
   // are too wide for the span sort, the fallback skips the key span.
-  const std::uint32_t lo_complement = __reduce_max_sync(0xFFFFFFFFu, valid ? ~key : 0u);
-  const std::uint32_t hi = __reduce_max_sync(0xFFFFFFFFu, valid ? key : 0u);
+  const std::uint32_t lo_complement = primitives::warp_reduce_max(0xFFFFFFFFu, valid ? ~key : 0u);
+  const std::uint32_t hi = primitives::warp_reduce_max(0xFFFFFFFFu, valid ? key : 0u);
   if ((threadIdx.x & 31) == 0) {
     atomicMax(&range.lo_complement, lo_complement);
     atomicMax(&range.hi, hi);

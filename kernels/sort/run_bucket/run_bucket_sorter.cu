@@ -32,6 +32,7 @@
 #include "sort/primitives/key_range.hpp"
 #include "sort/primitives/launch.hpp"
 #include "sort/primitives/dynamic_smem.hpp"
+#include "sort/primitives/staging.hpp"
 #include "sort/run_bucket/bucket_sort.cuh"
 #include "sort/run_bucket/overflow.cuh"
 #include "sort/run_bucket/plan.cuh"
@@ -42,11 +43,10 @@
 namespace depthsort::run_bucket {
 namespace {
 
-// The bucket sort's kernels (bucket_sort.cuh), and the small one's dynamic shared memory.
+// The bucket sort's kernels (bucket_sort.cuh).
 template <std::uint32_t kMostBucketsPerBlock>
 constexpr auto kSmallBucketSort = small_bucket_sort_kernel<kSmallSort.threads, kSmallSort.items, kSmallSort.min_blocks,
                                                            kSmallSort.radix_bits, kMostBucketsPerBlock>;
-constexpr std::size_t kSmallStagedBytes = staged_bucket_bytes<kSmallSort.threads, kSmallSort.items>();
 constexpr auto kLargeBucketSort =
     large_bucket_sort_kernel<kLargeSort.threads, kLargeSort.items, kLargeSort.min_blocks, kLargeSort.radix_bits>;
 
@@ -150,13 +150,17 @@ class RunBucketSorter final : public Sorter {
         cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, scatter_kernel, kTileThreads, 0));
     const int multiprocessors = primitives::multiprocessor_count();
     scatter_blocks_ = static_cast<unsigned>(std::max(1, per_multiprocessor) * multiprocessors);
-    primitives::allow_dynamic_smem(kSmallBucketSort<kFewBucketsPerSmallSortBlock>, kSmallStagedBytes,
+    // The small kernel's buffers: two where its architecture copies a bucket while the last is
+    // sorted, one where it cannot (primitives/staging.hpp).
+    small_staged_bytes_ = staged_bucket_bytes<kSmallSort.threads, kSmallSort.items>(
+        primitives::staging_path_for(primitives::compiled_arch(kSmallBucketSort<kManyBucketsPerSmallSortBlock>)));
+    primitives::allow_dynamic_smem(kSmallBucketSort<kFewBucketsPerSmallSortBlock>, small_staged_bytes_,
                                    "run-bucket small_bucket_sort_kernel");
-    primitives::allow_dynamic_smem(kSmallBucketSort<kManyBucketsPerSmallSortBlock>, kSmallStagedBytes,
+    primitives::allow_dynamic_smem(kSmallBucketSort<kManyBucketsPerSmallSortBlock>, small_staged_bytes_,
                                    "run-bucket small_bucket_sort_kernel");
     DEPTHSORT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor,
                                                                      kSmallBucketSort<kManyBucketsPerSmallSortBlock>,
-                                                                     kSmallSort.threads, kSmallStagedBytes));
+                                                                     kSmallSort.threads, small_staged_bytes_));
     small_blocks_ = static_cast<unsigned>(std::max(1, per_multiprocessor) * multiprocessors);
     large_blocks_ = static_cast<unsigned>(multiprocessors);
     workspace_bytes_ = plan_.bytes() + temp_.bytes() + range_reader_.bytes();
@@ -344,7 +348,7 @@ class RunBucketSorter final : public Sorter {
         std::max(std::min(small_blocks_, buckets + 1), (buckets + most_per_block) / most_per_block);
     DEPTHSORT_CUDA_CHECK(cudaEventRecord(small_queued_->get(), stream));
     (few ? kSmallBucketSort<kFewBucketsPerSmallSortBlock> : kSmallBucketSort<kManyBucketsPerSmallSortBlock>)
-        <<<small_blocks, kSmallSort.threads, kSmallStagedBytes, stream>>>(
+        <<<small_blocks, kSmallSort.threads, small_staged_bytes_, stream>>>(
             bucketed_keys_.data(), bucketed_values_.data(), cursors_.data(), splitters_.data(), buckets,
             starts_.data(), large_list_.data(), overflowed_list_.data(), plan_.data(), plan_mailbox_.slot(),
             plan_mailbox_.next_sequence(), b.keys_out, b.values_out);
@@ -473,6 +477,7 @@ class RunBucketSorter final : public Sorter {
   SignedZeroFixup zero_fixup_;
   unsigned scatter_blocks_ = 1;
   unsigned small_blocks_ = 1;
+  std::size_t small_staged_bytes_ = 0;  // the small kernel's dynamic shared memory
   unsigned large_blocks_ = 1;
   std::size_t workspace_bytes_ = 0;
   std::uint32_t segment_count_ = 0;

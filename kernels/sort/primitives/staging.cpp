@@ -1,0 +1,25 @@
+// The host side of the staging paths (staging.hpp).
+#include "sort/primitives/staging.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include "depthsort/sort/errors.hpp"
+
+namespace depthsort::primitives {
+
+const char* staging_path_name(StagingPath path) {
+  switch (path) {
+    case StagingPath::PlainLoads: return "plain loads";
+    case StagingPath::AsyncCopy: return "cp.async";
+    case StagingPath::BulkCopy: return "bulk copy";
+  }
+  return "?";
+}
+
+int compiled_arch(const void* kernel) {
+  cudaFuncAttributes attributes{};
+  DEPTHSORT_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
+  return attributes.ptxVersion * 10;  // 75 for compute_75, as __CUDA_ARCH__ counts it 750
+}
+
+}  // namespace depthsort::primitives
