@@ -29,13 +29,6 @@ using WideBuckets = BucketShape<512, 16, 8192>;
 using MidBuckets = BucketShape<512, 8, 4096>;
 using NarrowBuckets = BucketShape<256, 8, 2048>;
 
-int shared_memory_per_block() {
-  int device = 0, bytes = 0;
-  DEPTHSORT_CUDA_CHECK(cudaGetDevice(&device));
-  DEPTHSORT_CUDA_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  return bytes;
-}
-
 template <class Shape>
 void launch_bucket_sort(const Layout& layout, const uint2* regions, std::uint32_t* counts,
                         const std::uint32_t* places, const Control* control, const std::uint32_t* splitters,
@@ -65,10 +58,11 @@ Layout DepthBucket::layout_for(std::size_t n) const {
 }
 
 DepthBucket::DepthBucket() : verdict_("depth-bucket's verdict") {
-  const int smem = shared_memory_per_block();
-  if (smem >= static_cast<int>(sizeof(HugeBuckets::Storage))) shapes_.capacity = HugeBuckets::capacity;
-  else if (smem >= static_cast<int>(sizeof(WideBuckets::Storage))) shapes_.capacity = WideBuckets::capacity;
-  else if (smem >= static_cast<int>(sizeof(MidBuckets::Storage))) shapes_.capacity = MidBuckets::capacity;
+  // The largest shape whose shared memory (with the kernel's static part) a block may have here.
+  const auto fits = [](auto* kernel, std::size_t bytes) { return bytes <= primitives::dynamic_smem_limit(kernel); };
+  if (fits(bucket_sort_kernel<1024, 16, 16384>, sizeof(HugeBuckets::Storage))) shapes_.capacity = HugeBuckets::capacity;
+  else if (fits(bucket_sort_kernel<512, 16, 8192>, sizeof(WideBuckets::Storage))) shapes_.capacity = WideBuckets::capacity;
+  else if (fits(bucket_sort_kernel<512, 8, 4096>, sizeof(MidBuckets::Storage))) shapes_.capacity = MidBuckets::capacity;
   else shapes_.capacity = NarrowBuckets::capacity;
   scatter_blocks_ = primitives::multiprocessor_count();
   // A study's override of the shapes (docs/algorithms/depth-bucket.md, "Shapes"): "ITEMS,CAPACITY",
@@ -91,8 +85,10 @@ bool DepthBucket::reserve(std::size_t n) {
   const Layout layout = layout_for(n);
   const std::size_t scatter_smem = shapes_.scatter_items == 16 ? ScatterShape<512, 16>::smem_bytes(layout.buckets)
                                                                : ScatterShape<512, 8>::smem_bytes(layout.buckets);
-  if (layout.buckets > kMaxBuckets || scatter_smem > static_cast<std::size_t>(shared_memory_per_block()))
-    return false;
+  const std::size_t scatter_limit = shapes_.scatter_items == 16
+                                       ? primitives::dynamic_smem_limit(scatter_kernel<512, 16>)
+                                       : primitives::dynamic_smem_limit(scatter_kernel<512, 8>);
+  if (layout.buckets > kMaxBuckets || scatter_smem > scatter_limit) return false;
   if (n <= reserved_) return true;
   const std::size_t buckets = layout.buckets;
   regions_ = DeviceBuffer<uint2>(buckets * shapes_.capacity, "depth-bucket regions");
