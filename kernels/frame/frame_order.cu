@@ -18,7 +18,7 @@ const char* order_method_name(OrderMethod method) noexcept {
   return method == OrderMethod::Fused ? "fused" : "sorter";
 }
 
-FrameOrder::FrameOrder(std::size_t max_triangles, std::size_t max_primitives)
+FrameOrder::FrameOrder(std::size_t max_triangles, std::size_t max_primitives, bool fused)
     : max_triangles_(max_triangles), max_primitives_(max_primitives) {
   if (max_triangles > max_primitives) throw std::logic_error("FrameOrder: more triangles than primitives");
   centroids_ = DeviceBuffer<float4>(max_triangles, "frame order: triangle centroids");
@@ -30,6 +30,7 @@ FrameOrder::FrameOrder(std::size_t max_triangles, std::size_t max_primitives)
   marks_ = DeviceBuffer<std::uint32_t>(max_primitives, "frame order: check marks");
   bad_device_ = DeviceBuffer<unsigned int>(2, "frame order: check counts");
   bad_host_ = PinnedBuffer<unsigned int>(2);
+  if (!fused) return;
   // depth-bucket where its buckets fit this device, and cub-radix for the frames it hands back
   // (and for every fused frame where they do not fit).
   fused_ = std::make_unique<depth_bucket::DepthBucket>();
@@ -45,11 +46,13 @@ FrameOrder::~FrameOrder() = default;
 std::size_t FrameOrder::workspace_bytes() const {
   std::size_t bytes = centroids_.bytes() + keys_in_.bytes() + keys_out_.bytes() + key_of_id_.bytes() +
                       values_in_.bytes() + ids_.bytes() + marks_.bytes();
-  return bytes + fused_->workspace_bytes() + fallback_->workspace_bytes();
+  return fused_ ? bytes + fused_->workspace_bytes() + fallback_->workspace_bytes() : bytes;
 }
 
-std::uint32_t FrameOrder::fused_largest_bucket() const noexcept { return fused_->largest_bucket(); }
-std::uint32_t FrameOrder::fused_overflowed_buckets() const noexcept { return fused_->overflowed_buckets(); }
+std::uint32_t FrameOrder::fused_largest_bucket() const noexcept { return fused_ ? fused_->largest_bucket() : 0; }
+std::uint32_t FrameOrder::fused_overflowed_buckets() const noexcept {
+  return fused_ ? fused_->overflowed_buckets() : 0;
+}
 
 void FrameOrder::set_mesh(const MeshVertex* vertices, const std::uint32_t* indices, std::size_t triangles,
                           cudaStream_t stream) {
@@ -59,7 +62,7 @@ void FrameOrder::set_mesh(const MeshVertex* vertices, const std::uint32_t* indic
   launch_triangle_centroids(vertices, indices, triangles, centroids_.data(), stream);
   centroid_count_ = triangles;
   have_order_ = false;
-  fused_->forget();
+  if (fused_) fused_->forget();
 }
 
 FrameRecords FrameOrder::records(const ParticleVertex* particles, std::size_t particles_count) const noexcept {
@@ -88,6 +91,7 @@ void FrameOrder::order_single(const FrameRecords& records, const OrderRequest& r
     return;
   }
   if (request.method == OrderMethod::Fused) {
+    if (!fused_) throw std::logic_error("frame order: a fused order from a unit made without depth-bucket");
     {
       StepScope step(timer, "order (fused)");
       order_fused(records, request, out, stream, timer);

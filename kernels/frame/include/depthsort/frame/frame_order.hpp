@@ -61,8 +61,10 @@ struct OrderCheck {
 class FrameOrder {
  public:
   // Buffers for up to max_primitives primitives, max_triangles of them triangles (their
-  // centroids). Throws CapacityError with sizes where the device cannot hold them.
-  FrameOrder(std::size_t max_triangles, std::size_t max_primitives);
+  // centroids), and, with `fused`, depth-bucket's and its fallback's (a Fused request on a unit
+  // made without them throws std::logic_error). Throws CapacityError with sizes where the device
+  // cannot hold them.
+  FrameOrder(std::size_t max_triangles, std::size_t max_primitives, bool fused = true);
   ~FrameOrder();
   FrameOrder(const FrameOrder&) = delete;
   FrameOrder& operator=(const FrameOrder&) = delete;
@@ -71,6 +73,7 @@ class FrameOrder {
   // Whether depth-bucket can order frames of n primitives on this device (otherwise a Fused
   // request is ordered the way its fallback is: depth pass and cub-radix).
   bool fused_fits(std::size_t n) const noexcept { return fused_n_ >= n && fused_n_ > 0; }
+  bool has_fused() const noexcept { return fused_ != nullptr; }
 
   // The triangles' centroids from the (static) mesh: once per mesh, before its first frame.
   void set_mesh(const MeshVertex* vertices, const std::uint32_t* indices, std::size_t triangles,
