@@ -2,9 +2,9 @@
 #include <cstdio>
 #include <exception>
 
-#include "app.hpp"
-#include "cli.hpp"
-#include "stop_signal.hpp"
+#include "loop/run.hpp"
+#include "cli/command_line.hpp"
+#include "platform/stop_signal.hpp"
 
 int main(int argc, char** argv) {
   using namespace depthsort::app;

@@ -1,7 +1,7 @@
 // The command line through CLI11: it finds options, takes their values (the last of a repeated
 // one wins) and writes --help from the same table; the values themselves are checked here, so
 // that every message names the flag, quotes what was given and says what is valid.
-#include "cli.hpp"
+#include "cli/command_line.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -14,7 +14,7 @@
 #include "depthsort/host/count_text.hpp"
 #include "depthsort/sort/errors.hpp"
 #include "depthsort/sort/registry.hpp"
-#include "keys.hpp"
+#include "ui/controls.hpp"
 #include "scene/scene.hpp"
 
 namespace depthsort::app {

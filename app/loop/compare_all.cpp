@@ -1,4 +1,4 @@
-#include "compare_all.hpp"
+#include "loop/compare_all.hpp"
 
 #include <algorithm>
 #include <exception>

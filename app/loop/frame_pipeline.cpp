@@ -1,4 +1,4 @@
-#include "frame.hpp"
+#include "loop/frame_pipeline.hpp"
 
 #include "render/gl.hpp"  // glad before cuda_gl_interop.h (which includes GL/gl.h)
 
@@ -22,7 +22,7 @@
 #include "depthsort/sort/keys.hpp"
 #include "depthsort/frame/segment_ids.hpp"
 #include "interop/gl_interop.hpp"
-#include "timings.hpp"
+#include "loop/timings.hpp"
 
 namespace depthsort::app {
 

@@ -28,7 +28,7 @@
 #include "depthsort/frame/particles.hpp"
 #include "depthsort/sort/registry.hpp"
 #include "depthsort/sort/sorter.hpp"
-#include "compare_all.hpp"
+#include "loop/compare_all.hpp"
 #include "depthsort/sort/step_timer.hpp"
 #include "render/renderer.hpp"
 #include "scene/scene.hpp"

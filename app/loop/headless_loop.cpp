@@ -1,6 +1,6 @@
 // The headless loop (EGL, offscreen): a fixed number of frames, every timing kept, then the
 // screenshot, the summary and --json.
-#include "app_impl.hpp"
+#include "loop/run_state.hpp"
 
 #include "render/gl.hpp"
 
@@ -13,7 +13,7 @@
 
 #include "depthsort/host/output_file.hpp"
 #include "render/screenshot.hpp"
-#include "stop_signal.hpp"
+#include "platform/stop_signal.hpp"
 #include "text.hpp"
 
 namespace depthsort::app {

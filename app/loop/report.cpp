@@ -1,6 +1,6 @@
 // The run's reports: the console's lines, the --json meta data, the memory summary of
 // --cycle-sorters.
-#include "app_impl.hpp"
+#include "loop/run_state.hpp"
 
 #include <nlohmann/json.hpp>
 

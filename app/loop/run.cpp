@@ -1,5 +1,5 @@
-#include "app.hpp"
-#include "app_impl.hpp"
+#include "loop/run.hpp"
+#include "loop/run_state.hpp"
 
 #include "render/gl.hpp"  // glad before cuda_gl_interop.h (which includes GL/gl.h)
 
@@ -18,15 +18,15 @@
 #include "depthsort/sort/errors.hpp"
 #include "depthsort/host/output_file.hpp"
 #include "depthsort/sort/registry.hpp"
-#include "frame.hpp"
-#include "memory.hpp"
+#include "loop/frame_pipeline.hpp"
+#include "scene/memory_estimate.hpp"
 #include "platform/egl_headless.hpp"
 #include "platform/glfw_window.hpp"
 #include "render/renderer.hpp"
 #include "scene/scene.hpp"
 #include "depthsort/host/count_text.hpp"
 #include "text.hpp"
-#include "timings.hpp"
+#include "loop/timings.hpp"
 
 namespace depthsort::app {
 

@@ -2,7 +2,7 @@
 // (CUDA-GL interop) or the CPU path. Returns the exit status; errors are thrown (main reports them).
 #pragma once
 
-#include "cli.hpp"
+#include "cli/command_line.hpp"
 
 namespace depthsort::app {
 

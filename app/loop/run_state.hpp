@@ -17,18 +17,18 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "cli.hpp"
-#include "compare_all.hpp"
+#include "cli/command_line.hpp"
+#include "loop/compare_all.hpp"
 #include "depthsort/frame/segment_ids.hpp"
-#include "frame.hpp"
-#include "frame_rate.hpp"
-#include "memory.hpp"
+#include "loop/frame_pipeline.hpp"
+#include "ui/frame_rate.hpp"
+#include "scene/memory_estimate.hpp"
 #include "platform/egl_headless.hpp"
 #include "platform/glfw_window.hpp"
 #include "render/renderer.hpp"
 #include "scene/scene.hpp"
 #include "settings.hpp"
-#include "timings.hpp"
+#include "loop/timings.hpp"
 #include "ui/panel.hpp"
 
 namespace depthsort::app {

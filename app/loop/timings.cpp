@@ -1,4 +1,4 @@
-#include "timings.hpp"
+#include "loop/timings.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,6 +1,6 @@
 // The window loop (GLFW + ImGui): frames until the window closes (or --frames), the mouse and
 // wheel on the camera, the fly keys, the presenter keys (keys.hpp) and the panel.
-#include "app_impl.hpp"
+#include "loop/run_state.hpp"
 
 #include "render/gl.hpp"
 
@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "depthsort/host/output_file.hpp"
-#include "keys.hpp"
-#include "stop_signal.hpp"
+#include "ui/controls.hpp"
+#include "platform/stop_signal.hpp"
 #include "render/screenshot.hpp"
 #include "text.hpp"
 

@@ -1,4 +1,4 @@
-#include "stop_signal.hpp"
+#include "platform/stop_signal.hpp"
 
 #include <csignal>
 

@@ -1,4 +1,4 @@
-#include "memory.hpp"
+#include "scene/memory_estimate.hpp"
 
 #include <cuda_runtime_api.h>
 #include <fcntl.h>

@@ -9,9 +9,9 @@
 
 #include <glm/vec3.hpp>
 
-#include "cli.hpp"
+#include "cli/command_line.hpp"
 #include "depthsort/frame/particles.hpp"
-#include "memory.hpp"
+#include "scene/memory_estimate.hpp"
 #include "scene/camera.hpp"
 #include "scene/mesh.hpp"
 

@@ -1,4 +1,4 @@
-#include "frame_rate.hpp"
+#include "ui/frame_rate.hpp"
 
 namespace depthsort::app {
 

@@ -9,9 +9,9 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include "keys.hpp"
-#include "stop_signal.hpp"
-#include "ui/views/sort_views.hpp"
+#include "ui/controls.hpp"
+#include "platform/stop_signal.hpp"
+#include "ui/sort_charts.hpp"
 
 namespace depthsort::app {
 

@@ -14,12 +14,12 @@
 #include <imgui.h>
 
 #include "depthsort/sort/registry.hpp"
-#include "cli.hpp"
-#include "compare_all.hpp"
+#include "cli/command_line.hpp"
+#include "loop/compare_all.hpp"
 #include "depthsort/frame/segment_ids.hpp"
-#include "frame.hpp"
+#include "loop/frame_pipeline.hpp"
 #include "scene/camera.hpp"
-#include "timings.hpp"
+#include "loop/timings.hpp"
 
 struct GLFWwindow;
 

@@ -1,6 +1,6 @@
 // What the panel shows (PanelInfo, assembled each frame from the run's state) and the sorting
 // views it asks for; the headless --panel frame.
-#include "app_impl.hpp"
+#include "loop/run_state.hpp"
 
 #include "render/gl.hpp"
 

@@ -1,4 +1,4 @@
-#include "ui/views/sort_views.hpp"
+#include "ui/sort_charts.hpp"
 
 #include <imgui.h>
 

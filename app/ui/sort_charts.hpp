@@ -6,7 +6,7 @@
 
 #include <span>
 
-#include "compare_all.hpp"
+#include "loop/compare_all.hpp"
 #include "depthsort/frame/segment_ids.hpp"
 
 namespace depthsort::app {

@@ -9,16 +9,16 @@
 #include <cstdlib>
 #include <string>
 
-#include "cli.hpp"
+#include "cli/command_line.hpp"
 #include "depthsort/frame/depth.hpp"
 #include "depthsort/frame/gather.hpp"
-#include "frame.hpp"
+#include "loop/frame_pipeline.hpp"
 #include "depthsort/frame/particles.hpp"
 #include "scene/camera.hpp"
 #include "scene/mesh.hpp"
 #include "scene/obj_loader.hpp"
 #include "support.hpp"
-#include "timings.hpp"
+#include "loop/timings.hpp"
 
 namespace depthsort::app::test {
 namespace {

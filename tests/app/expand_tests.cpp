@@ -14,7 +14,7 @@
 #include <glm/vec4.hpp>
 
 #include "depthsort/frame/expand.hpp"
-#include "frame.hpp"
+#include "loop/frame_pipeline.hpp"
 #include "scene/camera.hpp"
 #include "scene/mesh.hpp"
 

@@ -19,9 +19,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "frame.hpp"
+#include "loop/frame_pipeline.hpp"
 #include "depthsort/host/memory_available.hpp"
-#include "memory.hpp"
+#include "scene/memory_estimate.hpp"
 #include "scene/obj_loader.hpp"
 #include "scene/scene.hpp"
 #include "support.hpp"

@@ -9,9 +9,9 @@
 #include <glm/mat4x4.hpp>
 #include <glm/vec4.hpp>
 
-#include "cli.hpp"
+#include "cli/command_line.hpp"
 #include "depthsort/frame/particles.hpp"
-#include "frame_rate.hpp"
+#include "ui/frame_rate.hpp"
 #include "scene/camera.hpp"
 #include "scene/scene.hpp"
 #include "settings.hpp"
