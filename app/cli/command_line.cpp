@@ -267,8 +267,7 @@ struct Cli {
   static void parse_size(const std::string& v, Config& c) {
     const auto x = v.find('x');
     const auto side = [&](const std::string& part, const char* which) {
-      std::string why;
-      const auto n = parse_digits_only(part);
+      const auto n = part.size() <= 9 ? parse_digits(part) : std::nullopt;
       if (!n || *n < 1 || *n > 16384)
         throw UsageError("--size needs WxH with each side in 1..16384, such as 1280x720; the " + std::string(which) +
                          " in " + quote_for_message(v) + " is not");
@@ -277,16 +276,6 @@ struct Cli {
     if (x == std::string::npos) throw UsageError("--size needs WxH such as 1280x720, got " + quote_for_message(v));
     c.width = side(v.substr(0, x), "width");
     c.height = side(v.substr(x + 1), "height");
-  }
-
-  static std::optional<std::uint64_t> parse_digits_only(const std::string& text) {
-    if (text.empty() || text.size() > 9) return std::nullopt;
-    std::uint64_t n = 0;
-    for (const char ch : text) {
-      if (ch < '0' || ch > '9') return std::nullopt;
-      n = n * 10 + static_cast<std::uint64_t>(ch - '0');
-    }
-    return n;
   }
 };
 

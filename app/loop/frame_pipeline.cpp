@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "depthsort/host/count_text.hpp"
 #include "depthsort/sort/cuda_handles.hpp"
 #include "depthsort/frame/depth.hpp"
 #include "depthsort/frame/gather.hpp"
@@ -49,9 +50,9 @@ class GpuPipeline final : public FramePipeline {
     DEPTHSORT_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
     if (need > free_bytes)
       throw CapacityError("scene too large for GPU memory: " + std::to_string(triangles_) + " triangles and " +
-                          std::to_string(particles_) + " particles need " + mib(need) +
-                          " of CUDA buffers (plus the sorter's workspace) but " + mib(free_bytes) + " of " +
-                          mib(total_bytes) + " are free; use fewer --triangles/--copies/--particles");
+                          std::to_string(particles_) + " particles need " + byte_text(need, ByteUnits::MiB) +
+                          " of CUDA buffers (plus the sorter's workspace) but " + byte_text(free_bytes, ByteUnits::MiB) + " of " +
+                          byte_text(total_bytes, ByteUnits::MiB) + " are free; use fewer --triangles/--copies/--particles");
 
     if (triangles_ > 0) {
       mesh_vertices_ = RegisteredBuffer(buffers.mesh_vertices.get(), cudaGraphicsRegisterFlagsReadOnly, "mesh vertices");

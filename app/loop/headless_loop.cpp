@@ -14,7 +14,7 @@
 #include "depthsort/host/output_file.hpp"
 #include "render/screenshot.hpp"
 #include "platform/stop_signal.hpp"
-#include "text.hpp"
+#include "depthsort/host/count_text.hpp"
 
 namespace depthsort::app {
 

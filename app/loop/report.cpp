@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <string>
 
-#include "text.hpp"
+#include "depthsort/host/count_text.hpp"
 
 namespace depthsort::app {
 
@@ -17,7 +17,7 @@ std::string App::draw_line() const {
   const std::size_t n = scene_.mesh.triangles() + scene_.particles;
   if (config_.draw_path == DrawPath::Expanded)
     return "draw path: expanded (3 vertices a primitive written after the sort, in a " +
-           size_text(3 * n * sizeof(ExpandedVertex)) + " vertex buffer; particles as one triangle)";
+           byte_text(3 * n * sizeof(ExpandedVertex), ByteUnits::MiBOrGiB) + " vertex buffer; particles as one triangle)";
   return std::string("draw path: pull (") + (settings_.triangle_sprites ? "3" : "6") +
          " vertices a primitive read from storage buffers; particles as " +
          (settings_.triangle_sprites ? "one triangle)" : "quads)");
@@ -42,11 +42,11 @@ std::string App::memory_summary() const {
                               std::to_string(kMemoryEvery) + " frames and the last";
   std::string line = "memory over the run (" + samples + "): ";
   if (pipeline_->on_gpu())
-    line += "device used " + mib(first.device_used) + " at frame " + std::to_string(first.frame) + ", " +
-            mib(last.device_used) + " at frame " + std::to_string(last.frame) + ", max " + mib(device_max) + "; ";
+    line += "device used " + byte_text(first.device_used, ByteUnits::MiB) + " at frame " + std::to_string(first.frame) + ", " +
+            byte_text(last.device_used, ByteUnits::MiB) + " at frame " + std::to_string(last.frame) + ", max " + byte_text(device_max, ByteUnits::MiB) + "; ";
   else
     line += "device: none on the CPU path; ";
-  line += "host resident " + mib(first.host_resident) + " -> " + mib(last.host_resident) + ", max " + mib(host_max);
+  line += "host resident " + byte_text(first.host_resident, ByteUnits::MiB) + " -> " + byte_text(last.host_resident, ByteUnits::MiB) + ", max " + byte_text(host_max, ByteUnits::MiB);
   return line;
 }
 

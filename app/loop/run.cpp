@@ -25,7 +25,6 @@
 #include "render/renderer.hpp"
 #include "scene/scene.hpp"
 #include "depthsort/host/count_text.hpp"
-#include "text.hpp"
 #include "loop/timings.hpp"
 
 namespace depthsort::app {

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "depthsort/host/count_text.hpp"
 #include "depthsort/host/stats.hpp"
 
 namespace depthsort::app {
@@ -41,7 +42,7 @@ Timings::Timings(std::size_t record_frames) : record_capacity_(record_frames * k
   try {
     samples_.reserve(record_capacity_);
   } catch (const std::exception&) {  // bad_alloc or length_error: say what was asked
-    throw std::runtime_error("cannot reserve " + mib(record_capacity_ * sizeof(Sample)) +
+    throw std::runtime_error("cannot reserve " + byte_text(record_capacity_ * sizeof(Sample), ByteUnits::MiB) +
                              " to record the timings of " + std::to_string(record_frames) +
                              " frames; use fewer --frames");
   }
@@ -98,11 +99,6 @@ float Timings::median(int index) const {
     if (s.series == index) v.push_back(s.ms);
   if (v.empty()) return 0.0f;
   return depthsort::median(std::move(v));
-}
-
-std::string mib(std::size_t bytes) {
-  constexpr std::size_t kMiB = std::size_t{1} << 20;
-  return std::to_string(bytes / kMiB + (bytes % kMiB != 0 ? 1 : 0)) + " MiB";
 }
 
 std::string Timings::json_text(const nlohmann::ordered_json& meta) const {

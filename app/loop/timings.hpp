@@ -77,7 +77,4 @@ class Timings {
   std::uint64_t dropped_ = 0;
 };
 
-// "12 MiB", rounded up (a nonzero size never reads 0 MiB): the console's and the panel's format.
-std::string mib(std::size_t bytes);
-
 }  // namespace depthsort::app

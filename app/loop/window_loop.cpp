@@ -21,7 +21,7 @@
 #include "ui/controls.hpp"
 #include "platform/stop_signal.hpp"
 #include "render/screenshot.hpp"
-#include "text.hpp"
+#include "depthsort/host/count_text.hpp"
 
 namespace depthsort::app {
 

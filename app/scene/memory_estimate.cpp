@@ -8,6 +8,7 @@
 #include <string>
 
 #include "depthsort/frame/depth.hpp"
+#include "depthsort/host/count_text.hpp"
 #include "depthsort/sort/errors.hpp"
 #include "depthsort/frame/expand.hpp"
 #include "depthsort/host/memory_available.hpp"
@@ -68,29 +69,21 @@ MemorySample sample_memory(std::uint64_t frame, bool gpu) {
   return sample;
 }
 
-std::string size_text(std::size_t bytes) {
-  char buf[48];
-  const double b = static_cast<double>(bytes);
-  if (b >= 1024.0 * 1024 * 1024) std::snprintf(buf, sizeof buf, "%.1f GiB", b / (1024.0 * 1024 * 1024));
-  else std::snprintf(buf, sizeof buf, "%.0f MiB", b / (1024.0 * 1024) + (bytes % (1 << 20) ? 0.5 : 0.0));
-  return buf;
-}
-
 std::string check_memory(const MemoryNeed& need, bool cpu_path, const std::string& what, const std::string& advice) {
   // 0: unknown, the check is skipped.
   const std::size_t host = host_memory_available().value_or(0);
   const std::size_t device = cpu_path ? 0 : device_memory_free().value_or(0);
   if (host > 0 && need.host > host)
-    throw CapacityError(what + " needs about " + size_text(need.host) + " of host memory (estimate), but " +
-                        size_text(host) + " are available; " + advice);
+    throw CapacityError(what + " needs about " + byte_text(need.host, ByteUnits::MiBOrGiB) + " of host memory (estimate), but " +
+                        byte_text(host, ByteUnits::MiBOrGiB) + " are available; " + advice);
   if (device > 0 && need.device > device)
-    throw CapacityError(what + " needs about " + size_text(need.device) + " of GPU memory (estimate), but " +
-                        size_text(device) + " are free; " + advice);
-  std::string line = "memory (estimate): " + size_text(need.host) + " host";
-  if (host > 0) line += " of " + size_text(host) + " available";
+    throw CapacityError(what + " needs about " + byte_text(need.device, ByteUnits::MiBOrGiB) + " of GPU memory (estimate), but " +
+                        byte_text(device, ByteUnits::MiBOrGiB) + " are free; " + advice);
+  std::string line = "memory (estimate): " + byte_text(need.host, ByteUnits::MiBOrGiB) + " host";
+  if (host > 0) line += " of " + byte_text(host, ByteUnits::MiBOrGiB) + " available";
   if (!cpu_path) {
-    line += ", " + size_text(need.device) + " GPU";
-    if (device > 0) line += " of " + size_text(device) + " free";
+    line += ", " + byte_text(need.device, ByteUnits::MiBOrGiB) + " GPU";
+    if (device > 0) line += " of " + byte_text(device, ByteUnits::MiBOrGiB) + " free";
   }
   return line;
 }

@@ -34,9 +34,6 @@ struct MemorySample {
 };
 MemorySample sample_memory(std::uint64_t frame, bool gpu);
 
-// "1.4 GiB", "12 MiB": estimates on the console.
-std::string size_text(std::size_t bytes);
-
 // Throws CapacityError (depthsort/sort/errors.hpp) when `need` exceeds what is available
 // (depthsort/host/memory_available.hpp: MemAvailable within ulimit -v, cudaMemGetInfo), with the
 // estimate, what is available and `advice` (which flags to lower). Returns the console line that

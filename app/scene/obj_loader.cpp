@@ -18,7 +18,7 @@
 #include <glm/geometric.hpp>
 #include <glm/vec2.hpp>
 
-#include "text.hpp"
+#include "depthsort/host/count_text.hpp"
 
 namespace depthsort::app {
 

@@ -11,7 +11,6 @@
 #include "depthsort/host/count_text.hpp"
 #include "depthsort/sort/sorter.hpp"
 #include "scene/obj_loader.hpp"
-#include "text.hpp"
 
 namespace depthsort::app {
 

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "depthsort/host/count_text.hpp"
 #include "ui/controls.hpp"
 #include "platform/stop_signal.hpp"
 #include "ui/sort_charts.hpp"
@@ -155,8 +156,8 @@ void Panel::draw(Settings& state, PanelRequests& requests, const PanelInfo& info
     ImGui::Text("%.1f fps (%.1f ms a frame, over the last second)", static_cast<double>(info.fps),
                 1000.0 / static_cast<double>(info.fps));
   if (info.gpu_path)
-    ImGui::Text("GPU memory: %s used of %s; sorter workspace %s", mib(info.device_bytes_used).c_str(),
-                mib(info.device_bytes_total).c_str(), mib(info.workspace_bytes).c_str());
+    ImGui::Text("GPU memory: %s used of %s; sorter workspace %s", byte_text(info.device_bytes_used, ByteUnits::MiB).c_str(),
+                byte_text(info.device_bytes_total, ByteUnits::MiB).c_str(), byte_text(info.workspace_bytes, ByteUnits::MiB).c_str());
 
   // Correctness light.
   if (info.check) {

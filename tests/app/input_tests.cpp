@@ -19,13 +19,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "depthsort/host/count_text.hpp"
 #include "loop/frame_pipeline.hpp"
 #include "depthsort/host/memory_available.hpp"
 #include "scene/memory_estimate.hpp"
 #include "scene/obj_loader.hpp"
 #include "scene/scene.hpp"
 #include "support.hpp"
-#include "text.hpp"
 
 namespace depthsort::app::test {
 namespace {
