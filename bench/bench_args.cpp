@@ -33,21 +33,6 @@ std::optional<int> parse_int_in(std::string_view s, int lo, int hi) {
   return static_cast<int>(*value);
 }
 
-const SorterInfo* lookup(std::span<const SorterInfo> registry, std::string_view name) {
-  for (const SorterInfo& info : registry)
-    if (info.name == name) return &info;
-  return nullptr;
-}
-
-std::string names_of(std::span<const SorterInfo> registry) {
-  std::string out;
-  for (const SorterInfo& info : registry) {
-    if (!out.empty()) out += ", ";
-    out += info.name;
-  }
-  return out;
-}
-
 const std::string kValidSizes =
     "valid sizes: a count from 1 to 2^31 - 1 (the sorters index pairs with 32-bit integers) written as " +
     std::string(kCountSpellings);
@@ -161,9 +146,9 @@ ParseResult parse_bench_args(std::span<const std::string_view> args,
         config.sorters_all = true;
         continue;
       }
-      const SorterInfo* info = lookup(registry, name);
+      const SorterInfo* info = find_sorter(name, registry);
       if (info == nullptr)
-        return fail("unknown sorter " + quote_for_message(name) + "; valid sorters: " + names_of(registry) +
+        return fail("unknown sorter " + quote_for_message(name) + "; valid sorters: " + sorter_names(registry) +
                     " (or 'all')");
       if (std::find(config.sorters.begin(), config.sorters.end(), info) == config.sorters.end())
         config.sorters.push_back(info);
@@ -232,10 +217,10 @@ ParseResult parse_bench_args(std::span<const std::string_view> args,
   for (const std::string& text : options) {
     const std::size_t colon = text.find(':');
     const std::string_view name = trim_blanks(std::string_view(text).substr(0, colon));
-    const SorterInfo* info = lookup(registry, name);
+    const SorterInfo* info = find_sorter(name, registry);
     if (info == nullptr)
       return fail("--options " + quote_for_message(text) + ": unknown sorter " + quote_for_message(name) +
-                  "; expected NAME:opt=value,... with NAME one of: " + names_of(registry));
+                  "; expected NAME:opt=value,... with NAME one of: " + sorter_names(registry));
     const std::string_view option_text =
         colon == std::string_view::npos ? std::string_view{} : trim_blanks(std::string_view(text).substr(colon + 1));
     if (colon != std::string_view::npos) {
@@ -319,9 +304,7 @@ std::vector<SorterVariant> resolve_variants(const BenchConfig& config,
   };
 
   // The baseline first: cub-radix with its default options.
-  const SorterInfo* baseline = nullptr;
-  for (const SorterInfo& info : registry)
-    if (info.name == kBaselineName) baseline = &info;
+  const SorterInfo* baseline = find_sorter(kBaselineName, registry);
   if (baseline != nullptr) {
     push(baseline, default_options(*baseline));
     variants.back().baseline = true;

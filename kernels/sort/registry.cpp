@@ -64,15 +64,15 @@ const std::array kSorters{
 
 std::span<const SorterInfo> sorter_registry() { return kSorters; }
 
-const SorterInfo* find_sorter(std::string_view name) {
-  for (const SorterInfo& info : kSorters)
+const SorterInfo* find_sorter(std::string_view name, std::span<const SorterInfo> registry) {
+  for (const SorterInfo& info : registry)
     if (info.name == name) return &info;
   return nullptr;
 }
 
-std::string sorter_names() {
+std::string sorter_names(std::span<const SorterInfo> registry) {
   std::string names;
-  for (const SorterInfo& info : kSorters) {
+  for (const SorterInfo& info : registry) {
     if (!names.empty()) names += ", ";
     names += info.name;
   }
