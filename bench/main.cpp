@@ -30,6 +30,7 @@
 #include "depthsort/sort/device_buffer.hpp"
 #include "depthsort/host/count_text.hpp"
 #include "depthsort/sort/errors.hpp"
+#include "depthsort/sort/pair_buffers.hpp"
 #include "depthsort/host/memory_available.hpp"
 #include "depthsort/host/output_file.hpp"
 #include "depthsort/sort/registry.hpp"
@@ -153,17 +154,15 @@ void print_registry(std::ostream& out) {
 // ---------------------------------------------------------------------------------------------
 // Independent inputs (--dist): each size's pairs sorted --reps times.
 
-// Device buffers for one size: the pristine input, the sorter's input and its output.
+// Device buffers for one size: the pristine input, and the sorter's input and output pairs.
 struct DeviceSet {
-  DeviceBuffer<float> keys_src, keys_in, keys_out;
-  DeviceBuffer<std::uint32_t> values_src, values_in, values_out;
+  DeviceBuffer<float> keys_src;
+  DeviceBuffer<std::uint32_t> values_src;
+  DevicePairs pairs;
   explicit DeviceSet(std::size_t n)
       : keys_src(n, "depthsort-bench (pristine keys)"),
-        keys_in(n, "depthsort-bench (input keys)"),
-        keys_out(n, "depthsort-bench (output keys)"),
         values_src(n, "depthsort-bench (pristine values)"),
-        values_in(n, "depthsort-bench (input values)"),
-        values_out(n, "depthsort-bench (output values)") {}
+        pairs(n, "depthsort-bench") {}
 };
 
 struct Input {
@@ -179,16 +178,17 @@ struct Input {
 void run_gpu(Sorter& sorter, const BenchConfig& config, DeviceSet& d, Input& input,
              cudaStream_t stream, const Events& events, Row& row) {
   const std::size_t n = row.n;
-  const SortBuffers buffers{d.keys_in.data(), d.values_in.data(), d.keys_out.data(),
-                            d.values_out.data(), n};
+  DevicePairs& pairs = d.pairs;
+  const SortBuffers buffers = pairs.buffers(0, n);
   auto restore = [&] {
-    DEPTHSORT_CUDA_CHECK(cudaMemcpyAsync(d.keys_in.data(), d.keys_src.data(), n * sizeof(float),
+    DEPTHSORT_CUDA_CHECK(cudaMemcpyAsync(pairs.keys_in.data(), d.keys_src.data(), n * sizeof(float),
                                          cudaMemcpyDeviceToDevice, stream));
-    DEPTHSORT_CUDA_CHECK(cudaMemcpyAsync(d.values_in.data(), d.values_src.data(),
+    DEPTHSORT_CUDA_CHECK(cudaMemcpyAsync(pairs.values_in.data(), d.values_src.data(),
                                          n * sizeof(std::uint32_t), cudaMemcpyDeviceToDevice, stream));
   };
   // A profiler's reference for the memory's speed (scripts/profile.sh); untimed.
-  launch_reference_copy(d.keys_src.data(), d.values_src.data(), d.keys_in.data(), d.values_in.data(), n, stream);
+  launch_reference_copy(d.keys_src.data(), d.values_src.data(), pairs.keys_in.data(), pairs.values_in.data(), n,
+                        stream);
   for (int w = 0; w < config.warmup; ++w) {
     restore();
     sorter.sort(buffers, stream);
@@ -215,15 +215,15 @@ void run_gpu(Sorter& sorter, const BenchConfig& config, DeviceSet& d, Input& inp
 
   if (config.check) {
     // One more, untimed run into poisoned outputs, so a sorter that writes nothing fails.
-    DEPTHSORT_CUDA_CHECK(cudaMemsetAsync(d.keys_out.data(), 0xFF, n * sizeof(float), stream));
-    DEPTHSORT_CUDA_CHECK(cudaMemsetAsync(d.values_out.data(), 0xFF, n * sizeof(std::uint32_t), stream));
+    DEPTHSORT_CUDA_CHECK(cudaMemsetAsync(pairs.keys_out.data(), 0xFF, n * sizeof(float), stream));
+    DEPTHSORT_CUDA_CHECK(cudaMemsetAsync(pairs.values_out.data(), 0xFF, n * sizeof(std::uint32_t), stream));
     restore();
     sorter.sort(buffers, stream);
     std::vector<float> keys_out(n);
     std::vector<std::uint32_t> values_out(n);
-    DEPTHSORT_CUDA_CHECK(cudaMemcpyAsync(keys_out.data(), d.keys_out.data(), n * sizeof(float),
+    DEPTHSORT_CUDA_CHECK(cudaMemcpyAsync(keys_out.data(), pairs.keys_out.data(), n * sizeof(float),
                                          cudaMemcpyDeviceToHost, stream));
-    DEPTHSORT_CUDA_CHECK(cudaMemcpyAsync(values_out.data(), d.values_out.data(),
+    DEPTHSORT_CUDA_CHECK(cudaMemcpyAsync(values_out.data(), pairs.values_out.data(),
                                          n * sizeof(std::uint32_t), cudaMemcpyDeviceToHost, stream));
     DEPTHSORT_CUDA_CHECK(cudaStreamSynchronize(stream));
     const CheckResult result = check_sorted_pairs(input.keys, input.ref(), keys_out, values_out);
@@ -233,12 +233,11 @@ void run_gpu(Sorter& sorter, const BenchConfig& config, DeviceSet& d, Input& inp
 
 void run_cpu(Sorter& sorter, const BenchConfig& config, Input& input, Row& row) {
   const std::size_t n = row.n;
-  std::vector<float> keys_in(n), keys_out(n);
-  std::vector<std::uint32_t> values_in(n), values_out(n);
-  const SortBuffers buffers{keys_in.data(), values_in.data(), keys_out.data(), values_out.data(), n};
+  HostPairs pairs(n);
+  const SortBuffers buffers = pairs.buffers();
   auto restore = [&] {
-    std::memcpy(keys_in.data(), input.keys.data(), n * sizeof(float));
-    std::memcpy(values_in.data(), input.values.data(), n * sizeof(std::uint32_t));
+    std::memcpy(pairs.keys_in.data(), input.keys.data(), n * sizeof(float));
+    std::memcpy(pairs.values_in.data(), input.values.data(), n * sizeof(std::uint32_t));
   };
   for (int w = 0; w < config.warmup; ++w) {
     restore();
@@ -258,11 +257,11 @@ void run_cpu(Sorter& sorter, const BenchConfig& config, Input& input, Row& row) 
   }
   fill_row(row, samples);
   if (config.check) {
-    std::fill(keys_out.begin(), keys_out.end(), std::numeric_limits<float>::quiet_NaN());
-    std::fill(values_out.begin(), values_out.end(), 0xFFFFFFFFu);
+    std::fill(pairs.keys_out.begin(), pairs.keys_out.end(), std::numeric_limits<float>::quiet_NaN());
+    std::fill(pairs.values_out.begin(), pairs.values_out.end(), 0xFFFFFFFFu);
     restore();
     sorter.sort(buffers);
-    const CheckResult result = check_sorted_pairs(input.keys, input.ref(), keys_out, values_out);
+    const CheckResult result = check_sorted_pairs(input.keys, input.ref(), pairs.keys_out, pairs.values_out);
     row.check = result.ok ? "pass" : "FAIL: " + result.message;
   }
 }

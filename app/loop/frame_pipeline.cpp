@@ -21,6 +21,7 @@
 #include "depthsort/sort/errors.hpp"
 #include "depthsort/frame/expand.hpp"
 #include "depthsort/sort/keys.hpp"
+#include "depthsort/sort/pair_buffers.hpp"
 #include "depthsort/frame/segment_ids.hpp"
 #include "interop/gl_interop.hpp"
 #include "loop/timings.hpp"
@@ -74,7 +75,7 @@ class GpuPipeline final : public FramePipeline {
                                           "primitive order");
       segment_ids_ = RegisteredBuffer(buffers.segment_ids.get(), cudaGraphicsRegisterFlagsWriteDiscard,
                                       "segment ids");
-      keys_ = SortSet(n_, "primitive keys");
+      keys_ = DevicePairs(n_, "primitive pairs");
       key_of_id_ = DeviceBuffer<float>(n_, "check: key of each primitive id");
       if (buffers.expanded_vertices.get())
         expanded_ = RegisteredBuffer(buffers.expanded_vertices.get(), cudaGraphicsRegisterFlagsWriteDiscard,
@@ -238,20 +239,6 @@ class GpuPipeline final : public FramePipeline {
   }
 
  private:
-  struct SortSet {
-    SortSet() = default;
-    SortSet(std::size_t n, const std::string& owner)
-        : keys_in(n, owner + " (in)"), keys_out(n, owner + " (out)"), values_in(n, owner + " values (in)"),
-          values_out(n, owner + " values (out)") {}
-    // The pairs at [first, first + n): the separate passes sort two ranges of the same arrays.
-    SortBuffers buffers(std::size_t first, std::size_t n) {
-      return SortBuffers{keys_in.data() + first, values_in.data() + first, keys_out.data() + first,
-                         values_out.data() + first, n};
-    }
-    DeviceBuffer<float> keys_in, keys_out;
-    DeviceBuffer<std::uint32_t> values_in, values_out;
-  };
-
   void queue_check(std::uint64_t frame_index, bool coherent, bool separate) {
     const cudaStream_t stream = stream_.get();
     DEPTHSORT_CUDA_CHECK(cudaMemsetAsync(bad_device_.data(), 0, bad_device_.bytes(), stream));
@@ -288,7 +275,7 @@ class GpuPipeline final : public FramePipeline {
       segment_ids_, expanded_;
   DeviceBuffer<std::uint32_t> indices_;
   DeviceBuffer<ParticleState> state_;
-  SortSet keys_;
+  DevicePairs keys_;
   DeviceBuffer<float> key_of_id_;
   DeviceBuffer<unsigned int> bad_device_;
   PinnedBuffer<unsigned int> bad_host_;
@@ -309,9 +296,9 @@ class CpuPipeline final : public FramePipeline {
     state_.resize(particles_);
     particle_vertices_.resize(particles_);
     particle_elements_.resize(particles_);
-    key_of_id_.resize(keys_.n);
-    segment_ids_.resize(keys_.n);
-    if (buffers_.expanded_vertices.get()) expanded_.resize(3 * keys_.n);
+    key_of_id_.resize(keys_.size());
+    segment_ids_.resize(keys_.size());
+    if (buffers_.expanded_vertices.get()) expanded_.resize(3 * keys_.size());
     if (fixed_particles_) particle_vertices_ = scene.fixed_particles;
     else
       for (std::size_t i = 0; i < particles_; ++i)
@@ -337,7 +324,7 @@ class CpuPipeline final : public FramePipeline {
 
   void compute(const Camera& camera, const FramePlan& plan, std::uint64_t frame_index) override {
     const DepthPlane plane = camera.depth_plane();
-    const std::size_t n = keys_.n;
+    const std::size_t n = keys_.size();
     const auto [order, sorting, simulate, separate, expand, segments] = steps(plan, n, particles_, fixed_particles_);
     const bool coherent = use_previous_order(plan);
     if (expand && expanded_.size() != 3 * n)
@@ -417,18 +404,6 @@ class CpuPipeline final : public FramePipeline {
   void finish_checks() override {}
 
  private:
-  struct HostSet {
-    explicit HostSet(std::size_t count) : n(count), keys_in(count), keys_out(count), values_in(count), values_out(count) {}
-    // The pairs at [first, first + count): the separate passes sort two ranges of the same arrays.
-    SortBuffers buffers(std::size_t first, std::size_t count) {
-      return SortBuffers{keys_in.data() + first, values_in.data() + first, keys_out.data() + first,
-                         values_out.data() + first, count};
-    }
-    std::size_t n;
-    std::vector<float> keys_in, keys_out;
-    std::vector<std::uint32_t> values_in, values_out;
-  };
-
   // Positions of [first, first + count) out of order or carrying a wrong key: the GPU check's
   // predicate (order_check.hpp), position by position.
   unsigned int count_bad(const float* key_of_id, std::size_t id_count, std::size_t first, std::size_t count) const {
@@ -442,14 +417,14 @@ class CpuPipeline final : public FramePipeline {
   void run_check(std::uint64_t frame_index, bool coherent, bool separate) {
     const float* key_of_id = keys_.keys_in.data();
     if (coherent) {
-      for (std::size_t i = 0; i < keys_.n; ++i)
-        if (keys_.values_in[i] < keys_.n) key_of_id_[keys_.values_in[i]] = keys_.keys_in[i];
+      for (std::size_t i = 0; i < keys_.size(); ++i)
+        if (keys_.values_in[i] < keys_.size()) key_of_id_[keys_.values_in[i]] = keys_.keys_in[i];
       key_of_id = key_of_id_.data();
     }
-    if (!separate) record_check(check_, frame_index, count_bad(key_of_id, keys_.n, 0, keys_.n), 0);
+    if (!separate) record_check(check_, frame_index, count_bad(key_of_id, keys_.size(), 0, keys_.size()), 0);
     else
       record_check(check_, frame_index, count_bad(key_of_id, triangles_, 0, triangles_),
-                   count_bad(key_of_id, keys_.n, triangles_, particles_));
+                   count_bad(key_of_id, keys_.size(), triangles_, particles_));
   }
 
   SceneBuffers& buffers_;
@@ -457,7 +432,7 @@ class CpuPipeline final : public FramePipeline {
   std::vector<std::uint32_t> indices_, elements_;
   std::size_t triangles_, particles_;
   bool fixed_particles_;
-  HostSet keys_;
+  HostPairs keys_;
   std::vector<float> key_of_id_;
   std::vector<std::uint32_t> segment_ids_;
   std::vector<ParticleState> state_;
