@@ -125,7 +125,8 @@ class GpuPipeline final : public FramePipeline {
     poll_check();
     const cudaStream_t stream = stream_.get();
     const DepthPlane plane = camera.depth_plane();
-    const auto [order, sorting, simulate, separate, expand, segments] = steps(plan, n_, particles_, fixed_particles_);
+    const bool order = plan.order, sorting = plan.sort, simulate = plan.simulate, separate = plan.separate,
+               expand = plan.expand, segments = plan.segments;
     const bool coherent = use_previous_order(plan);
     if (expand && !expanded_.resource())
       throw std::logic_error("the expanded draw needs the renderer's expanded vertex buffer (--draw-path expanded)");
@@ -325,7 +326,8 @@ class CpuPipeline final : public FramePipeline {
   void compute(const Camera& camera, const FramePlan& plan, std::uint64_t frame_index) override {
     const DepthPlane plane = camera.depth_plane();
     const std::size_t n = keys_.size();
-    const auto [order, sorting, simulate, separate, expand, segments] = steps(plan, n, particles_, fixed_particles_);
+    const bool order = plan.order, sorting = plan.sort, simulate = plan.simulate, separate = plan.separate,
+               expand = plan.expand, segments = plan.segments;
     const bool coherent = use_previous_order(plan);
     if (expand && expanded_.size() != 3 * n)
       throw std::logic_error("the expanded draw needs the renderer's expanded vertex buffer (--draw-path expanded)");
@@ -444,7 +446,7 @@ class CpuPipeline final : public FramePipeline {
 }  // namespace
 
 Segments FramePipeline::expand_segments(const FramePlan& plan) const {
-  return plan.colour_mode == static_cast<int>(ColourMode::Segment) ? drawn_segments_ : Segments{};
+  return plan.colour == ColourMode::Segment ? drawn_segments_ : Segments{};
 }
 
 ExpandView expand_view(const Camera& camera, const FramePlan& plan) {
@@ -456,7 +458,7 @@ ExpandView expand_view(const Camera& camera, const FramePlan& plan) {
   }
   e.plane = camera.depth_plane();
   e.point_scale = plan.point_scale;
-  e.colour_mode = static_cast<std::uint32_t>(plan.colour_mode);
+  e.colour_mode = static_cast<std::uint32_t>(plan.colour);
   return e;
 }
 

@@ -32,7 +32,7 @@
 #include "depthsort/sort/step_timer.hpp"
 #include "render/renderer.hpp"
 #include "scene/scene.hpp"
-#include "settings.hpp"
+#include "loop/frame_plan.hpp"
 
 namespace depthsort::app {
 
@@ -51,8 +51,8 @@ struct CheckState {
 };
 
 // The expansion's view of a frame (--draw-path expanded): the camera's right and up axes in world
-// space (rows 0 and 1 of its rigid view matrix), its depth plane, and the plan's colour mode
-// and sprite scale.
+// space (rows 0 and 1 of its rigid view matrix), its depth plane, and the plan's colours and
+// sprite scale.
 ExpandView expand_view(const Camera& camera, const FramePlan& plan);
 
 // Counts one finished check of frame `frame` (positions out of order in the mesh and particle
@@ -115,34 +115,13 @@ class FramePipeline {
   // Creates and reserves the sorters of `choices` for `triangles` and `particles` pairs (and
   // both together).
   void make_sorters(std::span<const SorterChoice> choices, std::size_t triangles, std::size_t particles);
-  // What a frame of the plan runs on a scene of `n` primitives, `particles` of them particles
-  // (`fixed`: they do not move): the one place both pipelines work this out.
-  struct Steps {
-    bool order = false;     // depth, (sort,) gather: not frozen and something to order
-    bool sort = false;      // the sort step
-    bool simulate = false;  // the particle step
-    bool separate = false;  // two orders (the separate passes)
-    bool expand = false;    // the expanded vertices written
-    bool segments = false;  // the per-position segment ids written (pulled draw, colour by segment)
-  };
-  static Steps steps(const FramePlan& plan, std::size_t n, std::size_t particles, bool fixed) noexcept {
-    Steps s;
-    s.order = !plan.freeze && n > 0;
-    s.sort = s.order && plan.sort;
-    s.simulate = particles > 0 && plan.simulate && !fixed;
-    s.separate = plan.separate_passes;
-    s.expand = plan.expanded && !s.separate && n > 0;
-    s.segments = s.order && !s.separate && plan.segment_ids && !s.expand;
-    return s;
-  }
   // Whether this frame may compute its depths in last frame's sorted order: coherent mode, a
   // sorted frame, and a previous order made in the same mode (the separate passes keep each kind
   // in its own range; the single order mixes them). Records the mode for sorter() and the panel.
   bool use_previous_order(const FramePlan& plan) noexcept {
-    const bool sorted = plan.sort && !plan.freeze;
-    if (plan.separate_passes != separate_) have_order_ = false;
-    separate_ = plan.separate_passes;
-    coherent_ = plan.coherent && sorted && have_order_;
+    if (plan.separate != separate_) have_order_ = false;
+    separate_ = plan.separate;
+    coherent_ = plan.coherent && plan.sort && have_order_;
     return coherent_;
   }
   // Called after a frame's sort: its output is a permutation the next frame may start from.

@@ -1,6 +1,37 @@
-#include "settings.hpp"
+#include "loop/frame_plan.hpp"
+
+#include "scene/scene.hpp"
 
 namespace depthsort::app {
+
+FramePlan plan_frame(const Settings& s, const Scene& scene, FrameClock clock, float point_scale, float covered_left,
+                     bool cycling_sorters) noexcept {
+  const std::size_t primitives = scene.mesh.triangles() + scene.particles;
+  const bool expanded_path = s.draw_path == DrawPath::Expanded;
+  FramePlan p;
+  p.order = !s.freeze && primitives > 0;
+  p.sort = p.order && s.sort;
+  p.simulate = scene.particles > 0 && s.simulate && scene.fixed_particles.empty();
+  p.separate = s.separate_passes;
+  p.coherent = s.coherent;
+  // The expanded draw draws the single order; the separate passes draw two others.
+  p.expand = expanded_path && !p.separate && primitives > 0;
+  // Rank, segment and the wipe show the single order; the separate passes draw the scene's colours.
+  p.colour = p.separate ? ColourMode::Scene : s.colour;
+  // The expanded draw colours its vertices itself: it reads no segment ids.
+  p.segments = p.order && !p.separate && !expanded_path && p.colour == ColourMode::Segment;
+  p.check_every = cycling_sorters ? 1 : s.check_every;  // cycling: every frame's sorter checked
+  p.emitter = scene.emitter;
+  p.emitter.time = static_cast<float>(clock.now);
+  p.emitter.dt = clock.dt;
+  p.wipe = s.wipe_on && !p.separate ? s.wipe : -1.0f;
+  p.triangle_sprites = s.triangle_sprites || expanded_path;  // the expanded draw's sprites are triangles
+  p.opacity = s.opacity;
+  p.lighting = s.lighting;
+  p.point_scale = point_scale;
+  p.covered_left = covered_left;
+  return p;
+}
 
 SettingsChange settings_change(const Settings& before, const Settings& now) noexcept {
   SettingsChange c;
@@ -9,29 +40,6 @@ SettingsChange settings_change(const Settings& before, const Settings& now) noex
   c.camera_mode = now.camera_mode != before.camera_mode;
   c.fullscreen = now.fullscreen != before.fullscreen;
   return c;
-}
-
-FramePlan plan_frame(const Settings& s, bool cycling_sorters) noexcept {
-  FramePlan p;
-  p.sort = s.sort;
-  p.freeze = s.freeze;
-  p.simulate = s.simulate;
-  p.check_every = cycling_sorters ? 1 : s.check_every;  // cycling: every frame's sorter checked
-  p.separate_passes = s.separate_passes;
-  p.coherent = s.coherent;
-  p.expanded = s.draw_path == DrawPath::Expanded;
-  // Rank, segment and the wipe show the single order; the separate passes draw the scene's colours.
-  p.colour_mode = s.separate_passes ? 0 : s.colour_mode;
-  // The expanded draw colours its vertices itself; it reads no segment ids.
-  p.segment_ids = !s.separate_passes && !p.expanded && p.colour_mode == static_cast<int>(ColourMode::Segment);
-  p.draw.opacity = s.opacity;
-  p.draw.lighting = s.lighting;
-  p.draw.separate_passes = s.separate_passes;
-  p.draw.triangle_sprites = s.triangle_sprites || p.expanded;  // the expanded draw's sprites are triangles
-  p.draw.expanded = p.expanded;
-  p.draw.colour = static_cast<ColourMode>(p.colour_mode);
-  p.draw.wipe = s.wipe_on && !s.separate_passes ? s.wipe : -1.0f;
-  return p;
 }
 
 }  // namespace depthsort::app

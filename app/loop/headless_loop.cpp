@@ -19,33 +19,32 @@
 namespace depthsort::app {
 
 int App::run_headless() {
-  const std::uint64_t frames = config_.frames.value_or(60);
+  const std::uint64_t frames = options_.frames.value_or(60);
   Timings timings(recorded_frames());  // every sample kept: medians and --json
   steps_.reserve(StepTimer::kMaxSteps);
   const float dt = 1.0f / 60.0f;
   const Camera base = camera_;
-  const bool draw = config_.draw;
+  const bool draw = options_.draw;
   reserve_memory_samples(frames);
-  if (config_.panel) imgui_ = std::make_unique<ImGuiLayer>(renderer_->width(), renderer_->height());
+  if (options_.panel) imgui_ = std::make_unique<ImGuiLayer>(renderer_->width(), renderer_->height());
   float last_host_ms = 0;
   std::uint64_t frames_run = 0;  // frames, or fewer when SIGINT/SIGTERM stopped the run
   for (std::uint64_t f = 0; f < frames && !stop_signal(); ++f, ++frames_run) {
     NvtxRange frame_range("frame");
     const auto start = std::chrono::steady_clock::now();
     cycle_select(f);
-    if (config_.camera_path != CameraPath::None) camera_ = camera_on_path(config_.camera_path, base, f, frames);
+    if (options_.camera_path != CameraPath::None) camera_ = camera_on_path(options_.camera_path, base, f, frames);
     const float time = dt * static_cast<float>(f);
     const bool sorted = settings_.sort && !settings_.freeze;
     camera_.fit_planes(scene_.centre, scene_.radius);
-    FramePlan plan = frame_plan(time, dt);
     // --panel: the scene centred in what the panel leaves free (its width known from frame 0 on).
-    if (imgui_) plan.draw.covered_left = covered_left(renderer_->width());
+    const FramePlan plan = frame_plan(FrameClock{static_cast<double>(time), dt}, imgui_ ? covered_left(renderer_->width()) : 0.0f);
     pipeline_->compute(camera_, plan, f);
     gl_timer_->begin_frame();
     if (draw) {
       NvtxRange range("draw");
       gl_timer_->begin_step("draw");
-      renderer_->draw(scene_, camera_, plan.draw);
+      renderer_->draw(scene_, camera_, plan);
       gl_timer_->end_step();
       if (imgui_) {
         if (f + 1 == frames) run_view_requests(true, true);
@@ -72,21 +71,21 @@ int App::run_headless() {
 
   // Each output on its own: one that fails is reported and does not cost the other.
   bool outputs_ok = true;
-  if (!config_.screenshot.empty()) {
+  if (!options_.screenshot.empty()) {
     outputs_ok &= write_output("--screenshot", [&] {
       if (!draw) renderer_->clear(scene_);
       std::vector<std::uint8_t> pixels;
       renderer_->read_pixels(pixels);
-      write_png(config_.screenshot, renderer_->width(), renderer_->height(), pixels);
-      say("screenshot: " + shown_path(config_.screenshot) + (draw ? "" : " (--no-draw: background only)"));
+      write_png(options_.screenshot, renderer_->width(), renderer_->height(), pixels);
+      say("screenshot: " + shown_path(options_.screenshot) + (draw ? "" : " (--no-draw: background only)"));
     });
   }
   summarize(timings, frames_run);
   report_dropped(timings);
-  if (!config_.json.empty()) {
+  if (!options_.json.empty()) {
     outputs_ok &= write_output("--json", [&] {
-      write_file_atomically(config_.json, timings.json_text(meta_json(frames_run)));
-      say("json: " + shown_path(config_.json));
+      write_file_atomically(options_.json, timings.json_text(meta_json(frames_run)));
+      say("json: " + shown_path(options_.json));
     });
   }
   const CheckState& check = pipeline_->check();

@@ -15,7 +15,7 @@ namespace depthsort::app {
 // The console's line on how the single order is drawn.
 std::string App::draw_line() const {
   const std::size_t n = scene_.mesh.triangles() + scene_.particles;
-  if (config_.draw_path == DrawPath::Expanded)
+  if (settings_.draw_path == DrawPath::Expanded)
     return "draw path: expanded (3 vertices a primitive written after the sort, in a " +
            byte_text(3 * n * sizeof(ExpandedVertex), ByteUnits::MiBOrGiB) + " vertex buffer; particles as one triangle)";
   return std::string("draw path: pull (") + (settings_.triangle_sprites ? "3" : "6") +
@@ -24,7 +24,7 @@ std::string App::draw_line() const {
 }
 
 std::string App::dropped_options_note(const SorterInfo& running) const {
-  return "--sorter-options " + config_.sorter_options + " (for " + config_.sorter + ") dropped: the " +
+  return "--sorter-options " + options_.sorter_options + " (for " + options_.sorter + ") dropped: the " +
          std::string(running.name) + " sorter runs instead\n";
 }
 
@@ -76,7 +76,7 @@ nlohmann::ordered_json App::meta_json(std::uint64_t frames) const {
   m["device"] = device_line_;
   m["gl"] = gl_line_;
   m["path"] = pipeline_->on_gpu() ? "gpu" : "cpu";
-  m["camera_path"] = camera_path_name(config_.camera_path);
+  m["camera_path"] = camera_path_name(options_.camera_path);
   if (cycle_.empty()) {
     m["sorter"] = pipeline_->sorter_info().name;
     m["options"] = format_options(pipeline_->sorter_options());
@@ -87,19 +87,19 @@ nlohmann::ordered_json App::meta_json(std::uint64_t frames) const {
       sorters.push_back({{"sorter", choice.info->name}, {"options", format_options(choice.options)}});
   }
   m["scene"] = scene_.description;
-  m["meshes"] = config_.meshes;  // any bytes: invalid UTF-8 is replaced when written
+  m["meshes"] = settings_.scene.meshes;  // any bytes: invalid UTF-8 is replaced when written
   m["triangles"] = scene_.mesh.triangles();
   m["particles"] = scene_.particles;
-  m["width"] = config_.width;
-  m["height"] = config_.height;
+  m["width"] = options_.width;
+  m["height"] = options_.height;
   m["frames"] = frames;
-  m["draw"] = config_.draw;
+  m["draw"] = options_.draw;
   m["sort"] = settings_.sort;
   m["order"] = settings_.separate_passes ? "separate passes" : "single";
   m["coherent"] = settings_.coherent;
   m["sprite_shape"] = settings_.triangle_sprites ? "triangle" : "quad";
-  m["draw_path"] = draw_path_name(config_.draw_path);
-  m["colour"] = settings_.colour_mode == 1 ? "rank" : settings_.colour_mode == 2 ? "segment" : "scene";
+  m["draw_path"] = draw_path_name(settings_.draw_path);
+  m["colour"] = colour_mode_name(settings_.colour);
   if (settings_.wipe_on && !settings_.separate_passes) m["wipe"] = settings_.wipe;
   m["order_checks"] = c.checks;
   m["order_check_failures"] = c.failures;

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/command_line.hpp"
 #include "depthsort/sort/errors.hpp"
 #include "depthsort/host/output_file.hpp"
 #include "depthsort/sort/registry.hpp"
@@ -70,12 +71,12 @@ void check_writable(const std::string& path, const char* flag) {
 }
 
 // No output may replace an input or another output: a mistyped flag must not destroy data.
-void check_paths(const Config& config, const std::vector<std::string>& material_files) {
+void check_paths(const RunOptions& options, const SceneSpec& scene, const std::vector<std::string>& material_files) {
   std::vector<NamedPath> inputs, outputs;
-  for (const std::string& mesh : config.meshes) inputs.push_back({"--mesh", mesh});
+  for (const std::string& mesh : scene.meshes) inputs.push_back({"--mesh", mesh});
   for (const std::string& mtl : material_files) inputs.push_back({"mtllib", mtl});
-  outputs.push_back({"--screenshot", config.screenshot});
-  outputs.push_back({"--json", config.json});
+  outputs.push_back({"--screenshot", options.screenshot});
+  outputs.push_back({"--json", options.json});
   if (const std::string clash = find_path_clash(inputs, outputs); !clash.empty()) throw UsageError(clash);
 }
 
@@ -90,28 +91,28 @@ int registry_index(const SorterInfo& info) {
 
 int App::run() {
   // Both outputs are checked before anything runs (exit status 1, as for other runtime errors).
-  check_paths(config_, {});
-  check_writable(config_.screenshot, "--screenshot");
-  check_writable(config_.json, "--json");
+  check_paths(options_, settings_.scene, {});
+  check_writable(options_.screenshot, "--screenshot");
+  check_writable(options_.json, "--json");
   std::string why_cpu, notes;
-  const SorterInfo* info = &choose_sorter(config_.sorter, config_.force_cpu, why_cpu);
+  const SorterInfo* info = &choose_sorter(options_.sorter, options_.force_cpu, why_cpu);
   // --sorter-options were validated against the requested sorter (cli.cpp); they apply only if
   // that sorter is the one that runs.
   OptionValues options = default_options(*info);
   bool options_applied = false;
-  if (!config_.sorter_options.empty()) {
-    options_applied = info->name == config_.sorter;
-    if (options_applied) options = parse_options(*info, config_.sorter_options);
+  if (!options_.sorter_options.empty()) {
+    options_applied = info->name == options_.sorter;
+    if (options_applied) options = parse_options(*info, options_.sorter_options);
     else notes += dropped_options_note(*info);
   }
   bool cpu_path = info->backend == Backend::Cpu;
 
   // The context first: on the GPU path it must sit on the CUDA device.
-  if (config_.headless) {
+  if (options_.headless) {
     egl_.emplace(cpu_path);
     gl_line_ = egl_->device_description();
   } else {
-    window_.emplace(config_.width, config_.height, "depthsort", config_.vsync);
+    window_.emplace(options_.width, options_.height, "depthsort", settings_.vsync);
     gl_line_ = gl_description();
   }
   if (!cpu_path) {
@@ -129,7 +130,7 @@ int App::run() {
     }
   }
   device_line_ = cpu_path ? "CPU path (depths and sort on the CPU): " + why_cpu : cuda_device_name();
-  if (config_.cycle_sorters) {
+  if (options_.cycle_sorters) {
     cycle_ = cycle_choices(info->backend);
     if (cpu_path)
       notes += "--cycle-sorters: the CPU path has only the CPU sorter; cycling its " + std::to_string(cycle_.size()) +
@@ -140,9 +141,10 @@ int App::run() {
   budget.extra.host = Timings::bytes_for(recorded_frames());
   if (recorded_frames() > 0) budget.extra_what = "the timings of " + std::to_string(recorded_frames()) + " frames";
   budget.sorters = std::max<std::size_t>(1, cycle_.size());
-  scene_ = build_scene(config_, cpu_path, notes, budget);
-  check_paths(config_, scene_.material_files);  // the MTL files are known now
-  say("depthsort " DEPTHSORT_VERSION ": " + std::string(config_.headless ? "headless, " : "windowed, ") + gl_line_);
+  budget.expanded = settings_.draw_path == DrawPath::Expanded;
+  scene_ = build_scene(settings_.scene, cpu_path, notes, budget);
+  check_paths(options_, settings_.scene, scene_.material_files);  // the MTL files are known now
+  say("depthsort " DEPTHSORT_VERSION ": " + std::string(options_.headless ? "headless, " : "windowed, ") + gl_line_);
   say((cpu_path ? "path: " : "path: GPU, ") + device_line_);
   if (!notes.empty()) {
     notes_ = notes.substr(0, notes.size() - 1);
@@ -152,7 +154,7 @@ int App::run() {
     say("CPU path: only the CPU sorter runs here; the GPU sorters (and their options such as shuffle), compare all "
         "and the bucket sizes need a CUDA GPU. Sorting, the order checks, colour by rank, the wipe, freeze and the "
         "separate passes all work.");
-    if (config_.colour_mode == static_cast<int>(ColourMode::Segment)) {
+    if (settings_.colour == ColourMode::Segment) {
       const std::string note = "note: --colour segment: the CPU sorter has no buckets or sublists, so every primitive "
                                "is in one segment and drawn in one colour; --colour rank shows the order here";
       say(note);
@@ -173,27 +175,28 @@ int App::run() {
   settings_.options = options;
   settings_.opacity = scene_.opacity;
   settings_.lighting = scene_.lighting;
-  settings_.scene_particles = static_cast<int>(scene_.particles);
-  settings_.knot_triangles =
-      config_.meshes.empty() && config_.scene == SceneKind::Knot ? static_cast<int>(scene_.mesh.triangles()) : 0;
+  // The panel edits the counts as built (the knot's rounded size, the mixed scene's one particle).
+  settings_.scene.particles = scene_.particles;
+  if (settings_.scene.meshes.empty() && settings_.scene.kind == SceneKind::Knot)
+    settings_.scene.triangles = scene_.mesh.triangles();
   camera_ = scene_.camera;
   views_.saved[0] = camera_;
   views_.used[0] = true;
 
   build(*info, options);
-  return config_.headless ? run_headless() : run_windowed();
+  return options_.headless ? run_headless() : run_windowed();
 }
 
 
 // Frames whose timings are kept: every frame headless (medians, --json), up to --frames
 // (default 3600) in a window with --json.
 std::size_t App::recorded_frames() const {
-  if (config_.headless) return config_.frames.value_or(60);
-  return config_.json.empty() ? 0 : config_.frames.value_or(3600);
+  if (options_.headless) return options_.frames.value_or(60);
+  return options_.json.empty() ? 0 : options_.frames.value_or(3600);
 }
 
 void App::say(const std::string& line) const {
-  if (!config_.quiet) std::printf("%s\n", line.c_str());
+  if (!options_.quiet) std::printf("%s\n", line.c_str());
 }
 
 // A scene too large to be interactive runs as asked, but says so once (on the console and in
@@ -241,7 +244,7 @@ void App::cycle_finish(std::uint64_t f, std::uint64_t frames) {
 void App::build(const SorterInfo& info, const OptionValues& options) {
   pipeline_.reset();
   renderer_.reset();
-  renderer_.emplace(scene_, config_.headless, config_.width, config_.height, config_.draw_path);
+  renderer_.emplace(scene_, options_.headless, options_.width, options_.height, settings_.draw_path);
   const SorterChoice single{&info, options};
   const std::span<const SorterChoice> choices =
       cycle_.empty() ? std::span<const SorterChoice>(&single, 1) : std::span<const SorterChoice>(cycle_);
@@ -254,13 +257,8 @@ void App::build(const SorterInfo& info, const OptionValues& options) {
 
 // The frame's plan from the settings (plan_frame), with what only the frame knows: the sprites'
 // scale for this framebuffer and the emitter's clock.
-FramePlan App::frame_plan(float time, float dt) const {
-  FramePlan plan = plan_frame(settings_, !cycle_.empty());
-  plan.point_scale = point_scale(camera_, renderer_->height());
-  plan.emitter = scene_.emitter;
-  plan.emitter.time = time;
-  plan.emitter.dt = dt;
-  return plan;
+FramePlan App::frame_plan(FrameClock clock, float covered_left) const {
+  return plan_frame(settings_, scene_, clock, point_scale(camera_, renderer_->height()), covered_left, !cycle_.empty());
 }
 
 // After a windowed frame: what the panel (or a key) changed since `before`, and its requests.
@@ -292,8 +290,7 @@ void App::apply_changes(const Settings& before, PanelRequests& requests) {
       std::fprintf(stderr, "depthsort: %s (kept the previous settings)\n", e.what());
       settings_.sorter_index = before.sorter_index;
       settings_.options = before.options;
-      settings_.scene_particles = before.scene_particles;
-      settings_.knot_triangles = before.knot_triangles;
+      settings_.scene = before.scene;
       rebuild(settings_, true);
     }
   }
@@ -311,14 +308,13 @@ void App::apply_changes(const Settings& before, PanelRequests& requests) {
 void App::rebuild(const Settings& settings, bool scene) {
   const SorterInfo& info = sorter_registry()[static_cast<std::size_t>(settings.sorter_index)];
   if (scene) {
-    Config c = config_;
-    c.particles = static_cast<std::size_t>(settings.scene_particles);
-    if (settings.knot_triangles > 0) c.triangles = static_cast<std::size_t>(settings.knot_triangles);
     std::string notes;
     const Camera keep = camera_;
     pipeline_.reset();
     renderer_.reset();
-    scene_ = build_scene(c, info.backend == Backend::Cpu, notes);
+    MemoryBudget budget;
+    budget.expanded = settings.draw_path == DrawPath::Expanded;
+    scene_ = build_scene(settings.scene, info.backend == Backend::Cpu, notes, budget);
     camera_ = keep;
   }
   build(info, settings.options);
@@ -356,8 +352,8 @@ void App::collect(Timings& timings, bool wait, bool sorted, double now, std::uin
   timings.add("frame", "host frame", host_ms, now, frame);
 }
 
-int run(const Config& config) {
-  App app(config);
+int run(const RunOptions& options, const Settings& settings) {
+  App app(options, settings);
   return app.run();
 }
 

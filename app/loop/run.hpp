@@ -2,10 +2,11 @@
 // (CUDA-GL interop) or the CPU path. Returns the exit status; errors are thrown (main reports them).
 #pragma once
 
-#include "cli/command_line.hpp"
+#include "cli/run_options.hpp"
+#include "settings.hpp"
 
 namespace depthsort::app {
 
-int run(const Config& config);
+int run(const RunOptions& options, const Settings& settings);
 
 }  // namespace depthsort::app

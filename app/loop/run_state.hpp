@@ -17,7 +17,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "cli/command_line.hpp"
+#include "cli/run_options.hpp"
+#include "loop/frame_plan.hpp"
 #include "loop/compare_all.hpp"
 #include "depthsort/frame/segment_ids.hpp"
 #include "loop/frame_pipeline.hpp"
@@ -36,7 +37,7 @@ namespace depthsort::app {
 // Torn down in reverse order of construction (pipeline before renderer before the GL context).
 class App {
  public:
-  explicit App(const Config& config) : config_(config), settings_(config) {}
+  App(const RunOptions& options, const Settings& settings) : options_(options), settings_(settings) {}
   int run();
 
  private:
@@ -44,7 +45,7 @@ class App {
   std::size_t recorded_frames() const;
   void build(const SorterInfo& info, const OptionValues& options);
   void rebuild(const Settings& settings, bool scene);
-  FramePlan frame_plan(float time, float dt) const;
+  FramePlan frame_plan(FrameClock clock, float covered_left) const;
   void apply_changes(const Settings& before, PanelRequests& requests);
   void cycle_select(std::uint64_t f);
   void cycle_finish(std::uint64_t f, std::uint64_t frames);
@@ -83,7 +84,7 @@ class App {
   // before the frame loop.
   static constexpr std::uint64_t kMemoryEvery = 1000;
 
-  const Config& config_;
+  const RunOptions& options_;
   Settings settings_, before_;  // before_: last frame's copy, a member so the copy reuses its storage
   PanelRequests requests_;
   Scene scene_;

@@ -97,9 +97,10 @@ void App::handle_keys() {
       settings_.wipe_on = !settings_.wipe_on;
       say(std::string("key V: wipe ") + on_off(settings_.wipe_on));
     } else if (key == GLFW_KEY_C) {
-      settings_.colour_mode = (settings_.colour_mode + 1) % 3;
+      const int next = (static_cast<int>(settings_.colour) + 1) % 3;
+      settings_.colour = static_cast<ColourMode>(next);
       static constexpr const char* kNames[3] = {"scene", "by rank", "by segment"};
-      say(std::string("key C: colours ") + kNames[settings_.colour_mode]);
+      say(std::string("key C: colours ") + kNames[next]);
     } else if (key == GLFW_KEY_R) {
       requests_.reset_camera = true;
       say("key R: camera reset");
@@ -131,7 +132,7 @@ int App::run_windowed() {
   // --json in a window records up to --frames (default 3600) frames, reserved here.
   Timings timings(recorded_frames());
   steps_.reserve(StepTimer::kMaxSteps);
-  const std::uint64_t frames = config_.frames.value_or(0);
+  const std::uint64_t frames = options_.frames.value_or(0);
   std::uint64_t frames_run = 0;  // frames drawn (minimised ones are skipped), for --json
   reserve_memory_samples(frames != 0 ? frames : 1000000);  // a window closed by hand: the first million frames
   double last = glfwGetTime();
@@ -168,8 +169,7 @@ int App::run_windowed() {
       camera_.fit_planes(scene_.centre, scene_.radius);
       const bool sorted = settings_.sort && !settings_.freeze;
       cycle_select(f);
-      FramePlan plan = frame_plan(static_cast<float>(now), dt);
-      plan.draw.covered_left = covered_left(width);
+      const FramePlan plan = frame_plan(FrameClock{now, dt}, covered_left(width));
       pipeline_->compute(camera_, plan, f);
       // The draw is the frame's first GL call that asks X for the window's size (Mesa's software
       // rasteriser does): a window destroyed since the frame began gave it garbage, and its heap
@@ -179,7 +179,7 @@ int App::run_windowed() {
       {
         NvtxRange range("draw");
         gl_timer_->begin_step("draw");
-        renderer_->draw(scene_, camera_, plan.draw);
+        renderer_->draw(scene_, camera_, plan);
         gl_timer_->end_step();
       }
 
@@ -204,13 +204,13 @@ int App::run_windowed() {
         const bool last_frame = (frames != 0 && f + 1 == frames) || window_->should_close() || stop_signal();
         // A window destroyed from outside has no pixels left to read (the read, like the draw,
         // asks X for its size first): a round trip to the X server says whether it is there.
-        if (!config_.screenshot.empty() && last_frame && !window_->lost()) {
+        if (!options_.screenshot.empty() && last_frame && !window_->lost()) {
           screenshot_tried = true;
           outputs_ok &= write_output("--screenshot", [&] {
             std::vector<std::uint8_t> pixels;
             renderer_->read_pixels(pixels);
-            write_png(config_.screenshot, renderer_->width(), renderer_->height(), pixels);
-            say("screenshot: " + shown_path(config_.screenshot));
+            write_png(options_.screenshot, renderer_->width(), renderer_->height(), pixels);
+            say("screenshot: " + shown_path(options_.screenshot));
           });
         }
         window_->swap();
@@ -233,17 +233,17 @@ int App::run_windowed() {
   int signal = stop_signal();
   if (signal == kWindowGone) {
     say("the window was lost after " + std::to_string(frames_run) + " frames (destroyed from outside, or an X error on it)");
-    if (!config_.screenshot.empty() && !screenshot_tried)
+    if (!options_.screenshot.empty() && !screenshot_tried)
       say("screenshot: not written: the window was lost before its last frame could be read");
     signal = 0;  // as if it had been closed
   } else if (signal != 0) {
     say(std::string("stopped by ") + stop_signal_name(signal) + " after " + std::to_string(frames_run) + " frames");
   }
-  if (!config_.json.empty()) {
+  if (!options_.json.empty()) {
     report_dropped(timings);
     outputs_ok &= write_output("--json", [&] {
-      write_file_atomically(config_.json, timings.json_text(meta_json(frames_run)));
-      say("json: " + shown_path(config_.json));
+      write_file_atomically(options_.json, timings.json_text(meta_json(frames_run)));
+      say("json: " + shown_path(options_.json));
     });
   }
   if (signal != 0) return 128 + signal;

@@ -269,20 +269,22 @@ void Panel::draw(Settings& state, PanelRequests& requests, const PanelInfo& info
     if (ImGui::IsItemHovered())
       ImGui::SetTooltip("off: one back-to-front order of every triangle and particle, one draw");
     if (state.separate_passes) ImGui::BeginDisabled();
-    const bool expanded = info.draw_path == DrawPath::Expanded;
-    ImGui::Text("draw path: %s", draw_path_name(info.draw_path));
+    const bool expanded = state.draw_path == DrawPath::Expanded;
+    ImGui::Text("draw path: %s", draw_path_name(state.draw_path));
     if (ImGui::IsItemHovered())
       ImGui::SetTooltip(expanded ? "3 ready vertices a primitive, written after the sort (--draw-path)"
                                  : "the vertex shader reads order, triangle list and vertices (--draw-path)");
     if (expanded) ImGui::BeginDisabled();  // its sprites are always triangles
     ImGui::Checkbox("particles as one triangle (3 vertices, not 6)", &state.triangle_sprites);
     if (expanded) ImGui::EndDisabled();
-    ImGui::RadioButton("colours", &state.colour_mode, 0);
+    int colour = static_cast<int>(state.colour);
+    ImGui::RadioButton("colours", &colour, static_cast<int>(ColourMode::Scene));
     ImGui::SameLine();
-    ImGui::RadioButton("by rank", &state.colour_mode, 1);
+    ImGui::RadioButton("by rank", &colour, static_cast<int>(ColourMode::Rank));
     ImGui::SameLine();
-    ImGui::RadioButton("by segment", &state.colour_mode, 2);
-    if (state.colour_mode == 2 && info.segments == 0) {
+    ImGui::RadioButton("by segment", &colour, static_cast<int>(ColourMode::Segment));
+    state.colour = static_cast<ColourMode>(colour);
+    if (state.colour == ColourMode::Segment && info.segments == 0) {
       ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
       ImGui::TextWrapped(info.gpu_path ? "this sorter has no buckets or sublists: one colour"
                                        : "the CPU sorter has no buckets or sublists: one colour (by rank shows the order)");
@@ -304,11 +306,14 @@ void Panel::draw(Settings& state, PanelRequests& requests, const PanelInfo& info
     ImGui::Checkbox("lighting", &state.lighting);
     ImGui::SameLine();
     ImGui::Checkbox("simulate particles", &state.simulate);
-    ImGui::InputInt("particles", &state.scene_particles, 1000, 100000);
-    if (state.scene_particles < 0) state.scene_particles = 0;
-    if (state.knot_triangles > 0) {
-      ImGui::InputInt("knot triangles", &state.knot_triangles, 10000, 1000000);
-      if (state.knot_triangles < 64) state.knot_triangles = 64;
+    // The counts as built (the run fills them in), edited as ImGui's int fields.
+    int particles = static_cast<int>(state.scene.particles.value_or(0));
+    ImGui::InputInt("particles", &particles, 1000, 100000);
+    state.scene.particles = static_cast<std::size_t>(std::max(particles, 0));
+    if (state.scene.kind == SceneKind::Knot && state.scene.meshes.empty() && state.scene.triangles) {
+      int triangles = static_cast<int>(*state.scene.triangles);
+      ImGui::InputInt("knot triangles", &triangles, 10000, 1000000);
+      state.scene.triangles = static_cast<std::size_t>(std::max(triangles, 64));
     }
     if (ImGui::Button("rebuild scene")) requests.rebuild = true;
   }

@@ -14,7 +14,7 @@
 #include <imgui.h>
 
 #include "depthsort/sort/registry.hpp"
-#include "cli/command_line.hpp"
+#include "settings.hpp"
 #include "loop/compare_all.hpp"
 #include "depthsort/frame/segment_ids.hpp"
 #include "loop/frame_pipeline.hpp"
@@ -44,7 +44,6 @@ struct PanelInfo {
   std::size_t triangles = 0, particles = 0;
   std::size_t device_bytes_used = 0, device_bytes_total = 0, workspace_bytes = 0;
   bool gpu_path = true;
-  DrawPath draw_path = DrawPath::Pull;  // --draw-path (fixed for the run: the expanded buffer is sized at start)
   bool headless = false;     // --panel: the scene and camera controls start closed (no one to click them)
   std::size_t segments = 0;  // the current sorter's segments in the last sort (0: none)
   const char* segment_kind = "bucket";

@@ -23,7 +23,6 @@ PanelInfo App::panel_info(std::size_t device_used, std::size_t device_total, flo
   info.device_bytes_total = device_total;
   info.workspace_bytes = pipeline_->workspace_bytes();
   info.gpu_path = pipeline_->on_gpu();
-  info.draw_path = config_.draw_path;
   if (const Sorter* sorter = pipeline_->sorter()) {
     const Segments segments = sorter->segments();
     info.segments = segments.count;

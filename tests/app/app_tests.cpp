@@ -340,21 +340,21 @@ TEST(CommandLine, EmptyObjExitsOne) {
   EXPECT_NE(r.output.find("empty.obj: contains no faces"), std::string::npos) << r.output;
 }
 
-Config parse(std::vector<const char*> args) {
+CliResult parse(std::vector<const char*> args) {
   args.insert(args.begin(), "depthsort");
-  return parse_command_line(static_cast<int>(args.size()), args.data()).config;
+  return parse_command_line(static_cast<int>(args.size()), args.data());
 }
 
 TEST(CommandLine, FrameOrderAndViewOptions) {
-  const Config c = parse({"--coherent", "--colour", "segment", "--wipe", "0.25", "--sprite-shape", "triangle",
-                          "--panel", "--scene", "mixed"});
-  EXPECT_TRUE(c.coherent);
-  EXPECT_EQ(c.colour_mode, 2);
-  EXPECT_FLOAT_EQ(c.wipe, 0.25f);
-  EXPECT_TRUE(c.triangle_sprites);
-  EXPECT_TRUE(c.panel);
-  EXPECT_EQ(c.scene, SceneKind::Mixed);
-  EXPECT_TRUE(parse({"--separate-passes"}).separate_passes);
+  const CliResult c = parse({"--coherent", "--colour", "segment", "--wipe", "0.25", "--sprite-shape", "triangle",
+                             "--panel", "--scene", "mixed"});
+  EXPECT_TRUE(c.settings.coherent);
+  EXPECT_EQ(c.settings.colour, ColourMode::Segment);
+  EXPECT_FLOAT_EQ(c.settings.wipe, 0.25f);
+  EXPECT_TRUE(c.settings.triangle_sprites);
+  EXPECT_TRUE(c.run.panel);
+  EXPECT_EQ(c.settings.scene.kind, SceneKind::Mixed);
+  EXPECT_TRUE(parse({"--separate-passes"}).settings.separate_passes);
   EXPECT_THROW(parse({"--wipe", "1.5"}), UsageError);
   EXPECT_THROW(parse({"--wipe", "half"}), UsageError);
   EXPECT_THROW(parse({"--colour", "blue"}), UsageError);
@@ -366,12 +366,12 @@ TEST(CommandLine, FrameOrderAndViewOptions) {
 }
 
 TEST(CommandLine, DrawPath) {
-  EXPECT_EQ(parse({}).draw_path, DrawPath::Pull);
-  const Config expanded = parse({"--draw-path", "expanded", "--wipe", "0.5", "--colour", "rank"});
+  EXPECT_EQ(parse({}).settings.draw_path, DrawPath::Pull);
+  const Settings expanded = parse({"--draw-path", "expanded", "--wipe", "0.5", "--colour", "rank"}).settings;
   EXPECT_EQ(expanded.draw_path, DrawPath::Expanded);
   EXPECT_TRUE(expanded.triangle_sprites);  // its sprites are triangles
-  EXPECT_EQ(parse({"--draw-path", "pull"}).draw_path, DrawPath::Pull);
-  EXPECT_TRUE(parse({"--draw-path", "expanded", "--sprite-shape", "triangle"}).triangle_sprites);
+  EXPECT_EQ(parse({"--draw-path", "pull"}).settings.draw_path, DrawPath::Pull);
+  EXPECT_TRUE(parse({"--draw-path", "expanded", "--sprite-shape", "triangle"}).settings.triangle_sprites);
   EXPECT_THROW(parse({"--draw-path", "pushed"}), UsageError);
   EXPECT_THROW(parse({"--draw-path", "expanded", "--sprite-shape", "quad"}), UsageError);
   EXPECT_THROW(parse({"--draw-path", "expanded", "--separate-passes"}), UsageError);
@@ -398,11 +398,11 @@ TEST(HeadlessRun, ExpandedDrawPathIsTimedAndReported) {
 
 TEST(CommandLine, ParseCounts) {
   // The shared spelling (depthsort/host/count_text.hpp), as in depthsort-bench: K, M, G are binary.
-  EXPECT_EQ(parse({"--triangles", "5M"}).triangles, std::size_t{5} << 20);
-  EXPECT_EQ(parse({"--triangles", "250K"}).triangles, 250u * 1024u);
-  EXPECT_EQ(parse({"--particles", "2^20"}).particles, std::size_t{1} << 20);
-  EXPECT_EQ(parse({"--triangles", "42"}).triangles, 42u);
-  EXPECT_EQ(parse({"--frames", "3", "--frames", "5"}).frames, 5u);  // the last one wins
+  EXPECT_EQ(parse({"--triangles", "5M"}).settings.scene.triangles, std::size_t{5} << 20);
+  EXPECT_EQ(parse({"--triangles", "250K"}).settings.scene.triangles, 250u * 1024u);
+  EXPECT_EQ(parse({"--particles", "2^20"}).settings.scene.particles, std::size_t{1} << 20);
+  EXPECT_EQ(parse({"--triangles", "42"}).settings.scene.triangles, 42u);
+  EXPECT_EQ(parse({"--frames", "3", "--frames", "5"}).run.frames, 5u);  // the last one wins
   EXPECT_THROW(parse({"--triangles", "1.5M"}), UsageError);
   EXPECT_THROW(parse({"--triangles", "-3"}), UsageError);
   EXPECT_THROW(parse({"--triangles", "3Q"}), UsageError);
