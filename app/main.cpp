@@ -1,6 +1,7 @@
 // depthsort: transparent meshes and particles sorted back to front every frame.
 #include <cstdio>
 #include <exception>
+#include <utility>
 
 #include "cli/command_line.hpp"
 #include "loop/run.hpp"
@@ -28,7 +29,7 @@ int main(int argc, char** argv) {
   }
   install_stop_handler();
   try {
-    return run(cli.run, cli.settings);
+    return run(cli.run, std::move(cli.settings));
   } catch (const UsageError& e) {  // an output that is also an input
     std::fprintf(stderr, "depthsort: %s\n(see depthsort --help)\n", e.what());
     return 2;

@@ -79,17 +79,18 @@ std::string format_count(std::uint64_t n) {
 
 std::string byte_text(std::uint64_t bytes, ByteUnits units) {
   constexpr std::uint64_t kMiB = std::uint64_t{1} << 20, kGiB = std::uint64_t{1} << 30;
-  const auto gib = [&] {
+  const auto gib = [&](int decimals) {
     char text[48];
-    std::snprintf(text, sizeof text, "%.1f GiB", static_cast<double>(bytes) / static_cast<double>(kGiB));
+    std::snprintf(text, sizeof text, "%.*f GiB", decimals, static_cast<double>(bytes) / static_cast<double>(kGiB));
     return std::string(text);
   };
   switch (units) {
     case ByteUnits::Exact:
       return bytes % kMiB == 0 ? std::to_string(bytes / kMiB) + " MiB" : std::to_string(bytes) + " bytes";
-    case ByteUnits::GiB: return gib();
+    case ByteUnits::GiB: return gib(1);
+    case ByteUnits::WholeGiB: return gib(0);
     case ByteUnits::MiBOrGiB:
-      if (bytes >= kGiB) return gib();
+      if (bytes >= kGiB) return gib(1);
       break;
     case ByteUnits::MiB: break;
   }

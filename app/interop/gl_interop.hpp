@@ -10,8 +10,13 @@
 
 #include <array>
 #include <cstddef>
+#include <string>
 
 namespace depthsort::app {
+
+// Whether the current GL context runs on a CUDA device, which interop needs (cudaGLGetDevices);
+// if it does, that device is made CUDA's current one. If not, `why_not` says so.
+bool gl_context_on_cuda_device(std::string& why_not);
 
 class RegisteredBuffer {
  public:

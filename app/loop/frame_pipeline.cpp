@@ -494,6 +494,10 @@ void FramePipeline::make_sorters(std::span<const SorterChoice> choices, std::siz
   current_ = 0;
 }
 
+SorterChoice selected_sorter(const Settings& settings) {
+  return SorterChoice{&sorter_registry()[static_cast<std::size_t>(settings.sorter_index)], settings.options};
+}
+
 std::vector<SorterChoice> cycle_choices(Backend backend) {
   std::vector<SorterChoice> choices;
   for (const SorterInfo& info : sorter_registry()) {

@@ -66,6 +66,8 @@ struct SorterChoice {
   const SorterInfo* info = nullptr;
   OptionValues options;
 };
+// The sorter the settings select (their registry index and options).
+SorterChoice selected_sorter(const Settings& settings);
 
 // The sorters --cycle-sorters goes through on this path: every available registry sorter of the
 // path's backend, each with its option_variants() (defaults, then each flag flipped).
@@ -81,7 +83,7 @@ class FramePipeline {
   // Blocks until every queued check is done (end of headless runs).
   virtual void finish_checks() = 0;
   virtual bool on_gpu() const = 0;
-  // The teaching views (outside the frame loop: a button, or the end of a headless --panel run).
+  // The sort charts' data (outside the frame loop: a button, or the end of a headless --panel run).
   // The segment starts of the last sort, copied to the host (waits for the frame); false if none.
   virtual bool segment_starts(std::vector<std::uint32_t>& starts) = 0;
   // Every GPU sorter timed on this frame's keys (the GPU path; empty on the CPU path).
@@ -94,6 +96,10 @@ class FramePipeline {
   // triangles'; particle_sorter() is the particles' own with --separate-passes, else null.
   Sorter* sorter() noexcept {
     Slot& slot = slots_[current_];
+    return separate_ ? slot.mesh.get() : slot.all.get();
+  }
+  const Sorter* sorter() const noexcept {
+    const Slot& slot = slots_[current_];
     return separate_ ? slot.mesh.get() : slot.all.get();
   }
   Sorter* particle_sorter() noexcept { return separate_ ? slots_[current_].particle.get() : nullptr; }

@@ -1,94 +1,63 @@
-// The headless loop (EGL, offscreen): a fixed number of frames, every timing kept, then the
-// screenshot, the summary and --json.
-#include "loop/run_state.hpp"
+#include "loop/headless_loop.hpp"
 
 #include "render/gl.hpp"
 
-#include <nlohmann/json.hpp>
+#include <cuda_runtime.h>
 
-#include <chrono>
 #include <cstdio>
 #include <string>
 #include <vector>
 
-#include "depthsort/host/output_file.hpp"
-#include "render/screenshot.hpp"
-#include "platform/stop_signal.hpp"
 #include "depthsort/host/count_text.hpp"
+#include "loop/report.hpp"
+#include "loop/run_state.hpp"
+#include "platform/stop_signal.hpp"
+#include "render/screenshot.hpp"
+#include "ui/panel_readout.hpp"
 
 namespace depthsort::app {
 
-int App::run_headless() {
-  const std::uint64_t frames = options_.frames.value_or(60);
-  Timings timings(recorded_frames());  // every sample kept: medians and --json
-  steps_.reserve(StepTimer::kMaxSteps);
+HeadlessLoop::HeadlessLoop(RunState& run)
+    : run_(run),
+      frames_(run.options.frames.value_or(60)),
+      base_(run.camera),
+      body_(run, frames_, /*wait_for_timings=*/true, run.options.draw) {}
+
+int HeadlessLoop::run() {
   const float dt = 1.0f / 60.0f;
-  const Camera base = camera_;
-  const bool draw = options_.draw;
-  reserve_memory_samples(frames);
-  if (options_.panel) imgui_ = std::make_unique<ImGuiLayer>(renderer_->width(), renderer_->height());
-  float last_host_ms = 0;
+  Renderer& renderer = run_.stage.renderer();
+  run_.cycle.reserve_samples(frames_);
+  if (run_.options.panel) imgui_ = std::make_unique<ImGuiLayer>(renderer.width(), renderer.height());
   std::uint64_t frames_run = 0;  // frames, or fewer when SIGINT/SIGTERM stopped the run
-  for (std::uint64_t f = 0; f < frames && !stop_signal(); ++f, ++frames_run) {
-    NvtxRange frame_range("frame");
-    const auto start = std::chrono::steady_clock::now();
-    cycle_select(f);
-    if (options_.camera_path != CameraPath::None) camera_ = camera_on_path(options_.camera_path, base, f, frames);
+  for (std::uint64_t f = 0; f < frames_ && !stop_signal(); ++f, ++frames_run) {
     const float time = dt * static_cast<float>(f);
-    const bool sorted = settings_.sort && !settings_.freeze;
-    camera_.fit_planes(scene_.centre, scene_.radius);
-    // --panel: the scene centred in what the panel leaves free (its width known from frame 0 on).
-    const FramePlan plan = frame_plan(FrameClock{static_cast<double>(time), dt}, imgui_ ? covered_left(renderer_->width()) : 0.0f);
-    pipeline_->compute(camera_, plan, f);
-    gl_timer_->begin_frame();
-    if (draw) {
-      NvtxRange range("draw");
-      gl_timer_->begin_step("draw");
-      renderer_->draw(scene_, camera_, plan);
-      gl_timer_->end_step();
-      if (imgui_) {
-        if (f + 1 == frames) run_view_requests(true, true);
-        gl_timer_->begin_step("ui");
-        draw_headless_panel(timings, static_cast<double>(time), last_host_ms);
-        gl_timer_->end_step();
-      }
-    }
-    gl_timer_->end_frame();
-    pipeline_->poll_check();
-    cycle_finish(f, frames);
-    const float host_ms =
-        std::chrono::duration<float, std::milli>(std::chrono::steady_clock::now() - start).count();
-    collect(timings, true, sorted, static_cast<double>(time), f, host_ms);
-    last_host_ms = host_ms;
-    note_slow_frames(f, host_ms);
+    body_.run(*this, f, FrameClock{static_cast<double>(time), dt});
   }
   const int signal = stop_signal();
   if (signal != 0)
-    say(std::string("stopped by ") + stop_signal_name(signal) + " after " + std::to_string(frames_run) + " of " +
-        std::to_string(frames) + " frames");
-  pipeline_->finish_checks();
+    run_.console.say(std::string("stopped by ") + stop_signal_name(signal) + " after " + std::to_string(frames_run) +
+                     " of " + std::to_string(frames_) + " frames");
+  FramePipeline& pipeline = run_.stage.pipeline();
+  pipeline.finish_checks();
   DEPTHSORT_GL_CHECK(glFinish());
 
   // Each output on its own: one that fails is reported and does not cost the other.
   bool outputs_ok = true;
-  if (!options_.screenshot.empty()) {
+  const std::string& screenshot = run_.options.screenshot;
+  if (!screenshot.empty()) {
     outputs_ok &= write_output("--screenshot", [&] {
-      if (!draw) renderer_->clear(scene_);
+      if (!run_.options.draw) run_.stage.renderer().clear(run_.stage.scene());
       std::vector<std::uint8_t> pixels;
-      renderer_->read_pixels(pixels);
-      write_png(options_.screenshot, renderer_->width(), renderer_->height(), pixels);
-      say("screenshot: " + shown_path(options_.screenshot) + (draw ? "" : " (--no-draw: background only)"));
+      run_.stage.renderer().read_pixels(pixels);
+      write_png(screenshot, run_.stage.renderer().width(), run_.stage.renderer().height(), pixels);
+      run_.console.say("screenshot: " + shown_path(screenshot) +
+                       (run_.options.draw ? "" : " (--no-draw: background only)"));
     });
   }
-  summarize(timings, frames_run);
-  report_dropped(timings);
-  if (!options_.json.empty()) {
-    outputs_ok &= write_output("--json", [&] {
-      write_file_atomically(options_.json, timings.json_text(meta_json(frames_run)));
-      say("json: " + shown_path(options_.json));
-    });
-  }
-  const CheckState& check = pipeline_->check();
+  summarize(run_, frames_run);
+  report_dropped(run_.timings);
+  if (!run_.options.json.empty()) outputs_ok &= write_json(run_, frames_run);
+  const CheckState& check = pipeline.check();
   if (check_exit_status(check) != 0) {  // any failed check, not only the last
     std::fprintf(stderr,
                  "depthsort: error: the sorted order was wrong in %llu of %llu checks (last failure at frame "
@@ -101,19 +70,37 @@ int App::run_headless() {
   return outputs_ok ? 0 : 1;
 }
 
-void App::summarize(const Timings& timings, std::uint64_t frames) const {
-  std::string line = std::to_string(frames) + " frames, medians (ms):";
-  char buf[96];
-  for (std::size_t i = 0; i < timings.all().size(); ++i) {
-    std::snprintf(buf, sizeof buf, " %s %.3f", timings.all()[i].label.c_str(),
-                  static_cast<double>(timings.median(static_cast<int>(i))));
-    line += buf;
+void HeadlessLoop::take_input(std::uint64_t frame, float) {
+  if (run_.options.camera_path != CameraPath::None)
+    run_.camera = camera_on_path(run_.options.camera_path, base_, frame, frames_);
+}
+
+// --panel: the scene centred in what the panel leaves free (its width known from frame 0 on).
+float HeadlessLoop::covered_left() const {
+  return imgui_ ? panel_.covered_left(run_.stage.renderer().width(), run_.settings.show_panel) : 0.0f;
+}
+
+// --panel's last frame shows the sort charts: they are filled first, outside the timed panel.
+bool HeadlessLoop::panel_frame(std::uint64_t frame) {
+  if (!imgui_) return false;
+  if (frame + 1 == frames_) run_.charts.update(run_.stage.pipeline(), run_.stage.scene(), true, true);
+  return true;
+}
+
+// The panel drawn over the frame in the offscreen target, as in a window.
+void HeadlessLoop::draw_panel(double now) {
+  DeviceMemory memory;
+  if (run_.stage.pipeline().on_gpu()) {
+    std::size_t free_bytes = 0;
+    if (cudaMemGetInfo(&free_bytes, &memory.total) == cudaSuccess) memory.used = memory.total - free_bytes;
+    else cudaGetLastError();
   }
-  say(line);
-  const CheckState& c = pipeline_->check();
-  if (settings_.sort)
-    say("order checks: " + std::to_string(c.checks - c.failures) + "/" + std::to_string(c.checks) + " passed");
-  if (!cycle_.empty()) say(memory_summary());
+  const float host_ms = body_.last_host_ms();
+  PanelReadout readout = read_panel(run_, memory, host_ms > 0 ? 1000.0f / host_ms : 0.0f);
+  readout.headless = true;
+  imgui_->begin_frame();
+  panel_.draw(run_.settings, run_.presses, readout, run_.timings, now);
+  imgui_->end_frame();
 }
 
 }  // namespace depthsort::app

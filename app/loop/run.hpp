@@ -1,5 +1,6 @@
-// The demo's frame loop, windowed (GLFW + ImGui) or headless (EGL, offscreen), on the GPU path
-// (CUDA-GL interop) or the CPU path. Returns the exit status; errors are thrown (main reports them).
+// The demo's run: set up (the path, the GL context, the scene, the sorters), then the frame loop,
+// windowed (GLFW + ImGui) or headless (EGL, offscreen), on the GPU path (CUDA-GL interop) or the
+// CPU path. Returns the exit status; errors are thrown (main reports them).
 #pragma once
 
 #include "cli/run_options.hpp"
@@ -7,6 +8,6 @@
 
 namespace depthsort::app {
 
-int run(const RunOptions& options, const Settings& settings);
+int run(const RunOptions& options, Settings settings);
 
 }  // namespace depthsort::app

@@ -1,10 +1,5 @@
 #include "scene/memory_estimate.hpp"
 
-#include <cuda_runtime_api.h>
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cstdio>
 #include <string>
 
 #include "depthsort/frame/depth.hpp"
@@ -46,27 +41,6 @@ MemoryNeed scene_memory(std::size_t triangles, std::size_t vertices, std::size_t
                    particles * (sizeof(ParticleState) + kPairs + workspace + sizeof(float));
   }
   return need;
-}
-
-MemorySample sample_memory(std::uint64_t frame, bool gpu) {
-  MemorySample sample;
-  sample.frame = frame;
-  if (gpu) {
-    std::size_t free_bytes = 0, total = 0;
-    if (cudaMemGetInfo(&free_bytes, &total) == cudaSuccess) sample.device_used = total - free_bytes;
-    else cudaGetLastError();
-  }
-  // POSIX calls and a stack buffer: nothing allocated inside the frame loop.
-  const int fd = ::open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
-  if (fd >= 0) {
-    char buf[128] = {};
-    const ssize_t got = ::read(fd, buf, sizeof buf - 1);
-    ::close(fd);
-    unsigned long long pages = 0, resident = 0;
-    if (got > 0 && std::sscanf(buf, "%llu %llu", &pages, &resident) == 2)
-      sample.host_resident = static_cast<std::size_t>(resident) * static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-  }
-  return sample;
 }
 
 std::string check_memory(const MemoryNeed& need, bool cpu_path, const std::string& what, const std::string& advice) {

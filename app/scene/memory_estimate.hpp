@@ -26,14 +26,6 @@ struct MemoryNeed {
 MemoryNeed scene_memory(std::size_t triangles, std::size_t vertices, std::size_t particles, bool cpu_path,
                         std::size_t sorters, bool expanded = false);
 
-// One sample of a long run's memory (--cycle-sorters, every 1000 frames): taken without allocating.
-struct MemorySample {
-  std::uint64_t frame = 0;
-  std::size_t device_used = 0;  // cudaMemGetInfo's total - free (0 on the CPU path)
-  std::size_t host_resident = 0;  // this process's resident set (/proc/self/statm)
-};
-MemorySample sample_memory(std::uint64_t frame, bool gpu);
-
 // Throws CapacityError (depthsort/sort/errors.hpp) when `need` exceeds what is available
 // (depthsort/host/memory_available.hpp: MemAvailable within ulimit -v, cudaMemGetInfo), with the
 // estimate, what is available and `advice` (which flags to lower). Returns the console line that

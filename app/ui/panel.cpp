@@ -101,7 +101,7 @@ void Panel::timing_rows(const Timings& timings, const char* group, double now) {
   }
 }
 
-void Panel::sort_views(PanelRequests& requests, const PanelInfo& info, const Timings& timings, double now) {
+void Panel::sort_steps_section(ButtonPresses& presses, const PanelReadout& info, const Timings& timings, double now) {
   if (!ImGui::CollapsingHeader("Sort steps and buckets", ImGuiTreeNodeFlags_DefaultOpen)) return;
   // The live bar: the last second's mean of each step of the frame's (first) sort.
   StepBar& bar = live_[0];
@@ -120,7 +120,7 @@ void Panel::sort_views(PanelRequests& requests, const PanelInfo& info, const Tim
   if (steps > 0) draw_step_bars(live_);
   // On the CPU path the GPU-only views are shown, greyed, with the reason in the line itself.
   if (!info.gpu_path) ImGui::BeginDisabled();
-  if (ImGui::Button(info.gpu_path ? "compare all" : "compare all: needs a CUDA GPU")) requests.compare_all = true;
+  if (ImGui::Button(info.gpu_path ? "compare all" : "compare all: needs a CUDA GPU")) presses.compare_all = true;
   if (!info.gpu_path) ImGui::EndDisabled();
   if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
     ImGui::SetTooltip("every GPU sorter sorts this frame's keys; their steps side by side");
@@ -128,7 +128,7 @@ void Panel::sort_views(PanelRequests& requests, const PanelInfo& info, const Tim
   const bool buckets = info.segments > 0 || info.histogram;
   if (!buckets) ImGui::BeginDisabled();
   if (ImGui::Button(buckets ? "bucket sizes" : info.gpu_path ? "bucket sizes: no buckets" : "bucket sizes: needs a CUDA GPU"))
-    requests.histogram = true;
+    presses.bucket_sizes = true;
   if (!buckets) ImGui::EndDisabled();
   if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
     ImGui::SetTooltip(buckets ? "the sizes of the last sort's buckets or sublists"
@@ -136,7 +136,7 @@ void Panel::sort_views(PanelRequests& requests, const PanelInfo& info, const Tim
   if (info.histogram) draw_size_histogram(*info.histogram, info.histogram_segments, info.segment_kind);
 }
 
-void Panel::draw(Settings& state, PanelRequests& requests, const PanelInfo& info, const Timings& timings, double now) {
+void Panel::draw(Settings& state, ButtonPresses& presses, const PanelReadout& info, const Timings& timings, double now) {
   ImGui::SetNextWindowPos(ImVec2(10, 10), ImGuiCond_FirstUseEver);
   ImGui::SetNextWindowSize(ImVec2(400, std::max(200.0f, ImGui::GetIO().DisplaySize.y - 20)), ImGuiCond_FirstUseEver);
   ImGui::Begin("depthsort");
@@ -200,18 +200,18 @@ void Panel::draw(Settings& state, PanelRequests& requests, const PanelInfo& info
     ImGui::PopStyleColor();
   }
 
-  // A headless screenshot is for the teaching views: they come first, before the long option list
-  // that would push them off a 720-pixel image (seen in the first GPU screenshots).
-  if (info.headless) sort_views(requests, info, timings, now);
+  // A headless screenshot is for the sort charts: they come first, before the long option list
+  // that would push them off a 720-pixel image.
+  if (info.headless) sort_steps_section(presses, info, timings, now);
 
   if (ImGui::CollapsingHeader("Sorting", ImGuiTreeNodeFlags_DefaultOpen)) {
     const auto registry = sorter_registry();
     const SorterInfo& current = registry[static_cast<std::size_t>(state.sorter_index)];
     if (ImGui::BeginCombo("sorter", std::string(current.name).c_str())) {
       popup_open_ = true;
-      if (requests.close_popups) {  // Esc
+      if (presses.close_lists) {  // Esc
         ImGui::CloseCurrentPopup();
-        requests.close_popups = false;
+        presses.close_lists = false;
       }
       for (std::size_t i = 0; i < registry.size(); ++i) {
         std::string why;
@@ -298,7 +298,7 @@ void Panel::draw(Settings& state, PanelRequests& requests, const PanelInfo& info
     if (state.separate_passes) ImGui::EndDisabled();
   }
 
-  if (!info.headless) sort_views(requests, info, timings, now);
+  if (!info.headless) sort_steps_section(presses, info, timings, now);
 
   if (info.headless) ImGui::SetNextItemOpen(false, ImGuiCond_Once);
   if (ImGui::CollapsingHeader("Scene", ImGuiTreeNodeFlags_DefaultOpen)) {
@@ -315,7 +315,7 @@ void Panel::draw(Settings& state, PanelRequests& requests, const PanelInfo& info
       ImGui::InputInt("knot triangles", &triangles, 10000, 1000000);
       state.scene.triangles = static_cast<std::size_t>(std::max(triangles, 64));
     }
-    if (ImGui::Button("rebuild scene")) requests.rebuild = true;
+    if (ImGui::Button("rebuild scene")) presses.rebuild_scene = true;
   }
 
   if (info.headless) ImGui::SetNextItemOpen(false, ImGuiCond_Once);
@@ -325,14 +325,14 @@ void Panel::draw(Settings& state, PanelRequests& requests, const PanelInfo& info
     ImGui::SameLine();
     ImGui::RadioButton("fly (drag, WASD QE)", &mode, 1);
     state.camera_mode = mode == 0 ? CameraMode::Orbit : CameraMode::Fly;
-    if (ImGui::Button("reset")) requests.reset_camera = true;
+    if (ImGui::Button("reset")) presses.reset_camera = true;
     for (int i = 0; i < 3; ++i) {
       ImGui::SameLine();
       char label[32];
       std::snprintf(label, sizeof label, "view %d", i + 1);
-      if (ImGui::Button(label)) requests.load_view = i;
+      if (ImGui::Button(label)) presses.load_view = i;
       if (ImGui::IsItemHovered()) ImGui::SetTooltip("load (right-click: save the current view)");
-      if (ImGui::IsItemClicked(ImGuiMouseButton_Right)) requests.save_view = i;
+      if (ImGui::IsItemClicked(ImGuiMouseButton_Right)) presses.save_view = i;
     }
     ImGui::Checkbox("vsync", &state.vsync);
   }
@@ -351,6 +351,12 @@ void Panel::draw(Settings& state, PanelRequests& requests, const PanelInfo& info
   }
   right_edge_ = ImGui::IsWindowCollapsed() ? 0.0f : ImGui::GetWindowPos().x + ImGui::GetWindowSize().x;
   ImGui::End();
+}
+
+float Panel::covered_left(int width, bool shown) const noexcept {
+  if (!shown || width <= 0) return 0.0f;
+  const float covered = right_edge_ / static_cast<float>(width);
+  return covered > 0.0f && covered < 0.8f ? covered : 0.0f;
 }
 
 void Panel::keep_inside() {

@@ -79,6 +79,7 @@ TEST(ByteText, EachUnitsAsTheMessagesWriteThem) {
   EXPECT_EQ(byte_text(5 * kMiB + 1, ByteUnits::MiBOrGiB), "6 MiB");
   EXPECT_EQ(byte_text(3 * kGiB / 2, ByteUnits::MiBOrGiB), "1.5 GiB");
   EXPECT_EQ(byte_text(kGiB / 2, ByteUnits::GiB), "0.5 GiB");
+  EXPECT_EQ(byte_text(80 * kGiB - kGiB / 3, ByteUnits::WholeGiB), "80 GiB");
   EXPECT_EQ(byte_text(kGiB, ByteUnits::Exact), "1024 MiB");
   EXPECT_EQ(byte_text(kGiB + 1, ByteUnits::Exact), "1073741825 bytes");  // a limit is never rounded
 }

@@ -36,6 +36,7 @@ enum class ByteUnits {
   MiB,       // "12 MiB", rounded up (a nonzero size never reads 0 MiB): memory compared to the MiB
   MiBOrGiB,  // as MiB below 1 GiB, "1.4 GiB" (one decimal) from it on: estimates
   GiB,       // "0.5 GiB", one decimal, whatever the size
+  WholeGiB,  // "80 GiB", rounded to whole GiB: a device's memory
   Exact,     // "1024 MiB" for a whole number of MiB, else "1073741825 bytes": limits, which must not round
 };
 // A byte size for a message: the one formatter of the demo and the benchmark.
