@@ -15,6 +15,8 @@
 // sorter gets nearly sorted input; the order is still exact and still checked.
 // Each phase is a StepTimer step (CUDA events on the GPU path, host clock on the CPU path) and an
 // NVTX range of the same name. Everything is allocated in the constructor; compute() allocates nothing.
+// The GPU path is gpu_pipeline.cpp, the CPU path cpu_pipeline.cpp; this base holds their sorters,
+// the coherent mode's bookkeeping and the drawn order.
 #pragma once
 
 #include <cstddef>
@@ -25,53 +27,21 @@
 #include <vector>
 
 #include "depthsort/frame/expand.hpp"
-#include "depthsort/frame/particles.hpp"
-#include "depthsort/sort/registry.hpp"
 #include "depthsort/sort/sorter.hpp"
-#include "loop/compare_all.hpp"
 #include "depthsort/sort/step_timer.hpp"
+#include "loop/compare_all.hpp"
+#include "loop/frame_plan.hpp"
+#include "loop/order_check.hpp"
+#include "loop/sorter_choice.hpp"
 #include "render/renderer.hpp"
 #include "scene/scene.hpp"
-#include "loop/frame_plan.hpp"
 
 namespace depthsort::app {
-
-enum class CheckLight { None, Pending, Ok, Fail };
-
-// bad_mesh counts the positions out of order in the single order of every primitive (or, with
-// --separate-passes, in the triangles' order); bad_particles those of the particles' own order.
-struct CheckState {
-  CheckLight light = CheckLight::None;
-  std::uint64_t frame = 0;  // frame whose order was checked last
-  unsigned int bad_mesh = 0, bad_particles = 0;
-  std::uint64_t checks = 0, failures = 0;
-  // The last check that failed (valid when failures > 0), kept when later checks pass.
-  std::uint64_t failed_frame = 0;
-  unsigned int failed_mesh = 0, failed_particles = 0;
-};
 
 // The expansion's view of a frame (--draw-path expanded): the camera's right and up axes in world
 // space (rows 0 and 1 of its rigid view matrix), its depth plane, and the plan's colours and
 // sprite scale.
 ExpandView expand_view(const Camera& camera, const FramePlan& plan);
-
-// Counts one finished check of frame `frame` (positions out of order in the mesh and particle
-// orders) into `state`: both paths' bookkeeping.
-void record_check(CheckState& state, std::uint64_t frame, unsigned int bad_mesh, unsigned int bad_particles);
-// A headless run's status from its checks: 1 if any check failed (not only the last one), else 0.
-inline int check_exit_status(const CheckState& state) noexcept { return state.failures > 0 ? 1 : 0; }
-
-// One sorter a pipeline can sort with: a registry entry and its options.
-struct SorterChoice {
-  const SorterInfo* info = nullptr;
-  OptionValues options;
-};
-// The sorter the settings select (their registry index and options).
-SorterChoice selected_sorter(const Settings& settings);
-
-// The sorters --cycle-sorters goes through on this path: every available registry sorter of the
-// path's backend, each with its option_variants() (defaults, then each flag flipped).
-std::vector<SorterChoice> cycle_choices(Backend backend);
 
 class FramePipeline {
  public:
@@ -162,9 +132,5 @@ std::unique_ptr<FramePipeline> make_gpu_pipeline(SceneBuffers& buffers, const Sc
                                                  std::span<const SorterChoice> choices);
 std::unique_ptr<FramePipeline> make_cpu_pipeline(SceneBuffers& buffers, const Scene& scene,
                                                  std::span<const SorterChoice> choices);
-
-// The registry entry a run uses: --sorter NAME, else hybrid (or, if it cannot run, the first usable
-// GPU sorter) where CUDA works, else the CPU sorter. `why_cpu` says why the CPU path was taken, if it was.
-const SorterInfo& choose_sorter(const std::string& requested, bool force_cpu, std::string& why_cpu);
 
 }  // namespace depthsort::app

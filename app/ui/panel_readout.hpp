@@ -10,7 +10,7 @@
 
 #include "depthsort/frame/segment_ids.hpp"
 #include "loop/compare_all.hpp"
-#include "loop/frame_pipeline.hpp"
+#include "loop/order_check.hpp"
 
 namespace depthsort::app {
 
