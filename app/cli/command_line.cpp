@@ -247,7 +247,7 @@ struct Cli {
         ->group(drawing);
   }
 
-  // The window's controls (keys.hpp), one a line.
+  // The window's controls (ui/controls.hpp), one a line.
   static std::string controls_help() {
     std::string text = "Controls in the window (F1 shows them there too):\n";
     for (const ControlHelp& c : kControls) {

@@ -27,13 +27,13 @@ void apply_changes(RunState& run, const Settings& before, FramePlatform& platfor
   const SettingsChange change = settings_change(before, settings);
   platform.apply(change);
   if (change.camera_mode) run.camera.set_mode(settings.camera_mode);
-  if (presses.reset_camera) run.camera = run.views.saved[0];
+  if (presses.reset_camera) run.camera = run.viewpoints.saved[0];
   if (presses.save_view >= 0) {
-    run.views.saved[static_cast<std::size_t>(presses.save_view)] = run.camera;
-    run.views.used[static_cast<std::size_t>(presses.save_view)] = true;
+    run.viewpoints.saved[static_cast<std::size_t>(presses.save_view)] = run.camera;
+    run.viewpoints.used[static_cast<std::size_t>(presses.save_view)] = true;
   }
-  if (presses.load_view >= 0 && run.views.used[static_cast<std::size_t>(presses.load_view)])
-    run.camera = run.views.saved[static_cast<std::size_t>(presses.load_view)];
+  if (presses.load_view >= 0 && run.viewpoints.used[static_cast<std::size_t>(presses.load_view)])
+    run.camera = run.viewpoints.saved[static_cast<std::size_t>(presses.load_view)];
   settings.camera_mode = run.camera.mode;
   if (change.sorter && run.cycle.active()) {
     run.cycle.end();  // a sorter chosen in the panel ends --cycle-sorters

@@ -15,8 +15,8 @@ RunState::RunState(const RunOptions& run_options, const Console& run_console, Se
             cycle.choices_or(selected_sorter(settings))),
       camera(stage.scene().camera),
       timings(recorded_frames(options)) {
-  views.saved[0] = camera;
-  views.used[0] = true;
+  viewpoints.saved[0] = camera;
+  viewpoints.used[0] = true;
 }
 
 std::size_t recorded_frames(const RunOptions& options) {

@@ -44,7 +44,7 @@ struct RunState {
   SorterCycle cycle;
   Stage stage;
   Camera camera;
-  Viewpoints views;  // the first is the scene's framing view, which "reset" goes back to
+  Viewpoints viewpoints;  // the first is the scene's framing view, which "reset" goes back to
   ChartData charts;
   Timings timings;
 };

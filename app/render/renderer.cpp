@@ -50,7 +50,7 @@ GlVertexArray make_position_colour_vao(GLuint vertices, GLsizei stride, GLint po
 
 // ---------------------------------------------------------------- GlTimerRing
 
-// Timings (timings.hpp) reserves StepTimer::kMaxSteps samples per timer and frame, this one included.
+// Timings (loop/timings.hpp) reserves StepTimer::kMaxSteps samples per timer and frame, this one too.
 static_assert(GlTimerRing::kSteps <= StepTimer::kMaxSteps);
 
 GlTimerRing::GlTimerRing(bool host_clock) : host_clock_(host_clock) {

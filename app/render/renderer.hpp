@@ -1,6 +1,7 @@
 // The GL side of a frame: the scene's buffers (vertex and element buffers of the mesh and the
-// particles, which CUDA maps), the two programs, the offscreen target of headless runs, the
-// blended back-to-front draw, GL timer queries for the draw and UI phases, and pixel read-back.
+// particles, which CUDA maps), its programs, the offscreen target of headless runs, the blended
+// back-to-front draw of the frame's plan, GL timer queries for the draw and UI phases, and pixel
+// read-back.
 #pragma once
 
 #include <array>

@@ -118,7 +118,7 @@ void Panel::sort_steps_section(ButtonPresses& presses, const PanelReadout& info,
   }
   bar.steps.resize(steps);
   if (steps > 0) draw_step_bars(live_);
-  // On the CPU path the GPU-only views are shown, greyed, with the reason in the line itself.
+  // On the CPU path the GPU-only charts are shown, greyed, with the reason in the line itself.
   if (!info.gpu_path) ImGui::BeginDisabled();
   if (ImGui::Button(info.gpu_path ? "compare all" : "compare all: needs a CUDA GPU")) presses.compare_all = true;
   if (!info.gpu_path) ImGui::EndDisabled();

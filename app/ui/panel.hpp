@@ -55,7 +55,7 @@ class ImGuiLayer {
 class Panel {
  public:
   void draw(Settings& state, ButtonPresses& presses, const PanelReadout& info, const Timings& timings, double now);
-  // F1: the controls (keys.hpp) in a window of their own in the middle of the display.
+  // F1: the controls (ui/controls.hpp) in a window of their own in the middle of the display.
   static void draw_help(bool& open);
   // After draw(): whether a list (the sorter combo) is open, and the right edge of the panel in
   // pixels (0 when it was not drawn), for centring the scene in what the panel leaves free.

@@ -1,7 +1,7 @@
-// The panel's views of how a sorter works: per-step timings as one stacked bar per sorter (live
+// The panel's charts of how a sorter works: per-step timings as one stacked bar per sorter (live
 // for the current sorter, side by side after "compare all"), and a histogram of bucket sizes for
-// the sorters that have buckets. Drawing only: the data comes from compare_all.hpp and the
-// kernels library's depthsort/teaching.hpp.
+// the sorters that have buckets. Drawing only: the data comes from loop/chart_data.hpp (compare
+// all's bars, loop/compare_all.hpp) and the frame library's depthsort/frame/segment_ids.hpp.
 #pragma once
 
 #include <span>

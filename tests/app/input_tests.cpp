@@ -44,7 +44,7 @@ bool printable(const std::string& text) {
   return true;
 }
 
-// ------------------------------------------------------------------ encoding (item 2)
+// ------------------------------------------------------------------ encoding
 
 TEST(ObjEncoding, Utf8ByteOrderMarkKeepsTheFirstVertex) {
   const std::string mtl = write_file("bom.mtl", "\xEF\xBB\xBFnewmtl red\nKd 1 0 0\nd 0.5\n");
@@ -74,7 +74,7 @@ TEST(ObjEncoding, Utf16IsRefusedSayingSo) {
   EXPECT_NE(error.find("nul.obj:5: a NUL byte"), std::string::npos) << error;
 }
 
-// ------------------------------------------------------------------ read once, bounded (items 5, 6)
+// ------------------------------------------------------------------ read once, bounded
 
 TEST(ObjInput, PipeIsReadOnce) {
   const CommandResult r = run_depthsort({"--headless", "--cpu", "--mesh", "/dev/stdin", "--frames", "2", "--size", "64x64"},
@@ -148,7 +148,7 @@ TEST(ObjInput, UnusableMaterialLibraryIsANote) {
   }
 }
 
-// ------------------------------------------------------------------ triangulation (item 7)
+// ------------------------------------------------------------------ triangulation
 
 double area(const Mesh& mesh) {
   double sum = 0;
@@ -192,7 +192,7 @@ TEST(ObjTriangulation, ConcavePolygonsStayInside) {
   EXPECT_NEAR(area(mesh), 3.0 + 10.0, 1e-6);
 }
 
-// ------------------------------------------------------------------ messages (item 10)
+// ------------------------------------------------------------------ messages
 
 TEST(ObjMessages, FileContentIsEscapedAndCut) {
   const std::string hostile = "\x1b]0;owned\x07\x1b[2J" + std::string(10'000'000, 'x');
@@ -214,7 +214,7 @@ TEST(TextEscaping, PathsArePlainUnlessTheyNeedEscaping) {
   EXPECT_EQ(shown_path("bad\xFF\x1b[2J.obj"), "'bad\\xff\\x1b[2J.obj'");
 }
 
-// ------------------------------------------------------------------ framing (item 3)
+// ------------------------------------------------------------------ framing
 
 int non_background_pixels(const Image& image) {
   const auto bg = image.at(0, 0);
@@ -275,7 +275,7 @@ TEST(Framing, FitLeavesOrdinaryMeshesAlone) {
 }  // namespace
 }  // namespace depthsort::app::test
 
-// ------------------------------------------------------------------ sizes checked first (item 8)
+// ------------------------------------------------------------------ sizes checked first
 
 namespace depthsort::app::test {
 namespace {
@@ -310,7 +310,7 @@ TEST(Limits, EstimateIsReported) {
 }  // namespace
 }  // namespace depthsort::app::test
 
-// ------------------------------------------------------------------ --cycle-sorters (item 14)
+// ------------------------------------------------------------------ --cycle-sorters
 
 namespace depthsort::app::test {
 namespace {
@@ -367,7 +367,7 @@ TEST(CycleSorters, ChoicesCoverEveryVariant) {
 }  // namespace
 }  // namespace depthsort::app::test
 
-// ------------------------------------------------------------------ the command line (items 9, 11)
+// ------------------------------------------------------------------ the command line
 
 namespace depthsort::app::test {
 namespace {
@@ -409,7 +409,7 @@ TEST(CommandLineStrict, CountsAreBinaryAndDocumented) {
 }  // namespace
 }  // namespace depthsort::app::test
 
-// ------------------------------------------------------------------ outputs (items 1, 4)
+// ------------------------------------------------------------------ outputs
 
 namespace depthsort::app::test {
 namespace {
@@ -471,7 +471,7 @@ TEST(Outputs, AnOutputNeverReplacesAnInputOrAnotherOutput) {
 }  // namespace
 }  // namespace depthsort::app::test
 
-// ------------------------------------------------------------------ paths in output (item 10)
+// ------------------------------------------------------------------ paths in output
 
 namespace depthsort::app::test {
 namespace {
