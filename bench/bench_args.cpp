@@ -386,7 +386,7 @@ CSV columns, one row per sorter x option set x size x distribution:
   reps, median_ms, min_ms, p90_ms, gpairs_per_s, vs_cub (empty if no baseline),
   check (pass | FAIL: ... | skipped: ... | error: ... | - when not checked),
   steps ("name=ms;name=ms" medians per step, empty for single-step sorters), device
-bench/plot.py turns it into PNGs: /usr/bin/python3 bench/plot.py results.csv OUTDIR
+scripts/tables/plot.py turns it into PNGs: /usr/bin/python3 scripts/tables/plot.py results.csv OUTDIR
 
 Exit status: 0 done (rows that did not fit in host or device memory are reported and skipped),
 1 a check failed, a sort raised an error or an output file could not be written (the message

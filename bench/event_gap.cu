@@ -1,21 +1,23 @@
-// How long the GPU waits between two kernels of one stream, with 0, 1 or 2 CUDA events recorded
-// between them (timing or not), with and without programmatic dependent launch: the cost of the
-// StepTimer's events (docs/profiling.md, "What the step timings cost"). A first kernel of 264
-// blocks spins for 20 us and notes its end (%globaltimer); the second, of 528 blocks, notes when
-// its first block passes the wait for the first kernel (griddepcontrol.wait: at once without a
-// programmatic launch, where the block starts only after the first kernel). Build (on a build of
-// the tree, for its sort library) and run on the GPU machine:
-//   nvcc -arch=sm_90 -O2 -std=c++20 -I host/include -I kernels/sort/include -o event-gap \
-//     scripts/study/event_gap.cu build/kernels/sort/libdepthsort_sort.a && ./event-gap
+// depthsort-event-gap: how long the GPU waits between two kernels of one stream, with 0, 1 or 2
+// CUDA events recorded between them (timing or not), with and without programmatic dependent
+// launch: the cost of the StepTimer's events (docs/profiling.md, "What the step timings cost"). A
+// first kernel of 264 blocks spins for 20 us and notes its end (%globaltimer); the second, of 528
+// blocks, notes when its first block passes the wait for the first kernel (griddepcontrol.wait: at
+// once without a programmatic launch, where the block starts only after the first kernel). Built
+// with the benchmark (bench/CMakeLists.txt); run on a GPU of compute capability 9.0 or later,
+// where programmatic dependent launch exists (on older GPUs the griddepcontrol instructions are
+// left out and the dependent rows measure plain launches).
 #include <cuda_runtime.h>
 
 #include <array>
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #include "depthsort/sort/cuda_handles.hpp"
 #include "depthsort/sort/device_buffer.hpp"
 #include "depthsort/sort/errors.hpp"
+#include "depthsort/sort/sorter.hpp"
 #include "depthsort/host/stats.hpp"
 
 namespace {
@@ -27,7 +29,11 @@ __device__ unsigned long long now_ns() {
 }
 
 __global__ void spin_kernel(unsigned long long* times, bool let_dependents_start) {
+#if __CUDA_ARCH__ >= 900
   if (let_dependents_start) asm volatile("griddepcontrol.launch_dependents;");
+#else
+  (void)let_dependents_start;
+#endif
   const unsigned long long start = now_ns();
   while (now_ns() - start < 20000) {
   }
@@ -36,7 +42,9 @@ __global__ void spin_kernel(unsigned long long* times, bool let_dependents_start
 }
 
 __global__ void note_start_kernel(unsigned long long* times) {
+#if __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   if (threadIdx.x == 0) atomicMin(&times[1], now_ns());
 }
 
@@ -89,10 +97,15 @@ void measure() {
 }  // namespace
 
 int main() {
+  std::string why;
+  if (!depthsort::cuda_device_usable(&why)) {
+    std::fprintf(stderr, "depthsort-event-gap: %s; it times kernels and needs a CUDA device\n", why.c_str());
+    return 1;
+  }
   try {
     measure();
   } catch (const depthsort::Error& e) {
-    std::fprintf(stderr, "event_gap: %s\n", e.what());
+    std::fprintf(stderr, "depthsort-event-gap: %s\n", e.what());
     return 1;
   }
   return 0;

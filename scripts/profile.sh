@@ -14,7 +14,7 @@
 # the demo's "frame"), --clock-control none (the card's clocks as they are) and the metrics
 # dram__bytes_read.sum, dram__bytes_write.sum, gpu__time_duration.sum. Each step's kernels are then
 # read back from the report by the step's own range (ncu --import --nvtx-include), and
-# scripts/profile_table.py prints bytes per pair and bandwidth against the benchmark's reference copy
+# scripts/tables/profile_table.py prints bytes per pair and bandwidth against the benchmark's reference copy
 # kernel. DIR/NAME/ keeps the .ncu-rep (for the GUI), the CSVs, the program's --json and table.txt.
 # docs/profiling.md explains the columns.
 set -uo pipefail
@@ -160,7 +160,7 @@ make_table() {
   else
     export_csv "$report" "depthsort@reference copy/" "$copy"
   fi
-  python3 "$here/profile_table.py" --title "$title" --pairs "$pairs" --whole "$dir/all.csv" --copy "$copy" \
+  python3 "$here/tables/profile_table.py" --title "$title" --pairs "$pairs" --whole "$dir/all.csv" --copy "$copy" \
     --copy-note "$note" "${steps[@]}" >"$dir/table.txt" || fail "no table for $dir (see above)"
   cat "$dir/table.txt"
 }
@@ -266,7 +266,7 @@ EOF
   profile_run "$dir" reference "depthsort@reference copy/" -- "$bin/depthsort-bench" --sorters cub-radix \
     --sizes "$pairs" --reps 1 --warmup 0
   export_csv "$dir/reference.ncu-rep" "" "$dir/copy.csv"
-  python3 "$here/profile_table.py" --title "depthsort: one headless frame ($pairs primitives, sorter $sorter), NVTX range frame" \
+  python3 "$here/tables/profile_table.py" --title "depthsort: one headless frame ($pairs primitives, sorter $sorter), NVTX range frame" \
     --pairs "$pairs" --whole "$dir/all.csv" --copy "$dir/copy.csv" \
     --copy-note "reference copy: depthsort-bench's copy kernel at $pairs pairs, its own ncu run" "${steps[@]}" \
     >"$dir/table.txt" || fail "no table for $dir"

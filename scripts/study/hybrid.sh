@@ -14,7 +14,7 @@
 #             execution, each checked against the CPU reference (--check)
 #   summary   one line per hybrid / cub-radix row of every CSV written, with the steps
 set -uo pipefail
-here=$(cd "$(dirname "$0")" && pwd)  # the table programs beside this script
+tables=$(cd "$(dirname "$0")/../tables" && pwd)  # the table programs
 BIN=${1:?bin dir}
 OUT=${2:?out dir}
 shift 2
@@ -93,5 +93,5 @@ fi
 
 if has summary; then
   # One line per row of every CSV in OUT_DIR (hybrid and cub-radix): time, ratio, check, steps.
-  python3 "$here/hybrid-summary.py" "$OUT"/hybrid-*.csv
+  python3 "$tables/hybrid-summary.py" "$OUT"/hybrid-*.csv
 fi

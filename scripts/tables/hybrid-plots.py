@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Plots of the hybrid sort's study (scripts/study/hybrid.sh): the L curve and the distributions.
 
-    /usr/bin/python3 scripts/study/hybrid-plots.py docs/results/hybrid
+    /usr/bin/python3 scripts/tables/hybrid-plots.py docs/results/hybrid
 
 Reads hybrid-L.csv and hybrid-dists.csv from the folder (depthsort-bench --csv) and writes
 L_curve.png (median time against L at each n, cub-radix as a dashed line) and dists.png (median

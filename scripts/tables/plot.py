@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Turn depthsort-bench's CSV into PNG plots (Debian's python3-matplotlib; run with /usr/bin/python3).
 
-    /usr/bin/python3 bench/plot.py results.csv [OUTDIR] [--title TEXT]
+    /usr/bin/python3 scripts/tables/plot.py results.csv [OUTDIR] [--title TEXT]
 
 Writes, for every distribution D in the CSV (OUTDIR defaults to the CSV's folder):
   time_D.png        median sort time against n, one line per sorter (log-log), min..p90 shaded

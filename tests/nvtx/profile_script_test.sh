@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CPU test of scripts/profile.sh and scripts/profile_table.py (no GPU, no Nsight Compute): usage
+# CPU test of scripts/profile.sh and scripts/tables/profile_table.py (no GPU, no Nsight Compute): usage
 # errors exit 2; a missing ncu and counters ncu may not read are said plainly (exit 1); with a stand-in
 # ncu (tests/nvtx/data/fake-ncu) and benchmark, the NVTX filters it asks for and the table it prints
 # from the fixture CSVs (written by hand in ncu --csv --page raw --print-units base's format).
@@ -63,7 +63,7 @@ expect 0 "--sequence fly --frames 2" cat "$FAKE_NCU_LOG"
 
 # The table maker's own refusals (planted: a step kernel the whole profile lacks, units not in base,
 # nothing profiled, two steps claiming one kernel).
-table_maker=(python3 "$repo/scripts/profile_table.py" --title t --pairs 1024 --copy "$data/copy.csv")
+table_maker=(python3 "$repo/scripts/tables/profile_table.py" --title t --pairs 1024 --copy "$data/copy.csv")
 expect 1 "kernel IDs \['9'\] of step 's' are not in" "${table_maker[@]}" --whole "$data/all.csv" --step "s=$data/step-unknown-id.csv"
 expect 1 "export with --print-units base" "${table_maker[@]}" --whole "$data/units-not-base.csv"
 expect 1 "no kernels were profiled" "${table_maker[@]}" --whole "$data/empty.csv"
