@@ -70,7 +70,8 @@ void measure() {
           DEPTHSORT_CUDA_CHECK(cudaMemcpy(times.data(), init, sizeof init, cudaMemcpyHostToDevice));
           spin_kernel<<<264, 256, 0, stream>>>(times.data(), dependent);
           DEPTHSORT_CUDA_CHECK_LAUNCH("spin_kernel");
-          for (int e = 0; e < count; ++e) DEPTHSORT_CUDA_CHECK(cudaEventRecord(events[timing ? 0 : 1][e].get(), stream));
+          for (int e = 0; e < count; ++e)
+            DEPTHSORT_CUDA_CHECK(cudaEventRecord(events[timing ? 0 : 1][e].get(), stream));
           cudaLaunchConfig_t config{};
           config.gridDim = 528;
           config.blockDim = 256;

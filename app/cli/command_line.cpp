@@ -39,7 +39,8 @@ std::uint64_t count_value(const std::string& flag, const std::string& text, std:
   if (!any)
     throw UsageError(flag + " needs a count such as 1000, 250K or 2^20, got " + quote_for_message(text) + " (" +
                      why + "; K, M, G are binary: 1K = 1024)");
-  if (*any < min) throw UsageError(flag + " must be at least " + std::to_string(min) + ", got " + quote_for_message(text));
+  if (*any < min)
+    throw UsageError(flag + " must be at least " + std::to_string(min) + ", got " + quote_for_message(text));
   if (*any > max)
     throw UsageError(flag + " " + quote_for_message(text) + " is " + std::to_string(*any) + ", above the limit of " +
                      std::to_string(max) + (why_limit.empty() ? "" : " " + why_limit));
@@ -214,7 +215,8 @@ struct Cli {
            if (v == "scene") s.colour = ColourMode::Scene;
            else if (v == "rank") s.colour = ColourMode::Rank;
            else if (v == "segment") s.colour = ColourMode::Segment;
-           else throw UsageError("--colour: unknown mode " + quote_for_message(v) + "; valid modes: scene, rank, segment");
+           else
+             throw UsageError("--colour: unknown mode " + quote_for_message(v) + "; valid modes: scene, rank, segment");
          })->group(drawing);
     text("--wipe", "split screen: unsorted blending left of F x width, sorted right of it (F in [0, 1])", "F",
          [&s](const std::string& v) {
@@ -231,7 +233,9 @@ struct Cli {
          "SHAPE", [&s](const std::string& v) {
            if (v == "quad") s.triangle_sprites = false;
            else if (v == "triangle") s.triangle_sprites = true;
-           else throw UsageError("--sprite-shape: unknown shape " + quote_for_message(v) + "; valid shapes: quad, triangle");
+           else
+             throw UsageError("--sprite-shape: unknown shape " + quote_for_message(v) +
+                              "; valid shapes: quad, triangle");
          })->group(drawing);
     text("--draw-path", "pull (default: the vertex shader reads the order, the triangle list and the vertices "
                         "from storage buffers) or expanded (after the sort, CUDA, or the CPU path, writes three "
@@ -260,7 +264,8 @@ struct Cli {
 
   static std::string limits_help() {
     return "Limits (checked before anything is built): " + std::to_string(kMaxTriangles) + " triangles, " +
-           std::to_string(kMaxParticles) + " particles (" + std::to_string(kMaxParticles) + " of both together), 10^8 frames; OBJ files up to 1 GiB, MTL files up to "
+           std::to_string(kMaxParticles) + " particles (" + std::to_string(kMaxParticles) +
+           " of both together), 10^8 frames; OBJ files up to 1 GiB, MTL files up to "
            "16 MiB; the scene's memory estimate must fit the host's available (and the GPU's free) memory.";
   }
 

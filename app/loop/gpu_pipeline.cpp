@@ -40,11 +40,13 @@ class GpuPipeline final : public FramePipeline {
     if (need > free_bytes)
       throw CapacityError("scene too large for GPU memory: " + std::to_string(triangles_) + " triangles and " +
                           std::to_string(particles_) + " particles need " + byte_text(need, ByteUnits::MiB) +
-                          " of CUDA buffers (plus the sorter's workspace) but " + byte_text(free_bytes, ByteUnits::MiB) + " of " +
-                          byte_text(total_bytes, ByteUnits::MiB) + " are free; use fewer --triangles/--copies/--particles");
+                          " of CUDA buffers (plus the sorter's workspace) but " +
+                          byte_text(free_bytes, ByteUnits::MiB) + " of " + byte_text(total_bytes, ByteUnits::MiB) +
+                          " are free; use fewer --triangles/--copies/--particles");
 
     if (triangles_ > 0) {
-      mesh_vertices_ = RegisteredBuffer(buffers.mesh_vertices.get(), cudaGraphicsRegisterFlagsReadOnly, "mesh vertices");
+      mesh_vertices_ =
+          RegisteredBuffer(buffers.mesh_vertices.get(), cudaGraphicsRegisterFlagsReadOnly, "mesh vertices");
       mesh_elements_ = RegisteredBuffer(buffers.mesh_elements.get(), cudaGraphicsRegisterFlagsWriteDiscard,
                                         "mesh elements");
       indices_ = DeviceBuffer<std::uint32_t>(3 * triangles_, "mesh triangle list");

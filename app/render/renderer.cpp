@@ -202,8 +202,8 @@ Renderer::Renderer(const Scene& scene, bool offscreen, int width, int height, Dr
 
   mesh_vao_ = make_position_colour_vao(buffers_.mesh_vertices.get(), sizeof(MeshVertex), 3, offsetof(MeshVertex, rgba),
                                       buffers_.mesh_elements.get());
-  particle_vao_ = make_position_colour_vao(buffers_.particle_vertices.get(), sizeof(ParticleVertex), 4, offsetof(ParticleVertex, rgba),
-                                          buffers_.particle_elements.get());
+  particle_vao_ = make_position_colour_vao(buffers_.particle_vertices.get(), sizeof(ParticleVertex), 4,
+                                           offsetof(ParticleVertex, rgba), buffers_.particle_elements.get());
 
   mesh_program_ = make_program("mesh.vert", "mesh.frag");
   sprite_program_ = make_program("sprite.vert", "sprite.frag");

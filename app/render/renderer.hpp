@@ -108,8 +108,9 @@ class Renderer {
   GlVertexArray pull_vao_;  // no attributes: the vertex shader reads storage buffers
   std::string pull_limit_;  // why the pulled draw cannot read this scene's buffers ("" if it can)
   GlProgram pull_program_;
-  GLint pull_view_ = -1, pull_projection_ = -1, pull_triangles_ = -1, pull_primitives_ = -1, pull_first_ = -1, pull_vertices_ = -1,
-        pull_identity_ = -1, pull_colour_ = -1, pull_point_scale_ = -1, pull_opacity_ = -1, pull_lighting_ = -1;
+  GLint pull_view_ = -1, pull_projection_ = -1, pull_triangles_ = -1, pull_primitives_ = -1, pull_first_ = -1,
+        pull_vertices_ = -1, pull_identity_ = -1, pull_colour_ = -1, pull_point_scale_ = -1, pull_opacity_ = -1,
+        pull_lighting_ = -1;
   GlVertexArray expanded_vao_;  // the ExpandedVertex attributes
   GlProgram expanded_program_;
   GLint expanded_view_ = -1, expanded_projection_ = -1, expanded_opacity_ = -1, expanded_lighting_ = -1;

@@ -32,9 +32,9 @@ MemoryNeed scene_memory(std::size_t triangles, std::size_t vertices, std::size_t
     need.host += 2 * expanded_bytes;  // software GL's buffer and the CPU pipeline's copy
     // Software GL keeps its buffers in host memory; the CPU pipeline copies the mesh, keeps the
     // element order and the particle state, and sorts on the host.
-    need.host += gl + vertices * sizeof(MeshVertex) + 2 * triangles * kIndices +
-                 triangles * (kPairs + workspace) +
-                 particles * (sizeof(ParticleState) + sizeof(ParticleVertex) + sizeof(std::uint32_t) + kPairs + workspace);
+    need.host +=
+        gl + vertices * sizeof(MeshVertex) + 2 * triangles * kIndices + triangles * (kPairs + workspace) +
+        particles * (sizeof(ParticleState) + sizeof(ParticleVertex) + sizeof(std::uint32_t) + kPairs + workspace);
   } else {
     need.device += expanded_bytes;
     need.device += gl + triangles * (kIndices + kPairs + workspace + sizeof(float)) +
@@ -48,11 +48,13 @@ std::string check_memory(const MemoryNeed& need, bool cpu_path, const std::strin
   const std::size_t host = host_memory_available().value_or(0);
   const std::size_t device = cpu_path ? 0 : device_memory_free().value_or(0);
   if (host > 0 && need.host > host)
-    throw CapacityError(what + " needs about " + byte_text(need.host, ByteUnits::MiBOrGiB) + " of host memory (estimate), but " +
-                        byte_text(host, ByteUnits::MiBOrGiB) + " are available; " + advice);
+    throw CapacityError(what + " needs about " + byte_text(need.host, ByteUnits::MiBOrGiB) +
+                        " of host memory (estimate), but " + byte_text(host, ByteUnits::MiBOrGiB) + " are available; " +
+                        advice);
   if (device > 0 && need.device > device)
-    throw CapacityError(what + " needs about " + byte_text(need.device, ByteUnits::MiBOrGiB) + " of GPU memory (estimate), but " +
-                        byte_text(device, ByteUnits::MiBOrGiB) + " are free; " + advice);
+    throw CapacityError(what + " needs about " + byte_text(need.device, ByteUnits::MiBOrGiB) +
+                        " of GPU memory (estimate), but " + byte_text(device, ByteUnits::MiBOrGiB) + " are free; " +
+                        advice);
   std::string line = "memory (estimate): " + byte_text(need.host, ByteUnits::MiBOrGiB) + " host";
   if (host > 0) line += " of " + byte_text(host, ByteUnits::MiBOrGiB) + " available";
   if (!cpu_path) {

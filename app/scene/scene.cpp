@@ -96,7 +96,8 @@ Scene build_scene(const SceneSpec& spec, bool cpu_path, std::string& notes, cons
     MemoryNeed need = scene_memory(built, vertices, scene.particles, cpu_path, budget.sorters, budget.expanded);
     need += budget.extra;
     std::string what = "the scene (" + std::to_string(triangles) + " triangles, " + std::to_string(scene.particles) +
-                       " particles" + (budget.sorters > 1 ? ", " + std::to_string(budget.sorters) + " sorters" : "") + ")";
+                       " particles" + (budget.sorters > 1 ? ", " + std::to_string(budget.sorters) + " sorters" : "") +
+                       ")";
     if (!budget.extra_what.empty()) what += " with " + budget.extra_what;
     scene.memory_line = check_memory(need, cpu_path, what, kAdvice);
   };
@@ -184,7 +185,8 @@ Scene build_scene(const SceneSpec& spec, bool cpu_path, std::string& notes, cons
     throw SceneLimitError(std::to_string(scene.mesh.triangles()) + " triangles and " + std::to_string(scene.particles) +
                      " particles are sorted together, above the limit of " + std::to_string(Sorter::kMaxPairs) +
                      " primitives; use fewer --triangles/--copies/--particles");
-  if (scene.particles > 0 && scene.fixed_particles.empty()) what += " + " + format_count(scene.particles) + " particles";
+  if (scene.particles > 0 && scene.fixed_particles.empty())
+    what += " + " + format_count(scene.particles) + " particles";
 
   // The bounds of what is drawn: the mesh, and the fountain's reach.
   glm::vec3 lo(-1.5f), hi(1.5f);

@@ -94,7 +94,8 @@ void Panel::timing_rows(const Timings& timings, const char* group, double now) {
       const int back = n - 1 - i;  // 0: the newest
       const int slot = (s.head - 1 - back + 2 * TimingSeries::kHistory) % TimingSeries::kHistory;
       ImGui::SetTooltip("%s: %.3f ms, %.1f s ago (frame %llu of the plot's last %d)", s.label.c_str(),
-                        static_cast<double>(plot_[static_cast<std::size_t>(i)]), now - s.at[static_cast<std::size_t>(slot)],
+                        static_cast<double>(plot_[static_cast<std::size_t>(i)]),
+                        now - s.at[static_cast<std::size_t>(slot)],
                         static_cast<unsigned long long>(s.last_frame - static_cast<std::uint64_t>(back)), n);
     }
     ImGui::PopID();
@@ -127,7 +128,9 @@ void Panel::sort_steps_section(ButtonPresses& presses, const PanelReadout& info,
   if (!info.compare_bars.empty()) draw_step_bars(info.compare_bars);
   const bool buckets = info.segments > 0 || info.histogram;
   if (!buckets) ImGui::BeginDisabled();
-  if (ImGui::Button(buckets ? "bucket sizes" : info.gpu_path ? "bucket sizes: no buckets" : "bucket sizes: needs a CUDA GPU"))
+  if (ImGui::Button(buckets         ? "bucket sizes"
+                    : info.gpu_path ? "bucket sizes: no buckets"
+                                    : "bucket sizes: needs a CUDA GPU"))
     presses.bucket_sizes = true;
   if (!buckets) ImGui::EndDisabled();
   if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
@@ -136,7 +139,8 @@ void Panel::sort_steps_section(ButtonPresses& presses, const PanelReadout& info,
   if (info.histogram) draw_size_histogram(*info.histogram, info.histogram_segments, info.segment_kind);
 }
 
-void Panel::draw(Settings& state, ButtonPresses& presses, const PanelReadout& info, const Timings& timings, double now) {
+void Panel::draw(Settings& state, ButtonPresses& presses, const PanelReadout& info, const Timings& timings,
+                 double now) {
   ImGui::SetNextWindowPos(ImVec2(10, 10), ImGuiCond_FirstUseEver);
   ImGui::SetNextWindowSize(ImVec2(400, std::max(200.0f, ImGui::GetIO().DisplaySize.y - 20)), ImGuiCond_FirstUseEver);
   ImGui::Begin("depthsort");
@@ -156,8 +160,10 @@ void Panel::draw(Settings& state, ButtonPresses& presses, const PanelReadout& in
     ImGui::Text("%.1f fps (%.1f ms a frame, over the last second)", static_cast<double>(info.fps),
                 1000.0 / static_cast<double>(info.fps));
   if (info.gpu_path)
-    ImGui::Text("GPU memory: %s used of %s; sorter workspace %s", byte_text(info.device_bytes_used, ByteUnits::MiB).c_str(),
-                byte_text(info.device_bytes_total, ByteUnits::MiB).c_str(), byte_text(info.workspace_bytes, ByteUnits::MiB).c_str());
+    ImGui::Text("GPU memory: %s used of %s; sorter workspace %s",
+                byte_text(info.device_bytes_used, ByteUnits::MiB).c_str(),
+                byte_text(info.device_bytes_total, ByteUnits::MiB).c_str(),
+                byte_text(info.workspace_bytes, ByteUnits::MiB).c_str());
 
   // Correctness light.
   if (info.check) {
@@ -170,10 +176,13 @@ void Panel::draw(Settings& state, ButtonPresses& presses, const PanelReadout& in
     if (state.sort && !state.freeze) {
       switch (c.light) {
         case CheckLight::None:
-        case CheckLight::Pending: std::snprintf(text, sizeof text, "order check (is the sorted order back to front?): pending"); break;
+        case CheckLight::Pending:
+          std::snprintf(text, sizeof text, "order check (is the sorted order back to front?): pending");
+          break;
         case CheckLight::Ok:
           colour = ImVec4(0.2f, 0.9f, 0.3f, 1);
-          std::snprintf(text, sizeof text, "order check: OK, frame %llu's sorted order is back to front (%llu checks, %llu failed)",
+          std::snprintf(text, sizeof text,
+                        "order check: OK, frame %llu's sorted order is back to front (%llu checks, %llu failed)",
                         static_cast<unsigned long long>(c.frame), static_cast<unsigned long long>(c.checks),
                         static_cast<unsigned long long>(c.failures));
           break;
@@ -224,7 +233,8 @@ void Panel::draw(Settings& state, ButtonPresses& presses, const PanelReadout& in
         if (!usable) ImGui::BeginDisabled();
         const std::string item =
             usable ? std::string(registry[i].name)
-                   : std::string(registry[i].name) + (registry[i].backend == Backend::Gpu ? "  (needs a CUDA GPU)" : "  (cannot run here)");
+                   : std::string(registry[i].name) +
+                         (registry[i].backend == Backend::Gpu ? "  (needs a CUDA GPU)" : "  (cannot run here)");
         if (ImGui::Selectable(item.c_str(), static_cast<int>(i) == state.sorter_index)) {
           state.sorter_index = static_cast<int>(i);
           state.options = default_options(registry[i]);
@@ -286,8 +296,9 @@ void Panel::draw(Settings& state, ButtonPresses& presses, const PanelReadout& in
     state.colour = static_cast<ColourMode>(colour);
     if (state.colour == ColourMode::Segment && info.segments == 0) {
       ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-      ImGui::TextWrapped(info.gpu_path ? "this sorter has no buckets or sublists: one colour"
-                                       : "the CPU sorter has no buckets or sublists: one colour (by rank shows the order)");
+      ImGui::TextWrapped(info.gpu_path
+                             ? "this sorter has no buckets or sublists: one colour"
+                             : "the CPU sorter has no buckets or sublists: one colour (by rank shows the order)");
       ImGui::PopStyleColor();
     }
     ImGui::Checkbox("wipe: unsorted | sorted", &state.wipe_on);
@@ -339,7 +350,8 @@ void Panel::draw(Settings& state, ButtonPresses& presses, const PanelReadout& in
 
   if (ImGui::CollapsingHeader("Timings (ms: last-second mean, min..max)", ImGuiTreeNodeFlags_DefaultOpen)) {
     ImGui::PushTextWrapPos(0.0f);
-    ImGui::TextDisabled("frame phases%s", info.gpu_path ? " (CUDA events / GL timer queries, read back late)" : " (host clock)");
+    ImGui::TextDisabled("frame phases%s",
+                        info.gpu_path ? " (CUDA events / GL timer queries, read back late)" : " (host clock)");
     timing_rows(timings, "frame", now);
     ImGui::TextDisabled(state.separate_passes ? "sort steps (mesh)" : "sort steps (every primitive, one order)");
     timing_rows(timings, "sort", now);

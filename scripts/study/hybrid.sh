@@ -33,7 +33,8 @@ if has tests; then
   done
   wait
   cat /tmp/hybrid-shard-*.log >"$OUT/tests.log"
-  echo "== tests: $(grep -c '^\[       OK' "$OUT/tests.log") ok, $(grep -c '^\[  FAILED  \].*(' "$OUT/tests.log") failed"
+  echo "== tests: $(grep -c '^\[       OK' "$OUT/tests.log") ok," \
+    "$(grep -c '^\[  FAILED  \].*(' "$OUT/tests.log") failed"
   grep -E '^\[  FAILED  \].*\(|Failure|error:' "$OUT/tests.log" | head -20
 fi
 
@@ -74,7 +75,8 @@ if has knobs; then
     --options hybrid:word_merge=1,merge_outputs=16 --options hybrid:word_merge=1,merge_outputs=8 \
     --options hybrid:word_merge=1,merge_outputs=0 \
     --csv "$OUT/hybrid-knobs.csv" >"$LOGS/hybrid-knobs.txt" 2>&1
-  grep -E '^\[' "$LOGS/hybrid-knobs.txt" | sed -E 's/atomic_count=0,buckets=0,global_merge=0,histogram_bins=1024,//; s/,refinements=1,shuffle=0//'
+  grep -E '^\[' "$LOGS/hybrid-knobs.txt" |
+    sed -E 's/atomic_count=0,buckets=0,global_merge=0,histogram_bins=1024,//; s/,refinements=1,shuffle=0//'
 fi
 
 if has large; then

@@ -39,7 +39,8 @@ if has check; then
   bench --sorters satish-merge --sizes 1M --dist all --reps 3 --warmup 1 --check \
     --options satish-merge:faithful=1 --options satish-merge:faithful=0 \
     --csv "$OUT/satish-merge-dists.csv" >"$OUT/satish-merge-dists.txt" 2>&1
-  echo "== check: $(grep -c ',pass,' "$OUT/satish-merge-dists.csv") pass, $(grep -c ',FAIL' "$OUT/satish-merge-dists.csv") FAIL"
+  echo "== check: $(grep -c ',pass,' "$OUT/satish-merge-dists.csv") pass," \
+    "$(grep -c ',FAIL' "$OUT/satish-merge-dists.csv") FAIL"
 fi
 
 if has summary; then

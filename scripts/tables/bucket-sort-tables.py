@@ -39,8 +39,9 @@ merge = table.get("cub-merge", {})
 radix = table.get("cub-radix", {})
 for key, d in table.items():
     if key.startswith("bucket-sort") and 1 << 24 in d and 1 << 24 in merge:
+        radix_16m = radix.get(1 << 24, (float("nan"),))[0]
         print(f"  {key}: cub-merge / bucket-sort at 16M = {merge[1 << 24][0] / d[1 << 24][0]:.2f}x"
-              f" (goal >= 1.5x), cub-radix / bucket-sort = {radix.get(1 << 24, (float('nan'),))[0] / d[1 << 24][0]:.2f}x")
+              f" (goal >= 1.5x), cub-radix / bucket-sort = {radix_16m / d[1 << 24][0]:.2f}x")
         print("    steps at 16M: " + d[1 << 24][1].replace(";", "  "))
     if key.startswith("bucket-sort") and d:
         print(f"  {key}: largest n measured {max(d) >> 20}M")

@@ -7,7 +7,8 @@ def rows(name):
     return list(csv.DictReader(open(path))) if os.path.exists(path) else []
 print("== time against n (median ms, G pairs/s, ratio to cub-merge, check)")
 for r in rows("n.csv") + rows("n256.csv"):
-    print(f"{r['sorter']:10} {int(r['n']):>10} {float(r['median_ms']):9.3f} {float(r['gpairs_per_s']):6.2f}  {r['check']}")
+    print(f"{r['sorter']:10} {int(r['n']):>10} {float(r['median_ms']):9.3f} {float(r['gpairs_per_s']):6.2f}"
+          f"  {r['check']}")
 by = {}
 for r in rows("n.csv") + rows("n256.csv"):
     by.setdefault(int(r['n']), {})[r['sorter']] = float(r['median_ms'])

@@ -37,7 +37,8 @@ def main(folder):
         pts = sorted((option(r, "buckets"), float(r["median_ms"])) for r in L
                      if int(r["n"]) == n and r["sorter"] == "hybrid" and option(r, "buckets"))
         line, = ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=f"hybrid, n = {n >> 20}M")
-        auto = [float(r["median_ms"]) for r in L if int(r["n"]) == n and r["sorter"] == "hybrid" and option(r, "buckets") == 0]
+        auto = [float(r["median_ms"]) for r in L
+                if int(r["n"]) == n and r["sorter"] == "hybrid" and option(r, "buckets") == 0]
         if auto:
             ax.axhline(auto[0], color=line.get_color(), linestyle=":", label=f"auto L = n/2816, {n >> 20}M")
         cub = [float(r["median_ms"]) for r in L if int(r["n"]) == n and r["sorter"] == "cub-radix"]

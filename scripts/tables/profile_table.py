@@ -138,7 +138,8 @@ def main(argv):
           "profiler kernel times")
     print(f"  profiler times: kernels serialised, each replayed alone with caches flushed, clocks as the card set them "
           f"(--clock-control none); the benchmark's CUDA-event times are the reference for speed")
-    head = f"  {'step':<{label_width}}  {'read B/pair':>11}  {'write B/pair':>12}  {'profiler us':>11}  {'GB/s':>7}  {'of copy':>7}  kernels"
+    head = (f"  {'step':<{label_width}}  {'read B/pair':>11}  {'write B/pair':>12}  {'profiler us':>11}"
+            f"  {'GB/s':>7}  {'of copy':>7}  kernels")
     print(head)
     print("  " + "-" * (len(head) - 2))
 

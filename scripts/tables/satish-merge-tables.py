@@ -20,6 +20,7 @@ for path in sys.argv[1:]:
             key = "tile" if name == "tile sort" else "split" if name.endswith("splitters") else "tiles"
             parts[key] += float(v)
         ratio = ms / merge[(r["dist"], r["n"])] if (r["dist"], r["n"]) in merge else float("nan")
-        detail = f"tile sort {parts['tile']:.3f} splitters {parts['split']:.3f} merge tiles {parts['tiles']:.3f}" if steps else ""
-        print(f"{r['sorter']:12s} {r['options'][:20]:20s} {sz(r['n']):>4s} {ms:8.3f} ms {float(r['gpairs_per_s']):6.2f} G/s "
-              f"x{ratio:.2f} merge  {detail}")
+        detail = (f"tile sort {parts['tile']:.3f} splitters {parts['split']:.3f} merge tiles {parts['tiles']:.3f}"
+                  if steps else "")
+        print(f"{r['sorter']:12s} {r['options'][:20]:20s} {sz(r['n']):>4s} {ms:8.3f} ms "
+              f"{float(r['gpairs_per_s']):6.2f} G/s x{ratio:.2f} merge  {detail}")

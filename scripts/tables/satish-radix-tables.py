@@ -20,7 +20,8 @@ def size(n):
 print("== time and rate against n (uniform)")
 for r in rows("satish-radix-n.csv"):
     opt = "cub-radix" if r["sorter"] == "cub-radix" else r["options"]
-    print(f"{size(r['n']):>4} {opt[:44]:44s} {float(r['median_ms']):8.3f} ms {float(r['gpairs_per_s']):6.2f} G/s x{float(r['vs_cub'] or 1):.2f}")
+    print(f"{size(r['n']):>4} {opt[:44]:44s} {float(r['median_ms']):8.3f} ms {float(r['gpairs_per_s']):6.2f} G/s"
+          f" x{float(r['vs_cub'] or 1):.2f}")
 print("== 16M uniform, every b / tile / arrangement (per-phase sums of the per-pass medians)")
 best = None
 for r in rows("satish-radix-b.csv"):

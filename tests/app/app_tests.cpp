@@ -59,8 +59,8 @@ TEST(HeadlessBlend, SortedSceneEqualsBackToFrontBlend) {
   ASSERT_EQ(image.width, kW);
   ASSERT_EQ(image.height, kH);
   expect_pixel(image, kW / 2, kH / 2, back_to_front, "centre, sorted back to front");
-  EXPECT_GT(max_channel_difference({image.at(kW / 2, kH / 2)[0], image.at(kW / 2, kH / 2)[1], image.at(kW / 2, kH / 2)[2]},
-                                   submission),
+  EXPECT_GT(max_channel_difference(
+                {image.at(kW / 2, kH / 2)[0], image.at(kW / 2, kH / 2)[1], image.at(kW / 2, kH / 2)[2]}, submission),
             60)
       << "the centre pixel looks like the unsorted (or reversed) order";
   expect_pixel(image, 1, 1, {0, 0, 0}, "corner (background)");
@@ -151,14 +151,17 @@ TEST(HeadlessBlend, WipeShowsUnsortedLeftAndSortedRight) {
     const auto p = image.at(x, y);
     return std::array<int, 3>{p[0], p[1], p[2]};
   };
-  for (const int x : {kW / 2 - 8, kW / 2 - 3}) expect_pixel(wipe, x, kH / 2, rgb(unsorted, x, kH / 2), "left of the wipe");
-  for (const int x : {kW / 2 + 3, kW / 2 + 8}) expect_pixel(wipe, x, kH / 2, rgb(sorted, x, kH / 2), "right of the wipe");
+  for (const int x : {kW / 2 - 8, kW / 2 - 3})
+    expect_pixel(wipe, x, kH / 2, rgb(unsorted, x, kH / 2), "left of the wipe");
+  for (const int x : {kW / 2 + 3, kW / 2 + 8})
+    expect_pixel(wipe, x, kH / 2, rgb(sorted, x, kH / 2), "right of the wipe");
   ASSERT_GT(max_channel_difference(rgb(sorted, kW / 2 - 8, kH / 2), rgb(unsorted, kW / 2 - 8, kH / 2)), 60);
 }
 
 TEST(HeadlessBlend, ColourModesRun) {
   for (const char* mode : {"rank", "segment"}) {
-    const Image image = render_test_scene(std::string("colour_") + mode + ".png", {"--scene", "mixed", "--colour", mode});
+    const Image image =
+        render_test_scene(std::string("colour_") + mode + ".png", {"--scene", "mixed", "--colour", mode});
     expect_pixel(image, 1, 1, {0, 0, 0}, "corner (background)");
     const auto centre = image.at(kW / 2, kH / 2);
     EXPECT_GT(centre[0] + centre[1] + centre[2], 40) << mode;
@@ -264,9 +267,9 @@ TEST(Windowed, PanelFramesUnderXvfb) {
   if (std::system("command -v xvfb-run > /dev/null 2>&1") != 0) GTEST_SKIP() << "xvfb-run not installed";
   const std::string png = out_path("windowed.png");
   std::remove(png.c_str());
-  const CommandResult r = run_depthsort({"--frames", "40", "--particles", "2000", "--triangles", "5K", "--cpu", "--size", "640x400",
-                                         "--screenshot", png},
-                                        "xvfb-run -a -s '-screen 0 800x600x24'");
+  const CommandResult r = run_depthsort(
+      {"--frames", "40", "--particles", "2000", "--triangles", "5K", "--cpu", "--size", "640x400", "--screenshot", png},
+      "xvfb-run -a -s '-screen 0 800x600x24'");
   ASSERT_EQ(r.status, 0) << r.output;
   const Image image = read_png(png);  // the last frame, panel included
   EXPECT_EQ(image.width, 640);
@@ -540,7 +543,8 @@ TEST(TimingsRecord, RepeatedStepIsSummedUnderOneName) {
   ASSERT_NE(frame0, std::string::npos) << text;
   const std::string line = text.substr(frame0, text.find('}', frame0) - frame0);
   EXPECT_NE(line.find("\"sort/refine\": 3.0"), std::string::npos) << line;
-  EXPECT_EQ(line.find("\"sort/refine\"", line.find("\"sort/refine\"") + 1), std::string::npos) << "duplicate key: " << line;
+  EXPECT_EQ(line.find("\"sort/refine\"", line.find("\"sort/refine\"") + 1), std::string::npos)
+      << "duplicate key: " << line;
   EXPECT_NE(text.find("\"dropped_samples\": 0"), std::string::npos) << text;
 }
 

@@ -126,7 +126,9 @@ TEST(Expand, ColourModesColourByPosition) {
   FramePlan controls;
   controls.colour = ColourMode::Rank;
   e.run(expand_view(turned_camera(), controls));
-  const auto alpha = [&](std::size_t r) { return static_cast<int>(e.mesh.vertices[e.mesh.indices[3 * e.order[r]]].rgba >> 24); };
+  const auto alpha = [&](std::size_t r) {
+    return static_cast<int>(e.mesh.vertices[e.mesh.indices[3 * e.order[r]]].rgba >> 24);
+  };
   // t = 0, 1/3, 1: ramp (0, 0, 0.5), (0, 0.833, 1), (0.5, 0, 0).
   EXPECT_EQ(bytes(e.out[0].rgba), (std::array<int, 4>{0, 0, 128, 0x40}));
   EXPECT_EQ(bytes(e.out[4].rgba), (std::array<int, 4>{0, 213, 255, alpha(1)}));

@@ -77,8 +77,9 @@ TEST(ObjEncoding, Utf16IsRefusedSayingSo) {
 // ------------------------------------------------------------------ read once, bounded
 
 TEST(ObjInput, PipeIsReadOnce) {
-  const CommandResult r = run_depthsort({"--headless", "--cpu", "--mesh", "/dev/stdin", "--frames", "2", "--size", "64x64"},
-                                        "cat '" + data_path("good.obj") + "' |");
+  const CommandResult r =
+      run_depthsort({"--headless", "--cpu", "--mesh", "/dev/stdin", "--frames", "2", "--size", "64x64"},
+                    "cat '" + data_path("good.obj") + "' |");
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("(4 triangles)"), std::string::npos) << r.output;
 }
@@ -254,7 +255,8 @@ TEST(Framing, AnyFiniteMeshIsDrawn) {
 TEST(Framing, OnlyNonFiniteCoordinatesAreRefused) {
   // Beyond a float's range (3.4e38) a coordinate is infinite once read: that cannot be framed.
   for (const char* number : {"1e39", "-1e40", "inf", "nan"}) {
-    const std::string error = obj_load_error(write_file("nonfinite.obj", std::string("v 0 0 ") + number + "\n" + kTriangle));
+    const std::string error =
+        obj_load_error(write_file("nonfinite.obj", std::string("v 0 0 ") + number + "\n" + kTriangle));
     EXPECT_NE(error.find(std::string("nonfinite.obj:1: vertex coordinate '") + number + "' is not a finite number"),
               std::string::npos)
         << error;
@@ -281,17 +283,21 @@ namespace depthsort::app::test {
 namespace {
 
 TEST(Limits, MemoryIsEstimatedBeforeBuilding) {
-  if (host_memory_available().value_or(0) > (std::uint64_t{400} << 30)) GTEST_SKIP() << "this machine holds the estimates below";
+  if (host_memory_available().value_or(0) > (std::uint64_t{400} << 30))
+    GTEST_SKIP() << "this machine holds the estimates below";
   const auto timed = [](std::vector<std::string> args) {
     const auto start = std::chrono::steady_clock::now();
     const CommandResult r = run_depthsort(args, "timeout 120");
     return std::pair{r, std::chrono::steady_clock::now() - start};
   };
   // Near the triangle limit with the most particles: hundreds of GiB, refused before building.
-  auto [r, took] = timed({"--headless", "--cpu", "--triangles", "700000000", "--particles", "2000000000", "--frames", "1"});
+  auto [r, took] =
+      timed({"--headless", "--cpu", "--triangles", "700000000", "--particles", "2000000000", "--frames", "1"});
   EXPECT_EQ(r.status, 1) << r.output;
-  EXPECT_NE(r.output.find("the scene (700000000 triangles, 2000000000 particles) with the timings of 1 frames needs about"),
-            std::string::npos) << r.output;
+  EXPECT_NE(
+      r.output.find("the scene (700000000 triangles, 2000000000 particles) with the timings of 1 frames needs about"),
+      std::string::npos)
+      << r.output;
   EXPECT_NE(r.output.find("of host memory (estimate), but"), std::string::npos) << r.output;
   EXPECT_LT(took, std::chrono::seconds(10));
   // Every frame's timings are kept for the medians: 10^8 frames is about 217 GiB.
@@ -445,8 +451,10 @@ TEST(Outputs, AnOutputNeverReplacesAnInputOrAnotherOutput) {
   const std::string dir = out_path("clash");
   std::filesystem::remove_all(dir);  // nothing left from an earlier run
   std::filesystem::create_directories(dir);
-  std::filesystem::copy_file(data_path("good.obj"), dir + "/good.obj", std::filesystem::copy_options::overwrite_existing);
-  std::filesystem::copy_file(data_path("good.mtl"), dir + "/good.mtl", std::filesystem::copy_options::overwrite_existing);
+  std::filesystem::copy_file(data_path("good.obj"), dir + "/good.obj",
+                             std::filesystem::copy_options::overwrite_existing);
+  std::filesystem::copy_file(data_path("good.mtl"), dir + "/good.mtl",
+                             std::filesystem::copy_options::overwrite_existing);
   const std::string obj = dir + "/good.obj", mtl = dir + "/good.mtl";
   const auto before = std::filesystem::file_size(mtl);
   const std::vector<std::string> base = {"--headless", "--cpu", "--frames", "2", "--size", "64x64"};
@@ -481,7 +489,8 @@ TEST(PathsInOutput, InvalidUtf8AndControlBytesStayOutOfTheTerminalAndTheJson) {
   std::filesystem::create_directories(dir);
   const std::string obj = dir + "/bad\xFF\x1b[2J.obj", json = dir + "/timings\xFE.json";
   std::filesystem::copy_file(data_path("good.obj"), obj, std::filesystem::copy_options::overwrite_existing);
-  const CommandResult r = run_depthsort({"--headless", "--cpu", "--mesh", obj, "--frames", "2", "--size", "32x32", "--json", json});
+  const CommandResult r =
+      run_depthsort({"--headless", "--cpu", "--mesh", obj, "--frames", "2", "--size", "32x32", "--json", json});
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_EQ(r.output.find('\x1b'), std::string::npos) << "a raw escape byte reached the terminal";
   EXPECT_EQ(r.output.find('\xFF'), std::string::npos);
