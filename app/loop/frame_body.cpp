@@ -18,7 +18,10 @@ FrameBody::FrameBody(RunState& run, std::uint64_t frames, bool wait_for_timings,
 bool FrameBody::run(FramePlatform& platform, std::uint64_t frame, FrameClock clock) {
   NvtxRange frame_range("frame");
   const auto start = std::chrono::steady_clock::now();
-  before_ = run_.settings;  // copy-assigned into a member: reuses its storage, no allocation per frame
+  // This frame's settings as they start, for the diff after it: copied only when the last frame
+  // changed them (a user action), so a steady frame allocates nothing (the copy of a sorter's
+  // options would: their names may not fit a string's inline buffer).
+  if (!(before_ == run_.settings)) before_ = run_.settings;
   platform.take_input(frame, clock.dt);
   Stage& stage = run_.stage;
   FramePipeline& pipeline = stage.pipeline();

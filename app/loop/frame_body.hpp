@@ -57,7 +57,7 @@ class FrameBody {
   RunState& run_;
   std::uint64_t frames_;
   bool wait_for_timings_, draw_;
-  Settings before_;  // last frame's copy, a member so that the copy reuses its storage
+  Settings before_;  // the settings as the frame started: last frame's, or a copy after a change
   std::vector<StepTime> steps_;
   float last_host_ms_ = 0;
   bool slow_noted_ = false;
