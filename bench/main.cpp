@@ -52,7 +52,7 @@ constexpr int kExitUsage = 2;
 struct DeviceSet {
   DeviceBuffer<float> keys_src;
   DeviceBuffer<std::uint32_t> values_src;
-  DevicePairs pairs;
+  DevicePairBuffers pairs;
   explicit DeviceSet(std::size_t n)
       : keys_src(n, "depthsort-bench (pristine keys)"),
         values_src(n, "depthsort-bench (pristine values)"),
@@ -72,7 +72,7 @@ struct Input {
 void run_gpu(Sorter& sorter, const BenchConfig& config, DeviceSet& d, Input& input,
              cudaStream_t stream, const Events& events, Row& row) {
   const std::size_t n = row.n;
-  DevicePairs& pairs = d.pairs;
+  DevicePairBuffers& pairs = d.pairs;
   const SortBuffers buffers = pairs.buffers(0, n);
   auto restore = [&] {
     DEPTHSORT_CUDA_CHECK(cudaMemcpyAsync(pairs.keys_in.data(), d.keys_src.data(), n * sizeof(float),
@@ -127,7 +127,7 @@ void run_gpu(Sorter& sorter, const BenchConfig& config, DeviceSet& d, Input& inp
 
 void run_cpu(Sorter& sorter, const BenchConfig& config, Input& input, Row& row) {
   const std::size_t n = row.n;
-  HostPairs pairs(n);
+  HostPairBuffers pairs(n);
   const SortBuffers buffers = pairs.buffers();
   auto restore = [&] {
     std::memcpy(pairs.keys_in.data(), input.keys.data(), n * sizeof(float));

@@ -169,7 +169,7 @@ class CpuPipeline final : public FramePipeline {
   std::vector<std::uint32_t> indices_, elements_;
   std::size_t triangles_, particles_;
   bool fixed_particles_;
-  HostPairs keys_;
+  HostPairBuffers keys_;
   std::vector<float> key_of_id_;
   std::vector<std::uint32_t> segment_ids_;
   std::vector<ParticleState> state_;

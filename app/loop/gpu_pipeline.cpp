@@ -65,7 +65,7 @@ class GpuPipeline final : public FramePipeline {
                                           "primitive order");
       segment_ids_ = RegisteredBuffer(buffers.segment_ids.get(), cudaGraphicsRegisterFlagsWriteDiscard,
                                       "segment ids");
-      keys_ = DevicePairs(n_, "primitive pairs");
+      keys_ = DevicePairBuffers(n_, "primitive pairs");
       key_of_id_ = DeviceBuffer<float>(n_, "check: key of each primitive id");
       if (buffers.expanded_vertices.get())
         expanded_ = RegisteredBuffer(buffers.expanded_vertices.get(), cudaGraphicsRegisterFlagsWriteDiscard,
@@ -266,7 +266,7 @@ class GpuPipeline final : public FramePipeline {
       segment_ids_, expanded_;
   DeviceBuffer<std::uint32_t> indices_;
   DeviceBuffer<ParticleState> state_;
-  DevicePairs keys_;
+  DevicePairBuffers keys_;
   DeviceBuffer<float> key_of_id_;
   DeviceBuffer<unsigned int> bad_device_;
   PinnedBuffer<unsigned int> bad_host_;

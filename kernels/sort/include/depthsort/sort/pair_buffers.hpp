@@ -14,9 +14,9 @@
 namespace depthsort {
 
 // The four arrays of `size()` pairs, each an owning array of `Keys` or `Values` (DeviceBuffer or
-// std::vector).
+// std::vector): what SortBuffers views. (multi_gpu's DevicePairs is a view of one GPU's pairs.)
 template <class Keys, class Values>
-struct PairArrays {
+struct PairBuffers {
   Keys keys_in, keys_out;
   Values values_in, values_out;
 
@@ -32,19 +32,19 @@ struct PairArrays {
 
 // Device memory; an allocation that fails throws CapacityError naming "<owner> (input keys)" and
 // so on.
-struct DevicePairs : PairArrays<DeviceBuffer<float>, DeviceBuffer<std::uint32_t>> {
-  DevicePairs() = default;
-  DevicePairs(std::size_t n, const std::string& owner)
-      : PairArrays{DeviceBuffer<float>(n, owner + " (input keys)"), DeviceBuffer<float>(n, owner + " (output keys)"),
+struct DevicePairBuffers : PairBuffers<DeviceBuffer<float>, DeviceBuffer<std::uint32_t>> {
+  DevicePairBuffers() = default;
+  DevicePairBuffers(std::size_t n, const std::string& owner)
+      : PairBuffers{DeviceBuffer<float>(n, owner + " (input keys)"), DeviceBuffer<float>(n, owner + " (output keys)"),
                    DeviceBuffer<std::uint32_t>(n, owner + " (input values)"),
                    DeviceBuffer<std::uint32_t>(n, owner + " (output values)")} {}
 };
 
 // Host memory, zeroed.
-struct HostPairs : PairArrays<std::vector<float>, std::vector<std::uint32_t>> {
-  HostPairs() = default;
-  explicit HostPairs(std::size_t n)
-      : PairArrays{std::vector<float>(n), std::vector<float>(n), std::vector<std::uint32_t>(n),
+struct HostPairBuffers : PairBuffers<std::vector<float>, std::vector<std::uint32_t>> {
+  HostPairBuffers() = default;
+  explicit HostPairBuffers(std::size_t n)
+      : PairBuffers{std::vector<float>(n), std::vector<float>(n), std::vector<std::uint32_t>(n),
                    std::vector<std::uint32_t>(n)} {}
 };
 
