@@ -1,10 +1,12 @@
 // depthsort: transparent meshes and particles sorted back to front every frame.
 #include <cstdio>
 #include <exception>
+#include <utility>
 
-#include "app.hpp"
-#include "cli.hpp"
-#include "stop_signal.hpp"
+#include "cli/command_line.hpp"
+#include "loop/run.hpp"
+#include "platform/stop_signal.hpp"
+#include "scene/scene.hpp"
 
 int main(int argc, char** argv) {
   using namespace depthsort::app;
@@ -27,8 +29,11 @@ int main(int argc, char** argv) {
   }
   install_stop_handler();
   try {
-    return run(cli.config);
-  } catch (const UsageError& e) {  // a fixed limit found once the scene's files were read
+    return run(cli.run, std::move(cli.settings));
+  } catch (const UsageError& e) {  // an output that is also an input
+    std::fprintf(stderr, "depthsort: %s\n(see depthsort --help)\n", e.what());
+    return 2;
+  } catch (const SceneLimitError& e) {  // a fixed limit found once the scene's files were read
     std::fprintf(stderr, "depthsort: %s\n(see depthsort --help)\n", e.what());
     return 2;
   } catch (const std::exception& e) {

@@ -3,9 +3,6 @@
 
 #include <algorithm>
 #include <array>
-#include <charconv>
-#include <cctype>
-#include <cstdio>
 #include <exception>
 #include <string>
 
@@ -29,40 +26,11 @@ std::vector<std::string_view> split(std::string_view text, char separator) {
   return parts;
 }
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
-
-std::optional<std::uint64_t> parse_u64(std::string_view s) {
-  if (s.empty()) return std::nullopt;
-  std::uint64_t value = 0;
-  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
-  if (ec != std::errc{} || end != s.data() + s.size()) return std::nullopt;
-  return value;
-}
-
 std::optional<int> parse_int_in(std::string_view s, int lo, int hi) {
-  const auto value = parse_u64(s);
+  const auto value = parse_digits(s);
   if (!value || *value < static_cast<std::uint64_t>(lo) || *value > static_cast<std::uint64_t>(hi))
     return std::nullopt;
   return static_cast<int>(*value);
-}
-
-const SorterInfo* lookup(std::span<const SorterInfo> registry, std::string_view name) {
-  for (const SorterInfo& info : registry)
-    if (info.name == name) return &info;
-  return nullptr;
-}
-
-std::string names_of(std::span<const SorterInfo> registry) {
-  std::string out;
-  for (const SorterInfo& info : registry) {
-    if (!out.empty()) out += ", ";
-    out += info.name;
-  }
-  return out;
 }
 
 const std::string kValidSizes =
@@ -161,7 +129,7 @@ ParseResult parse_bench_args(std::span<const std::string_view> args,
                      std::vector<std::string_view>& out) -> std::string {
     out.clear();
     for (std::string_view item : split(text, ',')) {
-      item = trim(item);
+      item = trim_blanks(item);
       if (item.empty())
         return std::string(flag) + " " + quote_for_message(text) +
                ": empty entry (a comma too many, or no value); entries are separated by single commas";
@@ -178,9 +146,9 @@ ParseResult parse_bench_args(std::span<const std::string_view> args,
         config.sorters_all = true;
         continue;
       }
-      const SorterInfo* info = lookup(registry, name);
+      const SorterInfo* info = find_sorter(name, registry);
       if (info == nullptr)
-        return fail("unknown sorter " + quote_for_message(name) + "; valid sorters: " + names_of(registry) +
+        return fail("unknown sorter " + quote_for_message(name) + "; valid sorters: " + sorter_names(registry) +
                     " (or 'all')");
       if (std::find(config.sorters.begin(), config.sorters.end(), info) == config.sorters.end())
         config.sorters.push_back(info);
@@ -216,30 +184,30 @@ ParseResult parse_bench_args(std::span<const std::string_view> args,
     }
   }
   if (app.count("--reps") > 0) {
-    const auto value = parse_int_in(trim(reps), 1, 100000);
+    const auto value = parse_int_in(trim_blanks(reps), 1, 100000);
     if (!value) return fail("bad --reps " + quote_for_message(reps) + "; valid: an integer from 1 to 100000");
     config.reps = *value;
   }
   if (app.count("--warmup") > 0) {
-    const auto value = parse_int_in(trim(warmup), 0, 100000);
+    const auto value = parse_int_in(trim_blanks(warmup), 0, 100000);
     if (!value)
       return fail("bad --warmup " + quote_for_message(warmup) + "; valid: an integer from 0 to 100000");
     config.warmup = *value;
   }
   if (app.count("--seed") > 0) {
-    const auto value = parse_u64(trim(seed));
+    const auto value = parse_digits(trim_blanks(seed));
     if (!value) return fail("bad --seed " + quote_for_message(seed) + "; valid: an unsigned integer");
     config.seed = *value;
   }
   if (app.count("--sequence") > 0) {
-    config.sequence = parse_camera_path(trim(sequence));
+    config.sequence = parse_camera_path(trim_blanks(sequence));
     if (!config.sequence)
       return fail("unknown --sequence " + quote_for_message(sequence) + "; valid camera paths: " +
                   camera_path_names());
     if (!dists.empty()) return fail("--sequence and --dist exclude each other: a sequence makes its own keys");
   }
   if (app.count("--frames") > 0) {
-    const auto value = parse_int_in(trim(frames), 2, 100000);
+    const auto value = parse_int_in(trim_blanks(frames), 2, 100000);
     if (!value) return fail("bad --frames " + quote_for_message(frames) + "; valid: an integer from 2 to 100000");
     if (!config.sequence) return fail("--frames needs --sequence");
     config.frames = *value;
@@ -248,13 +216,13 @@ ParseResult parse_bench_args(std::span<const std::string_view> args,
   if (config.fused && !config.sequence) return fail("--fused needs --sequence");
   for (const std::string& text : options) {
     const std::size_t colon = text.find(':');
-    const std::string_view name = trim(std::string_view(text).substr(0, colon));
-    const SorterInfo* info = lookup(registry, name);
+    const std::string_view name = trim_blanks(std::string_view(text).substr(0, colon));
+    const SorterInfo* info = find_sorter(name, registry);
     if (info == nullptr)
       return fail("--options " + quote_for_message(text) + ": unknown sorter " + quote_for_message(name) +
-                  "; expected NAME:opt=value,... with NAME one of: " + names_of(registry));
+                  "; expected NAME:opt=value,... with NAME one of: " + sorter_names(registry));
     const std::string_view option_text =
-        colon == std::string_view::npos ? std::string_view{} : trim(std::string_view(text).substr(colon + 1));
+        colon == std::string_view::npos ? std::string_view{} : trim_blanks(std::string_view(text).substr(colon + 1));
     if (colon != std::string_view::npos) {
       if (!items_of("--options", option_text, items).empty())
         return fail("--options " + quote_for_message(text) +
@@ -301,13 +269,8 @@ MemoryEstimate estimate_memory(std::size_t n, bool gpu_rows, bool cpu_rows, bool
 std::string memory_shortfall(std::uint64_t needed, std::optional<std::uint64_t> available,
                              std::string_view where, std::string_view adjective) {
   if (!available || needed <= *available) return {};
-  auto gib = [](std::uint64_t bytes) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.1f GiB", static_cast<double>(bytes) / double(1ull << 30));
-    return std::string(text);
-  };
-  return "about " + gib(needed) + " of " + std::string(where) + " memory needed, " + gib(*available) +
-         " " + std::string(adjective);
+  return "about " + byte_text(needed, ByteUnits::GiB) + " of " + std::string(where) + " memory needed, " +
+         byte_text(*available, ByteUnits::GiB) + " " + std::string(adjective);
 }
 
 std::vector<SorterVariant> resolve_variants(const BenchConfig& config,
@@ -341,9 +304,7 @@ std::vector<SorterVariant> resolve_variants(const BenchConfig& config,
   };
 
   // The baseline first: cub-radix with its default options.
-  const SorterInfo* baseline = nullptr;
-  for (const SorterInfo& info : registry)
-    if (info.name == kBaselineName) baseline = &info;
+  const SorterInfo* baseline = find_sorter(kBaselineName, registry);
   if (baseline != nullptr) {
     push(baseline, default_options(*baseline));
     variants.back().baseline = true;
@@ -425,7 +386,7 @@ CSV columns, one row per sorter x option set x size x distribution:
   reps, median_ms, min_ms, p90_ms, gpairs_per_s, vs_cub (empty if no baseline),
   check (pass | FAIL: ... | skipped: ... | error: ... | - when not checked),
   steps ("name=ms;name=ms" medians per step, empty for single-step sorters), device
-bench/plot.py turns it into PNGs: /usr/bin/python3 bench/plot.py results.csv OUTDIR
+scripts/tables/plot.py turns it into PNGs: /usr/bin/python3 scripts/tables/plot.py results.csv OUTDIR
 
 Exit status: 0 done (rows that did not fit in host or device memory are reported and skipped),
 1 a check failed, a sort raised an error or an output file could not be written (the message
@@ -440,7 +401,7 @@ reported as skipped and the exit status is 0.
   std::size_t line_length = 0;
   const std::string all_names = distribution_names();
   for (std::string_view name : split(all_names, ',')) {
-    name = trim(name);
+    name = trim_blanks(name);
     if (!names.empty()) {
       names += ',';
       ++line_length;

@@ -2,11 +2,11 @@
 
 #include <cctype>
 #include <charconv>
+#include <cstdio>
 
 namespace depthsort {
-namespace {
 
-std::string_view trim(std::string_view s) {
+std::string_view trim_blanks(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
   return s;
@@ -21,8 +21,6 @@ std::optional<std::uint64_t> parse_digits(std::string_view s) {
   return value;
 }
 
-}  // namespace
-
 std::optional<std::uint64_t> parse_count(std::string_view text, std::uint64_t min, std::uint64_t max,
                                          std::string* why) {
   auto fail = [&](std::string reason) -> std::optional<std::uint64_t> {
@@ -34,7 +32,7 @@ std::optional<std::uint64_t> parse_count(std::string_view text, std::uint64_t mi
     const std::string short_form = format_count(max);
     return fail("above the limit " + (short_form == digits ? digits : short_form + " (" + digits + ")"));
   };
-  text = trim(text);
+  text = trim_blanks(text);
   if (text.empty()) return fail("empty");
 
   std::uint64_t value = 0;
@@ -77,6 +75,26 @@ std::string format_count(std::uint64_t n) {
     if (n >= unit && n % unit == 0) return std::to_string(n / unit) + suffix;
   }
   return std::to_string(n);
+}
+
+std::string byte_text(std::uint64_t bytes, ByteUnits units) {
+  constexpr std::uint64_t kMiB = std::uint64_t{1} << 20, kGiB = std::uint64_t{1} << 30;
+  const auto gib = [&](int decimals) {
+    char text[48];
+    std::snprintf(text, sizeof text, "%.*f GiB", decimals, static_cast<double>(bytes) / static_cast<double>(kGiB));
+    return std::string(text);
+  };
+  switch (units) {
+    case ByteUnits::Exact:
+      return bytes % kMiB == 0 ? std::to_string(bytes / kMiB) + " MiB" : std::to_string(bytes) + " bytes";
+    case ByteUnits::GiB: return gib(1);
+    case ByteUnits::WholeGiB: return gib(0);
+    case ByteUnits::MiBOrGiB:
+      if (bytes >= kGiB) return gib(1);
+      break;
+    case ByteUnits::MiB: break;
+  }
+  return std::to_string(bytes / kMiB + (bytes % kMiB != 0 ? 1 : 0)) + " MiB";
 }
 
 namespace {
@@ -131,6 +149,12 @@ std::string quote_for_message(std::string_view text, std::size_t max_chars) {
   out += '\'';
   if (i < text.size()) out += "...(" + std::to_string(text.size()) + " bytes)";
   return out;
+}
+
+std::string shown_path(std::string_view path) {
+  std::string quoted = quote_path(path);
+  if (quoted.size() == path.size() + 2 && quoted.compare(1, path.size(), path) == 0) return std::string(path);
+  return quoted;
 }
 
 }  // namespace depthsort

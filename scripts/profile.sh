@@ -14,7 +14,7 @@
 # the demo's "frame"), --clock-control none (the card's clocks as they are) and the metrics
 # dram__bytes_read.sum, dram__bytes_write.sum, gpu__time_duration.sum. Each step's kernels are then
 # read back from the report by the step's own range (ncu --import --nvtx-include), and
-# scripts/profile_table.py prints bytes per pair and bandwidth against the benchmark's reference copy
+# scripts/tables/profile_table.py prints bytes per pair and bandwidth against the benchmark's reference copy
 # kernel. DIR/NAME/ keeps the .ncu-rep (for the GUI), the CSVs, the program's --json and table.txt.
 # docs/profiling.md explains the columns.
 set -uo pipefail
@@ -60,17 +60,21 @@ find_ncu() {
   elif [[ -x /usr/local/cuda/bin/ncu ]]; then
     echo /usr/local/cuda/bin/ncu
   else
-    fail "Nsight Compute's 'ncu' was found neither on PATH nor in /usr/local/cuda/bin: install Nsight Compute (it comes with the CUDA toolkit) or name it with NCU=/path/to/ncu"
+    fail "Nsight Compute's 'ncu' was found neither on PATH nor in /usr/local/cuda/bin: install Nsight Compute" \
+      "(it comes with the CUDA toolkit) or name it with NCU=/path/to/ncu"
   fi
 }
 
-need_program() { [[ -x $bin/$1 ]] || fail "$bin/$1 not found: build it (cmake --build build) or name the folder with --bin"; }
+need_program() {
+  [[ -x $bin/$1 ]] || fail "$bin/$1 not found: build it (cmake --build build) or name the folder with --bin"
+}
 
 # ncu's own account of a run that could not profile: said plainly, then stop.
 explain_ncu_log() {
   local log=$1
   if grep -q "ERR_NVGPUCTRPERM" "$log"; then
-    fail "ncu may not read the GPU's performance counters here (ERR_NVGPUCTRPERM): profiling needs root or the driver option NVreg_RestrictProfilingToAdminUsers=0 (see $log)"
+    fail "ncu may not read the GPU's performance counters here (ERR_NVGPUCTRPERM): profiling needs root or" \
+      "the driver option NVreg_RestrictProfilingToAdminUsers=0 (see $log)"
   fi
   if grep -qE "==ERROR==" "$log"; then
     echo "profile.sh: ncu reported errors ($log):" >&2
@@ -156,11 +160,12 @@ make_table() {
   local copy=$dir/copy.csv note="reference copy: the benchmark's copy kernel, same ncu run"
   if [[ -f $dir/reference.ncu-rep ]]; then
     export_csv "$dir/reference.ncu-rep" "" "$copy"
-    note="reference copy: the benchmark's copy kernel, its own ncu run of the same command (ncu here would not select both ranges in one run)"
+    note="reference copy: the benchmark's copy kernel, its own ncu run of the same command"
+    note+=" (ncu here would not select both ranges in one run)"
   else
     export_csv "$report" "depthsort@reference copy/" "$copy"
   fi
-  python3 "$here/profile_table.py" --title "$title" --pairs "$pairs" --whole "$dir/all.csv" --copy "$copy" \
+  python3 "$here/tables/profile_table.py" --title "$title" --pairs "$pairs" --whole "$dir/all.csv" --copy "$copy" \
     --copy-note "$note" "${steps[@]}" >"$dir/table.txt" || fail "no table for $dir (see above)"
   cat "$dir/table.txt"
 }
@@ -200,15 +205,23 @@ cmd_bench() {  # sort|sequence SORTER [--size N] [--dist D | --path P]
   if [[ $kind == sort ]]; then size=16M; else size=15M; fi
   while (($# > 0)); do
     case $1 in
-      --size) (($# >= 2)) && size_ok "$2" || usage_error "--size needs a count such as 16M, 2^24 or 1000000"; size=$2; shift 2 ;;
-      --dist) [[ $kind == sort && $# -ge 2 ]] || usage_error "--dist belongs to 'sort' and needs a distribution"; dist=$2; shift 2 ;;
-      --path) [[ $kind == sequence && $# -ge 2 ]] || usage_error "--path belongs to 'sequence' and needs orbit, fly-through or cuts"; path=$2; shift 2 ;;
+      --size)
+        (($# >= 2)) && size_ok "$2" || usage_error "--size needs a count such as 16M, 2^24 or 1000000"
+        size=$2; shift 2 ;;
+      --dist)
+        [[ $kind == sort && $# -ge 2 ]] || usage_error "--dist belongs to 'sort' and needs a distribution"
+        dist=$2; shift 2 ;;
+      --path)
+        [[ $kind == sequence && $# -ge 2 ]] ||
+          usage_error "--path belongs to 'sequence' and needs orbit, fly-through or cuts"
+        path=$2; shift 2 ;;
       *) usage_error "$kind: unknown argument '$1'" ;;
     esac
   done
   ncu=$(find_ncu) || exit 1
   need_program depthsort-bench
-  "$bin/depthsort-bench" --list 2>/dev/null | awk -v s="$sorter" '$1 == s && $2 == "gpu" { found = 1 } END { exit !found }' ||
+  "$bin/depthsort-bench" --list 2>/dev/null |
+    awk -v s="$sorter" '$1 == s && $2 == "gpu" { found = 1 } END { exit !found }' ||
     usage_error "'$sorter' is no GPU sorter of this build (depthsort-bench --list)"
   if [[ $kind == sort ]]; then
     profile_bench "sort-$sorter-$size-$dist" "$sorter" --sizes "$size" --dist "$dist" --reps 1 || exit 1
@@ -218,7 +231,9 @@ cmd_bench() {  # sort|sequence SORTER [--size N] [--dist D | --path P]
   else
     profile_bench "sequence-$sorter-$size-$path" "$sorter" --sizes "$size" --sequence "$path" --frames 2 || exit 1
     local dir=$out/sequence-$sorter-$size-$path
-    make_table "$dir" "$sorter: the timed frame 1 of a coherent $path sequence, $size pairs (depthsort-bench --sequence, NVTX range timed/$sorter)" \
+    local title="$sorter: the timed frame 1 of a coherent $path sequence, $size pairs"
+    title+=" (depthsort-bench --sequence, NVTX range timed/$sorter)"
+    make_table "$dir" "$title" \
       "$(pairs_of "$dir/bench.json")" timed "$sorter"
   fi
 }
@@ -266,7 +281,8 @@ EOF
   profile_run "$dir" reference "depthsort@reference copy/" -- "$bin/depthsort-bench" --sorters cub-radix \
     --sizes "$pairs" --reps 1 --warmup 0
   export_csv "$dir/reference.ncu-rep" "" "$dir/copy.csv"
-  python3 "$here/profile_table.py" --title "depthsort: one headless frame ($pairs primitives, sorter $sorter), NVTX range frame" \
+  python3 "$here/tables/profile_table.py" \
+    --title "depthsort: one headless frame ($pairs primitives, sorter $sorter), NVTX range frame" \
     --pairs "$pairs" --whole "$dir/all.csv" --copy "$dir/copy.csv" \
     --copy-note "reference copy: depthsort-bench's copy kernel at $pairs pairs, its own ncu run" "${steps[@]}" \
     >"$dir/table.txt" || fail "no table for $dir"
@@ -278,7 +294,9 @@ cmd_all() {
   while (($# > 0)); do
     case $1 in
       --size) (($# >= 2)) && size_ok "$2" || usage_error "--size needs a count"; size=$2; shift 2 ;;
-      --sequence-size) (($# >= 2)) && size_ok "$2" || usage_error "--sequence-size needs a count"; seq_size=$2; shift 2 ;;
+      --sequence-size)
+        (($# >= 2)) && size_ok "$2" || usage_error "--sequence-size needs a count"
+        seq_size=$2; shift 2 ;;
       *) usage_error "all: unknown argument '$1'" ;;
     esac
   done
@@ -300,7 +318,10 @@ cmd_table() {
   ncu=$(find_ncu) || exit 1
   [[ -f $dir/bench.json ]] || fail "$dir/bench.json not found: 'table' remakes benchmark profiles"
   local sorter
-  sorter=$(python3 -c 'import json,sys; r=[r for r in json.load(open(sys.argv[1]))["rows"] if not r["baseline"]] or json.load(open(sys.argv[1]))["rows"]; print(r[-1]["sorter"])' "$dir/bench.json")
+  # The profiled sorter: the last row that is not the cub-radix baseline (or the baseline itself).
+  sorter=$(python3 -c 'import json, sys
+rows = json.load(open(sys.argv[1]))["rows"]
+print(([r for r in rows if not r["baseline"]] or rows)[-1]["sorter"])' "$dir/bench.json")
   make_table "$dir" "$sorter (from $dir)" "$(pairs_of "$dir/bench.json")" timed "$sorter"
 }
 

@@ -1,7 +1,7 @@
 #version 450 core
 // Every transparent primitive of a frame in ONE back-to-front order, by programmable vertex
-// pulling (issue 12, part 1): glDrawArrays(GL_TRIANGLES) with u_vertices (6 or 3) vertices per
-// position of the sorted order; vertex k of position r fetches primitive id u_order[r] and, by its
+// pulling: glDrawArrays(GL_TRIANGLES) with u_vertices (6 or 3) vertices per position of the
+// sorted order; vertex k of position r fetches primitive id u_order[r] and, by its
 // kind, a triangle's corner (k < 3; k >= 3 collapse to a point and draw nothing) or a corner of
 // the particle's camera-facing sprite, sized in world units (no point-size clamp): with 6, a quad
 // of two triangles; with 3 (--sprite-shape triangle), one triangle around the sprite's disc, which

@@ -10,6 +10,20 @@
 
 namespace depthsort::app {
 
+bool gl_context_on_cuda_device(std::string& why_not) {
+  unsigned int count = 0;
+  int devices[4] = {};
+  const cudaError_t status = cudaGLGetDevices(&count, devices, 4, cudaGLDeviceListAll);
+  if (status != cudaSuccess || count == 0) {
+    why_not = std::string("the OpenGL context is not on a CUDA device (cudaGLGetDevices: ") +
+              (status == cudaSuccess ? "none" : cudaGetErrorString(status)) + ")";
+    cudaGetLastError();
+    return false;
+  }
+  DEPTHSORT_CUDA_CHECK(cudaSetDevice(devices[0]));
+  return true;
+}
+
 RegisteredBuffer::RegisteredBuffer(unsigned int gl_buffer, unsigned int flags, const char* label) : label_(label) {
   const cudaError_t status = cudaGraphicsGLRegisterBuffer(&resource_, gl_buffer, flags);
   if (status != cudaSuccess)

@@ -1,17 +1,23 @@
-// CUDA-GL interop with RAII: a GL buffer registered with CUDA, and one mapping of every
-// registered buffer of a frame in a single cudaGraphicsMapResources call (one map costs ~0.3 ms on
-// an H100/H200 when GL has drawn, so a frame maps once, not once per buffer). That cost is most likely the
-// GPU moving from GL's context to CUDA's, not the call: sharing the memory without maps (GL external
-// memory, branch experiment/interop-external-memory) kept it and drew 10-60x slower, so this
-// is the only path; docs/interop.md has the record.
+// CUDA-GL interop, the one place the demo calls CUDA's GL functions: whether the GL context sits on
+// a CUDA device, and with RAII a GL buffer registered with CUDA and one mapping of every registered
+// buffer of a frame in a single cudaGraphicsMapResources call (a map is costly once GL has drawn,
+// so a frame maps once, not once per buffer). That cost is most likely the GPU moving from GL's
+// context to CUDA's, not the call: sharing the memory without maps (GL external memory, branch
+// experiment/interop-external-memory) kept it and drew far slower, so this is the only path;
+// docs/interop.md has the record and the figures.
 #pragma once
 
 #include <cuda_runtime_api.h>
 
 #include <array>
 #include <cstddef>
+#include <string>
 
 namespace depthsort::app {
+
+// Whether the current GL context runs on a CUDA device, which interop needs (cudaGLGetDevices);
+// if it does, that device is made CUDA's current one. If not, `why_not` says so.
+bool gl_context_on_cuda_device(std::string& why_not);
 
 class RegisteredBuffer {
  public:

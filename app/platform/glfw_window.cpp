@@ -5,7 +5,7 @@
 
 #include <stdexcept>
 
-#include "stop_signal.hpp"
+#include "platform/stop_signal.hpp"
 
 #if DEPTHSORT_HAVE_X11
 #include <X11/Xlib.h>

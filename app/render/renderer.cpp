@@ -50,7 +50,7 @@ GlVertexArray make_position_colour_vao(GLuint vertices, GLsizei stride, GLint po
 
 // ---------------------------------------------------------------- GlTimerRing
 
-// Timings (timings.hpp) reserves StepTimer::kMaxSteps samples per timer and frame, this one included.
+// Timings (loop/timings.hpp) reserves StepTimer::kMaxSteps samples per timer and frame, this one too.
 static_assert(GlTimerRing::kSteps <= StepTimer::kMaxSteps);
 
 GlTimerRing::GlTimerRing(bool host_clock) : host_clock_(host_clock) {
@@ -202,8 +202,8 @@ Renderer::Renderer(const Scene& scene, bool offscreen, int width, int height, Dr
 
   mesh_vao_ = make_position_colour_vao(buffers_.mesh_vertices.get(), sizeof(MeshVertex), 3, offsetof(MeshVertex, rgba),
                                       buffers_.mesh_elements.get());
-  particle_vao_ = make_position_colour_vao(buffers_.particle_vertices.get(), sizeof(ParticleVertex), 4, offsetof(ParticleVertex, rgba),
-                                          buffers_.particle_elements.get());
+  particle_vao_ = make_position_colour_vao(buffers_.particle_vertices.get(), sizeof(ParticleVertex), 4,
+                                           offsetof(ParticleVertex, rgba), buffers_.particle_elements.get());
 
   mesh_program_ = make_program("mesh.vert", "mesh.frag");
   sprite_program_ = make_program("sprite.vert", "sprite.frag");
@@ -277,15 +277,14 @@ void Renderer::clear(const Scene& scene) {
   DEPTHSORT_GL_CHECK(glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT));
 }
 
-void Renderer::draw(const Scene& scene, const Camera& camera, const DrawOptions& options) {
+void Renderer::draw(const Scene& scene, const Camera& camera, const FramePlan& plan) {
   GlDebugGroup group("draw");
   clear(scene);
   const glm::mat4 view = camera.view();
-  const float covered = std::clamp(options.covered_left, 0.0f, 0.9f);
+  const float covered = std::clamp(plan.covered_left, 0.0f, 0.9f);
   // x_ndc += covered: half the covered fraction of the width (NDC spans 2).
   const glm::mat4 shift = glm::translate(glm::mat4(1.0f), glm::vec3(covered, 0.0f, 0.0f));
   const glm::mat4 projection = shift * camera.projection(static_cast<float>(width_) / static_cast<float>(height_));
-  const float scale = point_scale(camera, height_);
   // Opaque geometry would be drawn here first, with depth writes on. Then the transparent
   // primitives, back to front: depth test on (against opaque depth), depth writes off.
   DEPTHSORT_GL_CHECK(glEnable(GL_DEPTH_TEST));
@@ -294,30 +293,30 @@ void Renderer::draw(const Scene& scene, const Camera& camera, const DrawOptions&
   DEPTHSORT_GL_CHECK(glEnable(GL_BLEND));
   DEPTHSORT_GL_CHECK(glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA));
   DEPTHSORT_GL_CHECK(glDisable(GL_CULL_FACE));
-  if (options.separate_passes) {
-    draw_separate(view, projection, scale, options);
+  if (plan.separate) {
+    draw_separate(view, projection, plan);
   } else if (buffers_.triangles + buffers_.particles > 0) {
-    if (options.expanded && !buffers_.expanded_vertices.get())
+    if (plan.expand && !buffers_.expanded_vertices.get())
       throw GlError("the expanded draw was asked for, but the renderer was built for --draw-path pull");
     // Expanded: the sorted side from the expanded buffer; pull only draws the wipe's unsorted side.
-    const bool pull = !options.expanded || options.wipe >= 0.0f;
+    const bool pull = !plan.expand || plan.wipe >= 0.0f;
     if (pull && !pull_limit_.empty()) throw GlError(pull_limit_);
     GlDebugGroup pulled_group("draw primitives");
-    const GLuint vertices = options.triangle_sprites ? 3 : 6;
+    const GLuint vertices = plan.triangle_sprites ? 3 : 6;
     const auto draw_sorted = [&] {
-      if (!options.expanded) return draw_pulled(false, vertices);
-      use_expanded(view, projection, options);
+      if (!plan.expand) return draw_pulled(false, vertices);
+      use_expanded(view, projection, plan);
       draw_expanded();
     };
-    if (options.wipe >= 0.0f) {
+    if (plan.wipe >= 0.0f) {
       // The wipe: unsorted blending left of the line, sorted right of it, a 2-pixel line between.
       // The fraction is of the part of the width the panel leaves free.
       const float free_from = covered * static_cast<float>(width_);
       const int split = std::clamp(
-          static_cast<int>(std::lround(free_from + options.wipe * (static_cast<float>(width_) - free_from))), 0, width_);
+          static_cast<int>(std::lround(free_from + plan.wipe * (static_cast<float>(width_) - free_from))), 0, width_);
       DEPTHSORT_GL_CHECK(glEnable(GL_SCISSOR_TEST));
       DEPTHSORT_GL_CHECK(glScissor(0, 0, split, height_));
-      use_pulled(view, projection, scale, options);
+      use_pulled(view, projection, plan);
       draw_pulled(true, vertices);
       DEPTHSORT_GL_CHECK(glScissor(split, 0, width_ - split, height_));
       draw_sorted();
@@ -326,7 +325,7 @@ void Renderer::draw(const Scene& scene, const Camera& camera, const DrawOptions&
       DEPTHSORT_GL_CHECK(glClear(GL_COLOR_BUFFER_BIT));
       DEPTHSORT_GL_CHECK(glDisable(GL_SCISSOR_TEST));
     } else {
-      if (pull) use_pulled(view, projection, scale, options);
+      if (pull) use_pulled(view, projection, plan);
       draw_sorted();
     }
   }
@@ -335,23 +334,22 @@ void Renderer::draw(const Scene& scene, const Camera& camera, const DrawOptions&
   DEPTHSORT_GL_CHECK(glDisable(GL_BLEND));
 }
 
-void Renderer::use_pulled(const glm::mat4& view, const glm::mat4& projection, float point_scale,
-                          const DrawOptions& options) {
+void Renderer::use_pulled(const glm::mat4& view, const glm::mat4& projection, const FramePlan& plan) {
   DEPTHSORT_GL_CHECK(glUseProgram(pull_program_.get()));
   DEPTHSORT_GL_CHECK(glUniformMatrix4fv(pull_view_, 1, GL_FALSE, glm::value_ptr(view)));
   DEPTHSORT_GL_CHECK(glUniformMatrix4fv(pull_projection_, 1, GL_FALSE, glm::value_ptr(projection)));
   DEPTHSORT_GL_CHECK(glUniform1ui(pull_triangles_, static_cast<GLuint>(buffers_.triangles)));
   DEPTHSORT_GL_CHECK(glUniform1ui(pull_primitives_, static_cast<GLuint>(buffers_.triangles + buffers_.particles)));
-  DEPTHSORT_GL_CHECK(glUniform1i(pull_colour_, static_cast<GLint>(options.colour)));
-  DEPTHSORT_GL_CHECK(glUniform1f(pull_point_scale_, point_scale));
-  DEPTHSORT_GL_CHECK(glUniform1f(pull_opacity_, options.opacity));
-  DEPTHSORT_GL_CHECK(glUniform1i(pull_lighting_, options.lighting ? 1 : 0));
+  DEPTHSORT_GL_CHECK(glUniform1i(pull_colour_, static_cast<GLint>(plan.colour)));
+  DEPTHSORT_GL_CHECK(glUniform1f(pull_point_scale_, plan.point_scale));
+  DEPTHSORT_GL_CHECK(glUniform1f(pull_opacity_, plan.opacity));
+  DEPTHSORT_GL_CHECK(glUniform1i(pull_lighting_, plan.lighting ? 1 : 0));
   const GLuint bound[5] = {buffers_.mesh_vertices.get(), buffers_.mesh_indices.get(),
                            buffers_.particle_vertices.get(), buffers_.primitive_order.get(),
                            buffers_.segment_ids.get()};
   for (GLuint b = 0; b < 5; ++b) DEPTHSORT_GL_CHECK(glBindBufferBase(GL_SHADER_STORAGE_BUFFER, b, bound[b]));
   DEPTHSORT_GL_CHECK(glBindVertexArray(pull_vao_.get()));
-  DEPTHSORT_GL_CHECK(glUniform1ui(pull_vertices_, options.triangle_sprites ? 3u : 6u));
+  DEPTHSORT_GL_CHECK(glUniform1ui(pull_vertices_, plan.triangle_sprites ? 3u : 6u));
 }
 
 void Renderer::draw_pulled(bool identity, GLuint vertices_per_primitive) {
@@ -365,12 +363,12 @@ void Renderer::draw_pulled(bool identity, GLuint vertices_per_primitive) {
   }
 }
 
-void Renderer::use_expanded(const glm::mat4& view, const glm::mat4& projection, const DrawOptions& options) {
+void Renderer::use_expanded(const glm::mat4& view, const glm::mat4& projection, const FramePlan& plan) {
   DEPTHSORT_GL_CHECK(glUseProgram(expanded_program_.get()));
   DEPTHSORT_GL_CHECK(glUniformMatrix4fv(expanded_view_, 1, GL_FALSE, glm::value_ptr(view)));
   DEPTHSORT_GL_CHECK(glUniformMatrix4fv(expanded_projection_, 1, GL_FALSE, glm::value_ptr(projection)));
-  DEPTHSORT_GL_CHECK(glUniform1f(expanded_opacity_, options.opacity));
-  DEPTHSORT_GL_CHECK(glUniform1i(expanded_lighting_, options.lighting ? 1 : 0));
+  DEPTHSORT_GL_CHECK(glUniform1f(expanded_opacity_, plan.opacity));
+  DEPTHSORT_GL_CHECK(glUniform1i(expanded_lighting_, plan.lighting ? 1 : 0));
   DEPTHSORT_GL_CHECK(glBindVertexArray(expanded_vao_.get()));
 }
 
@@ -387,15 +385,14 @@ void Renderer::draw_expanded() {
   }
 }
 
-void Renderer::draw_separate(const glm::mat4& view, const glm::mat4& projection, float point_scale,
-                             const DrawOptions& options) {
+void Renderer::draw_separate(const glm::mat4& view, const glm::mat4& projection, const FramePlan& plan) {
   if (buffers_.triangles > 0) {
     GlDebugGroup mesh_group("draw mesh");
     DEPTHSORT_GL_CHECK(glUseProgram(mesh_program_.get()));
     DEPTHSORT_GL_CHECK(glUniformMatrix4fv(mesh_view_, 1, GL_FALSE, glm::value_ptr(view)));
     DEPTHSORT_GL_CHECK(glUniformMatrix4fv(mesh_projection_, 1, GL_FALSE, glm::value_ptr(projection)));
-    DEPTHSORT_GL_CHECK(glUniform1f(mesh_opacity_, options.opacity));
-    DEPTHSORT_GL_CHECK(glUniform1i(mesh_lighting_, options.lighting ? 1 : 0));
+    DEPTHSORT_GL_CHECK(glUniform1f(mesh_opacity_, plan.opacity));
+    DEPTHSORT_GL_CHECK(glUniform1i(mesh_lighting_, plan.lighting ? 1 : 0));
     DEPTHSORT_GL_CHECK(glBindVertexArray(mesh_vao_.get()));
     const GLsizei count = draw_count(std::size_t{3} * buffers_.triangles, "triangle");
     DEPTHSORT_GL_CHECK(glDrawElements(GL_TRIANGLES, count, GL_UNSIGNED_INT, nullptr));
@@ -406,8 +403,8 @@ void Renderer::draw_separate(const glm::mat4& view, const glm::mat4& projection,
     DEPTHSORT_GL_CHECK(glUseProgram(sprite_program_.get()));
     DEPTHSORT_GL_CHECK(glUniformMatrix4fv(sprite_view_, 1, GL_FALSE, glm::value_ptr(view)));
     DEPTHSORT_GL_CHECK(glUniformMatrix4fv(sprite_projection_, 1, GL_FALSE, glm::value_ptr(projection)));
-    DEPTHSORT_GL_CHECK(glUniform1f(sprite_opacity_, options.opacity));
-    DEPTHSORT_GL_CHECK(glUniform1f(sprite_scale_, point_scale));
+    DEPTHSORT_GL_CHECK(glUniform1f(sprite_opacity_, plan.opacity));
+    DEPTHSORT_GL_CHECK(glUniform1f(sprite_scale_, plan.point_scale));
     DEPTHSORT_GL_CHECK(glBindVertexArray(particle_vao_.get()));
     const GLsizei count = draw_count(buffers_.particles, "particle");
     DEPTHSORT_GL_CHECK(glDrawElements(GL_POINTS, count, GL_UNSIGNED_INT, nullptr));

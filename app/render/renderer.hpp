@@ -1,6 +1,7 @@
 // The GL side of a frame: the scene's buffers (vertex and element buffers of the mesh and the
-// particles, which CUDA maps), the two programs, the offscreen target of headless runs, the
-// blended back-to-front draw, GL timer queries for the draw and UI phases, and pixel read-back.
+// particles, which CUDA maps), its programs, the offscreen target of headless runs, the blended
+// back-to-front draw of the frame's plan, GL timer queries for the draw and UI phases, and pixel
+// read-back.
 #pragma once
 
 #include <array>
@@ -13,9 +14,10 @@
 #include <glm/vec3.hpp>
 
 #include "depthsort/sort/step_timer.hpp"
-#include "render/draw_options.hpp"
+#include "loop/frame_plan.hpp"
 #include "render/gl.hpp"
 #include "scene/scene.hpp"
+#include "settings.hpp"
 
 namespace depthsort::app {
 
@@ -82,10 +84,11 @@ class Renderer {
   int width() const noexcept { return width_; }
   int height() const noexcept { return height_; }
 
-  // Clears the target and draws every primitive in the order of primitive_order (one pulled draw),
-  // or with separate_passes the mesh, then the particles, in their element buffers' order:
-  // blending on, depth test on, depth writes off (there is no opaque geometry in these scenes).
-  void draw(const Scene& scene, const Camera& camera, const DrawOptions& options);
+  // Clears the target and draws every primitive as the frame's plan says: in the order of
+  // primitive_order (one pulled draw) or from the expanded vertices, or with the separate passes
+  // the mesh, then the particles, in their element buffers' order: blending on, depth test on,
+  // depth writes off (there is no opaque geometry in these scenes).
+  void draw(const Scene& scene, const Camera& camera, const FramePlan& plan);
   // Binds the target and clears it (used when nothing is drawn).
   void clear(const Scene& scene);
   // RGBA8 pixels, top row first.
@@ -93,20 +96,21 @@ class Renderer {
 
  private:
   void bind_target() const;
-  void draw_separate(const glm::mat4& view, const glm::mat4& projection, float point_scale, const DrawOptions& options);
+  void draw_separate(const glm::mat4& view, const glm::mat4& projection, const FramePlan& plan);
   // The pulled draw's program, uniforms and buffers bound for the draws that follow.
-  void use_pulled(const glm::mat4& view, const glm::mat4& projection, float point_scale, const DrawOptions& options);
+  void use_pulled(const glm::mat4& view, const glm::mat4& projection, const FramePlan& plan);
   // The pulled draw of the whole order (identity: submission order instead).
   void draw_pulled(bool identity, GLuint vertices_per_primitive);
   // The expanded buffer's draw of the whole order (its program bound first).
-  void use_expanded(const glm::mat4& view, const glm::mat4& projection, const DrawOptions& options);
+  void use_expanded(const glm::mat4& view, const glm::mat4& projection, const FramePlan& plan);
   void draw_expanded();
   SceneBuffers buffers_;
   GlVertexArray pull_vao_;  // no attributes: the vertex shader reads storage buffers
   std::string pull_limit_;  // why the pulled draw cannot read this scene's buffers ("" if it can)
   GlProgram pull_program_;
-  GLint pull_view_ = -1, pull_projection_ = -1, pull_triangles_ = -1, pull_primitives_ = -1, pull_first_ = -1, pull_vertices_ = -1,
-        pull_identity_ = -1, pull_colour_ = -1, pull_point_scale_ = -1, pull_opacity_ = -1, pull_lighting_ = -1;
+  GLint pull_view_ = -1, pull_projection_ = -1, pull_triangles_ = -1, pull_primitives_ = -1, pull_first_ = -1,
+        pull_vertices_ = -1, pull_identity_ = -1, pull_colour_ = -1, pull_point_scale_ = -1, pull_opacity_ = -1,
+        pull_lighting_ = -1;
   GlVertexArray expanded_vao_;  // the ExpandedVertex attributes
   GlProgram expanded_program_;
   GLint expanded_view_ = -1, expanded_projection_ = -1, expanded_opacity_ = -1, expanded_lighting_ = -1;

@@ -9,16 +9,11 @@
 #include <cerrno>
 #include <cstring>
 
-#include "text.hpp"
+#include "depthsort/host/count_text.hpp"
 
 namespace depthsort::app {
 
 namespace {
-
-std::string mib_text(std::size_t bytes) {
-  return bytes % (std::size_t{1} << 20) == 0 ? std::to_string(bytes >> 20) + " MiB"
-                                            : std::to_string(bytes) + " bytes";
-}
 
 const char* kind_of(mode_t mode) {
   if (S_ISDIR(mode)) return "a directory";
@@ -63,8 +58,8 @@ std::string read_input_file(const std::string& path, std::size_t limit, const ch
     throw fail(std::string("is ") + kind_of(info.st_mode) + ", not an " + what +
                " (only regular files, pipes and FIFOs are read)");
   if (regular && static_cast<std::size_t>(info.st_size) > limit)
-    throw fail(std::string("is ") + mib_text(static_cast<std::size_t>(info.st_size)) + ", above the limit of " +
-               mib_text(limit) + " for an " + what);
+    throw fail(std::string("is ") + byte_text(static_cast<std::size_t>(info.st_size), ByteUnits::Exact) +
+               ", above the limit of " + byte_text(limit, ByteUnits::Exact) + " for an " + what);
 
   std::string text;
   if (regular) text.reserve(static_cast<std::size_t>(info.st_size));
@@ -84,15 +79,17 @@ std::string read_input_file(const std::string& path, std::size_t limit, const ch
     if (got < 0) throw fail(std::string("read error (") + std::strerror(errno) + ")");
     if (got == 0) break;
     if (text.size() + static_cast<std::size_t>(got) > limit)
-      throw fail(std::string("more than ") + mib_text(limit) + " of input, the limit for an " + what +
-                 "; refused");
+      throw fail(std::string("more than ") + byte_text(limit, ByteUnits::Exact) + " of input, the limit for an " +
+                 what + "; refused");
     text.append(buffer, static_cast<std::size_t>(got));
   }
   return text;
 }
 
 void check_text_encoding(std::string& text, const std::string& path) {
-  const auto starts = [&](const char* prefix, std::size_t n) { return text.size() >= n && text.compare(0, n, prefix, n) == 0; };
+  const auto starts = [&](const char* prefix, std::size_t n) {
+    return text.size() >= n && text.compare(0, n, prefix, n) == 0;
+  };
   if (starts("\xEF\xBB\xBF", 3)) text.erase(0, 3);  // UTF-8 byte-order mark: the text itself is fine
   const bool utf16_mark = starts("\xFF\xFE", 2) || starts("\xFE\xFF", 2);
   const std::size_t nul = text.find('\0');

@@ -18,7 +18,7 @@
 #include <glm/geometric.hpp>
 #include <glm/vec2.hpp>
 
-#include "text.hpp"
+#include "depthsort/host/count_text.hpp"
 
 namespace depthsort::app {
 
@@ -191,7 +191,9 @@ class MaterialReader final : public tinyobj::MaterialReader {
   bool failed() const noexcept { return failed_; }
 
   void note(const std::string& what) const {
-    if (notes_) *notes_ += "note: " + shown_path(obj_path_) + ": " + what + "; faces without a material get a colour per object\n";
+    if (notes_)
+      *notes_ +=
+          "note: " + shown_path(obj_path_) + ": " + what + "; faces without a material get a colour per object\n";
   }
 
  private:

@@ -2,7 +2,7 @@
 // files and pipes only, encoding checked), checked line by line, then parsed from memory by
 // tinyobjloader's callback reader and triangulated here in linear time. Materials' diffuse
 // colours are used where present. Every failure throws SceneError naming the file, and the line
-// where one is known; file content in messages is escaped and cut (text.hpp); never a crash.
+// where one is known; file content in messages is escaped and cut (depthsort/host/count_text.hpp); never a crash.
 #pragma once
 
 #include <cstddef>

@@ -11,7 +11,6 @@
 #include "depthsort/host/count_text.hpp"
 #include "depthsort/sort/sorter.hpp"
 #include "scene/obj_loader.hpp"
-#include "text.hpp"
 
 namespace depthsort::app {
 
@@ -19,7 +18,7 @@ namespace {
 // A fixed limit of the program: a usage error (exit status 2) naming the count and the limit.
 void check_count(std::size_t count, std::size_t limit, const char* what, const char* flags) {
   if (count > limit)
-    throw UsageError("the scene would have " + std::to_string(count) + " " + what + ", above the limit of " +
+    throw SceneLimitError("the scene would have " + std::to_string(count) + " " + what + ", above the limit of " +
                      std::to_string(limit) + " (OpenGL draws at most 2^31-1 indices in one call); use fewer " +
                      flags);
 }
@@ -86,34 +85,34 @@ FountainReach fountain_reach(const EmitterParams& emitter) {
   return FountainReach{middle - half, middle + half};
 }
 
-Scene build_scene(const Config& config, bool cpu_path, std::string& notes, const MemoryBudget& budget) {
+Scene build_scene(const SceneSpec& spec, bool cpu_path, std::string& notes, const MemoryBudget& budget) {
   Scene scene;
   std::string what;
-  scene.particles = config.particles.value_or(0);
+  scene.particles = spec.particles.value_or(0);
   check_count(scene.particles, kMaxParticles, "particles", "--particles");
   // Every size is checked against the limits and the memory estimate before anything is built.
   // `triangles` as asked; the knot builds a few more (`vertices` and `built` count what is built).
   const auto check = [&](std::size_t triangles, std::size_t vertices, std::size_t built) {
-    MemoryNeed need = scene_memory(built, vertices, scene.particles, cpu_path, budget.sorters,
-                                   config.draw_path == DrawPath::Expanded);
+    MemoryNeed need = scene_memory(built, vertices, scene.particles, cpu_path, budget.sorters, budget.expanded);
     need += budget.extra;
     std::string what = "the scene (" + std::to_string(triangles) + " triangles, " + std::to_string(scene.particles) +
-                       " particles" + (budget.sorters > 1 ? ", " + std::to_string(budget.sorters) + " sorters" : "") + ")";
+                       " particles" + (budget.sorters > 1 ? ", " + std::to_string(budget.sorters) + " sorters" : "") +
+                       ")";
     if (!budget.extra_what.empty()) what += " with " + budget.extra_what;
     scene.memory_line = check_memory(need, cpu_path, what, kAdvice);
   };
-  if (!config.meshes.empty()) {
+  if (!spec.meshes.empty()) {
     // Each file read once and checked; its triangles counted before any mesh is built.
     std::vector<ObjText> files;
     std::size_t triangles = 0;
-    for (const std::string& path : config.meshes) {
+    for (const std::string& path : spec.meshes) {
       files.push_back(read_obj(path));
       triangles += files.back().triangles;
     }
-    what = config.meshes.size() == 1 ? shown_path(config.meshes.front())
-                                     : std::to_string(config.meshes.size()) + " OBJ files";
-    std::size_t copies = config.copies.value_or(1);
-    if (config.triangles) copies = std::max<std::size_t>(1, (*config.triangles + triangles - 1) / triangles);
+    what = spec.meshes.size() == 1 ? shown_path(spec.meshes.front())
+                                   : std::to_string(spec.meshes.size()) + " OBJ files";
+    std::size_t copies = spec.copies.value_or(1);
+    if (spec.triangles) copies = std::max<std::size_t>(1, (*spec.triangles + triangles - 1) / triangles);
     // copies <= 4G from the command line and triangles <= 2^30 per file: the product fits 64 bits.
     check_count(triangles * copies, kMaxTriangles, "triangles", kTriangleFlags);
     check(triangles * copies, 3 * triangles * copies, triangles * copies);
@@ -127,14 +126,14 @@ Scene build_scene(const Config& config, bool cpu_path, std::string& notes, const
       scene.mesh = tile(scene.mesh, copies);
     }
     scene.opacity = 0.5f;
-  } else if (config.scene == SceneKind::Knot) {
-    std::size_t target = config.triangles.value_or(cpu_path ? kKnotTrianglesCpu : kKnotTrianglesGpu);
-    if (cpu_path && !config.triangles)
+  } else if (spec.kind == SceneKind::Knot) {
+    std::size_t target = spec.triangles.value_or(cpu_path ? kKnotTrianglesCpu : kKnotTrianglesGpu);
+    if (cpu_path && !spec.triangles)
       notes += "CPU path: the default knot is scaled down to " + format_count(kKnotTrianglesCpu) +
                " triangles (from " + format_count(kKnotTrianglesGpu) + " on the GPU path) to stay interactive; "
                "--triangles N overrides\n";
     check_count(target, kMaxTriangles, "triangles", kTriangleFlags);
-    const std::size_t copies = config.copies.value_or(1);
+    const std::size_t copies = spec.copies.value_or(1);
     if (copies > 1) {
       target = std::max<std::size_t>(target / copies, 64);
       check_count(std::max<std::size_t>(target, 64) * copies, kMaxTriangles, "triangles", kTriangleFlags);
@@ -149,7 +148,7 @@ Scene build_scene(const Config& config, bool cpu_path, std::string& notes, const
       what += " x" + std::to_string(copies);
     }
     scene.opacity = 0.3f;
-  } else if (config.scene == SceneKind::Mixed) {
+  } else if (spec.kind == SceneKind::Mixed) {
     // One order for every primitive: a green particle halfway between a blue
     // triangle (near) and a red one (far). Sorted together, red, green, blue blend in that order;
     // the separate passes draw both triangles first and the particle on top.
@@ -169,7 +168,7 @@ Scene build_scene(const Config& config, bool cpu_path, std::string& notes, const
     scene.opacity = 1.0f;
     scene.lighting = false;
     scene.background = glm::vec3(0.0f);
-  } else if (config.scene == SceneKind::Test) {
+  } else if (spec.kind == SceneKind::Test) {
     scene.mesh = make_test_triangles();
     what = "test triangles";
     scene.opacity = 1.0f;
@@ -183,10 +182,11 @@ Scene build_scene(const Config& config, bool cpu_path, std::string& notes, const
   check_count(scene.mesh.triangles(), kMaxTriangles, "triangles", kTriangleFlags);  // as built (knot rounding, tiling)
   // One order sorts every primitive together, as 32-bit ids of at most Sorter::kMaxPairs pairs.
   if (scene.mesh.triangles() + scene.particles > Sorter::kMaxPairs)
-    throw UsageError(std::to_string(scene.mesh.triangles()) + " triangles and " + std::to_string(scene.particles) +
+    throw SceneLimitError(std::to_string(scene.mesh.triangles()) + " triangles and " + std::to_string(scene.particles) +
                      " particles are sorted together, above the limit of " + std::to_string(Sorter::kMaxPairs) +
                      " primitives; use fewer --triangles/--copies/--particles");
-  if (scene.particles > 0 && scene.fixed_particles.empty()) what += " + " + format_count(scene.particles) + " particles";
+  if (scene.particles > 0 && scene.fixed_particles.empty())
+    what += " + " + format_count(scene.particles) + " particles";
 
   // The bounds of what is drawn: the mesh, and the fountain's reach.
   glm::vec3 lo(-1.5f), hi(1.5f);
@@ -206,7 +206,7 @@ Scene build_scene(const Config& config, bool cpu_path, std::string& notes, const
   scene.centre = 0.5f * (lo + hi);
   scene.radius = std::max(0.5f * glm::length(hi - lo), 1e-3f);
   // Camera: the test scenes' is fixed (their pixels are known); others frame what is there.
-  if ((config.scene == SceneKind::Test || config.scene == SceneKind::Mixed) && config.meshes.empty()) {
+  if ((spec.kind == SceneKind::Test || spec.kind == SceneKind::Mixed) && spec.meshes.empty()) {
     scene.camera = Camera{};
     scene.camera.target = glm::vec3(0.0f);
     scene.camera.distance = 3.0f;
@@ -221,7 +221,7 @@ Scene build_scene(const Config& config, bool cpu_path, std::string& notes, const
   } else {
     scene.camera = Camera::framing(lo, hi);
   }
-  if (config.given_opacity) scene.opacity = *config.given_opacity;
+  if (spec.opacity) scene.opacity = *spec.opacity;
   scene.description = what + " (" + format_count(scene.mesh.triangles()) + " triangles" +
                       (scene.particles ? ", " + format_count(scene.particles) + " particles" : std::string()) + ")";
   return scene;

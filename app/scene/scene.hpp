@@ -1,21 +1,30 @@
 // What a run draws: the mesh (OBJ files, the procedural knot or the test triangles, tiled), the
-// particle emitter, and the look (camera, opacity, background), built from the Config.
+// particle emitter, and the look (camera, opacity, background), built from a scene description
+// (SceneSpec).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <glm/vec3.hpp>
 
-#include "cli.hpp"
 #include "depthsort/frame/particles.hpp"
-#include "memory.hpp"
 #include "scene/camera.hpp"
+#include "scene/memory_estimate.hpp"
 #include "scene/mesh.hpp"
+#include "scene/scene_spec.hpp"
 
 namespace depthsort::app {
+
+// A scene above a fixed limit of the program (the counts OpenGL draws in one call, the pairs one
+// order sorts): a usage error, exit status 2, like a count above the limit on the command line.
+class SceneLimitError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 struct Scene {
   Mesh mesh;
@@ -32,7 +41,7 @@ struct Scene {
   bool lighting = true;
   glm::vec3 background{0.06f, 0.065f, 0.08f};
   std::string description;  // one line for the console and the panel
-  std::string memory_line;  // the memory estimate it was checked against (memory.hpp)
+  std::string memory_line;  // the memory estimate it was checked against (scene/memory_estimate.hpp)
   std::vector<std::string> material_files;  // the MTL files its OBJ files named (read or tried)
 };
 
@@ -48,17 +57,19 @@ constexpr std::size_t kMaxParticles = INT32_MAX;
 
 // What else a run holds beside the scene, for the memory check.
 struct MemoryBudget {
-  MemoryNeed extra;        // such as the timing record
-  std::string extra_what;  // "the timings of 60 frames"
-  std::size_t sorters = 1; // sorters reserved at once (--cycle-sorters reserves every variant)
+  MemoryNeed extra;         // such as the timing record
+  std::string extra_what;   // "the timings of 60 frames"
+  std::size_t sorters = 1;  // sorters reserved at once (--cycle-sorters reserves every variant)
+  bool expanded = false;    // --draw-path expanded: its vertex buffer of three vertices a primitive
 };
 
 // Builds the scene, checking its size before building anything: counts above kMaxTriangles /
-// kMaxParticles throw UsageError (a fixed limit: exit status 2); a scene whose memory estimate,
-// with `budget`, exceeds the host's available or the device's free memory throws CapacityError.
-// Bad OBJ files throw SceneError (scene/input_file.hpp). `notes` receives lines to print (such as
-// the CPU path's scaling down, an unusable material library, a mesh recentred to be framed).
-Scene build_scene(const Config& config, bool cpu_path, std::string& notes, const MemoryBudget& budget = {});
+// kMaxParticles throw SceneLimitError (a fixed limit: exit status 2); a scene whose memory
+// estimate, with `budget`, exceeds the host's available or the device's free memory throws
+// CapacityError. Bad OBJ files throw SceneError (scene/input_file.hpp). `notes` receives lines to
+// print (such as the CPU path's scaling down, an unusable material library, a mesh recentred to
+// be framed).
+Scene build_scene(const SceneSpec& spec, bool cpu_path, std::string& notes, const MemoryBudget& budget = {});
 
 // Where the fountain's particles go (a sample run of the emitter): the whole jet and its top,
 // without the last 2 percent of faded stragglers on each side.

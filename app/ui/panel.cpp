@@ -9,9 +9,10 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include "keys.hpp"
-#include "stop_signal.hpp"
-#include "ui/views/sort_views.hpp"
+#include "depthsort/host/count_text.hpp"
+#include "ui/controls.hpp"
+#include "platform/stop_signal.hpp"
+#include "ui/sort_charts.hpp"
 
 namespace depthsort::app {
 
@@ -93,14 +94,15 @@ void Panel::timing_rows(const Timings& timings, const char* group, double now) {
       const int back = n - 1 - i;  // 0: the newest
       const int slot = (s.head - 1 - back + 2 * TimingSeries::kHistory) % TimingSeries::kHistory;
       ImGui::SetTooltip("%s: %.3f ms, %.1f s ago (frame %llu of the plot's last %d)", s.label.c_str(),
-                        static_cast<double>(plot_[static_cast<std::size_t>(i)]), now - s.at[static_cast<std::size_t>(slot)],
+                        static_cast<double>(plot_[static_cast<std::size_t>(i)]),
+                        now - s.at[static_cast<std::size_t>(slot)],
                         static_cast<unsigned long long>(s.last_frame - static_cast<std::uint64_t>(back)), n);
     }
     ImGui::PopID();
   }
 }
 
-void Panel::sort_views(PanelRequests& requests, const PanelInfo& info, const Timings& timings, double now) {
+void Panel::sort_steps_section(ButtonPresses& presses, const PanelReadout& info, const Timings& timings, double now) {
   if (!ImGui::CollapsingHeader("Sort steps and buckets", ImGuiTreeNodeFlags_DefaultOpen)) return;
   // The live bar: the last second's mean of each step of the frame's (first) sort.
   StepBar& bar = live_[0];
@@ -117,17 +119,19 @@ void Panel::sort_views(PanelRequests& requests, const PanelInfo& info, const Tim
   }
   bar.steps.resize(steps);
   if (steps > 0) draw_step_bars(live_);
-  // On the CPU path the GPU-only views are shown, greyed, with the reason in the line itself.
+  // On the CPU path the GPU-only charts are shown, greyed, with the reason in the line itself.
   if (!info.gpu_path) ImGui::BeginDisabled();
-  if (ImGui::Button(info.gpu_path ? "compare all" : "compare all: needs a CUDA GPU")) requests.compare_all = true;
+  if (ImGui::Button(info.gpu_path ? "compare all" : "compare all: needs a CUDA GPU")) presses.compare_all = true;
   if (!info.gpu_path) ImGui::EndDisabled();
   if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
     ImGui::SetTooltip("every GPU sorter sorts this frame's keys; their steps side by side");
   if (!info.compare_bars.empty()) draw_step_bars(info.compare_bars);
   const bool buckets = info.segments > 0 || info.histogram;
   if (!buckets) ImGui::BeginDisabled();
-  if (ImGui::Button(buckets ? "bucket sizes" : info.gpu_path ? "bucket sizes: no buckets" : "bucket sizes: needs a CUDA GPU"))
-    requests.histogram = true;
+  if (ImGui::Button(buckets         ? "bucket sizes"
+                    : info.gpu_path ? "bucket sizes: no buckets"
+                                    : "bucket sizes: needs a CUDA GPU"))
+    presses.bucket_sizes = true;
   if (!buckets) ImGui::EndDisabled();
   if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
     ImGui::SetTooltip(buckets ? "the sizes of the last sort's buckets or sublists"
@@ -135,7 +139,8 @@ void Panel::sort_views(PanelRequests& requests, const PanelInfo& info, const Tim
   if (info.histogram) draw_size_histogram(*info.histogram, info.histogram_segments, info.segment_kind);
 }
 
-void Panel::draw(Settings& state, PanelRequests& requests, const PanelInfo& info, const Timings& timings, double now) {
+void Panel::draw(Settings& state, ButtonPresses& presses, const PanelReadout& info, const Timings& timings,
+                 double now) {
   ImGui::SetNextWindowPos(ImVec2(10, 10), ImGuiCond_FirstUseEver);
   ImGui::SetNextWindowSize(ImVec2(400, std::max(200.0f, ImGui::GetIO().DisplaySize.y - 20)), ImGuiCond_FirstUseEver);
   ImGui::Begin("depthsort");
@@ -155,8 +160,10 @@ void Panel::draw(Settings& state, PanelRequests& requests, const PanelInfo& info
     ImGui::Text("%.1f fps (%.1f ms a frame, over the last second)", static_cast<double>(info.fps),
                 1000.0 / static_cast<double>(info.fps));
   if (info.gpu_path)
-    ImGui::Text("GPU memory: %s used of %s; sorter workspace %s", mib(info.device_bytes_used).c_str(),
-                mib(info.device_bytes_total).c_str(), mib(info.workspace_bytes).c_str());
+    ImGui::Text("GPU memory: %s used of %s; sorter workspace %s",
+                byte_text(info.device_bytes_used, ByteUnits::MiB).c_str(),
+                byte_text(info.device_bytes_total, ByteUnits::MiB).c_str(),
+                byte_text(info.workspace_bytes, ByteUnits::MiB).c_str());
 
   // Correctness light.
   if (info.check) {
@@ -169,10 +176,13 @@ void Panel::draw(Settings& state, PanelRequests& requests, const PanelInfo& info
     if (state.sort && !state.freeze) {
       switch (c.light) {
         case CheckLight::None:
-        case CheckLight::Pending: std::snprintf(text, sizeof text, "order check (is the sorted order back to front?): pending"); break;
+        case CheckLight::Pending:
+          std::snprintf(text, sizeof text, "order check (is the sorted order back to front?): pending");
+          break;
         case CheckLight::Ok:
           colour = ImVec4(0.2f, 0.9f, 0.3f, 1);
-          std::snprintf(text, sizeof text, "order check: OK, frame %llu's sorted order is back to front (%llu checks, %llu failed)",
+          std::snprintf(text, sizeof text,
+                        "order check: OK, frame %llu's sorted order is back to front (%llu checks, %llu failed)",
                         static_cast<unsigned long long>(c.frame), static_cast<unsigned long long>(c.checks),
                         static_cast<unsigned long long>(c.failures));
           break;
@@ -199,18 +209,18 @@ void Panel::draw(Settings& state, PanelRequests& requests, const PanelInfo& info
     ImGui::PopStyleColor();
   }
 
-  // A headless screenshot is for the teaching views: they come first, before the long option list
-  // that would push them off a 720-pixel image (seen in the first GPU screenshots).
-  if (info.headless) sort_views(requests, info, timings, now);
+  // A headless screenshot is for the sort charts: they come first, before the long option list
+  // that would push them off a 720-pixel image.
+  if (info.headless) sort_steps_section(presses, info, timings, now);
 
   if (ImGui::CollapsingHeader("Sorting", ImGuiTreeNodeFlags_DefaultOpen)) {
     const auto registry = sorter_registry();
     const SorterInfo& current = registry[static_cast<std::size_t>(state.sorter_index)];
     if (ImGui::BeginCombo("sorter", std::string(current.name).c_str())) {
       popup_open_ = true;
-      if (requests.close_popups) {  // Esc
+      if (presses.close_lists) {  // Esc
         ImGui::CloseCurrentPopup();
-        requests.close_popups = false;
+        presses.close_lists = false;
       }
       for (std::size_t i = 0; i < registry.size(); ++i) {
         std::string why;
@@ -223,7 +233,8 @@ void Panel::draw(Settings& state, PanelRequests& requests, const PanelInfo& info
         if (!usable) ImGui::BeginDisabled();
         const std::string item =
             usable ? std::string(registry[i].name)
-                   : std::string(registry[i].name) + (registry[i].backend == Backend::Gpu ? "  (needs a CUDA GPU)" : "  (cannot run here)");
+                   : std::string(registry[i].name) +
+                         (registry[i].backend == Backend::Gpu ? "  (needs a CUDA GPU)" : "  (cannot run here)");
         if (ImGui::Selectable(item.c_str(), static_cast<int>(i) == state.sorter_index)) {
           state.sorter_index = static_cast<int>(i);
           state.options = default_options(registry[i]);
@@ -268,23 +279,26 @@ void Panel::draw(Settings& state, PanelRequests& requests, const PanelInfo& info
     if (ImGui::IsItemHovered())
       ImGui::SetTooltip("off: one back-to-front order of every triangle and particle, one draw");
     if (state.separate_passes) ImGui::BeginDisabled();
-    const bool expanded = info.draw_path == DrawPath::Expanded;
-    ImGui::Text("draw path: %s", draw_path_name(info.draw_path));
+    const bool expanded = state.draw_path == DrawPath::Expanded;
+    ImGui::Text("draw path: %s", draw_path_name(state.draw_path));
     if (ImGui::IsItemHovered())
       ImGui::SetTooltip(expanded ? "3 ready vertices a primitive, written after the sort (--draw-path)"
                                  : "the vertex shader reads order, triangle list and vertices (--draw-path)");
     if (expanded) ImGui::BeginDisabled();  // its sprites are always triangles
     ImGui::Checkbox("particles as one triangle (3 vertices, not 6)", &state.triangle_sprites);
     if (expanded) ImGui::EndDisabled();
-    ImGui::RadioButton("colours", &state.colour_mode, 0);
+    int colour = static_cast<int>(state.colour);
+    ImGui::RadioButton("colours", &colour, static_cast<int>(ColourMode::Scene));
     ImGui::SameLine();
-    ImGui::RadioButton("by rank", &state.colour_mode, 1);
+    ImGui::RadioButton("by rank", &colour, static_cast<int>(ColourMode::Rank));
     ImGui::SameLine();
-    ImGui::RadioButton("by segment", &state.colour_mode, 2);
-    if (state.colour_mode == 2 && info.segments == 0) {
+    ImGui::RadioButton("by segment", &colour, static_cast<int>(ColourMode::Segment));
+    state.colour = static_cast<ColourMode>(colour);
+    if (state.colour == ColourMode::Segment && info.segments == 0) {
       ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-      ImGui::TextWrapped(info.gpu_path ? "this sorter has no buckets or sublists: one colour"
-                                       : "the CPU sorter has no buckets or sublists: one colour (by rank shows the order)");
+      ImGui::TextWrapped(info.gpu_path
+                             ? "this sorter has no buckets or sublists: one colour"
+                             : "the CPU sorter has no buckets or sublists: one colour (by rank shows the order)");
       ImGui::PopStyleColor();
     }
     ImGui::Checkbox("wipe: unsorted | sorted", &state.wipe_on);
@@ -295,7 +309,7 @@ void Panel::draw(Settings& state, PanelRequests& requests, const PanelInfo& info
     if (state.separate_passes) ImGui::EndDisabled();
   }
 
-  if (!info.headless) sort_views(requests, info, timings, now);
+  if (!info.headless) sort_steps_section(presses, info, timings, now);
 
   if (info.headless) ImGui::SetNextItemOpen(false, ImGuiCond_Once);
   if (ImGui::CollapsingHeader("Scene", ImGuiTreeNodeFlags_DefaultOpen)) {
@@ -303,13 +317,16 @@ void Panel::draw(Settings& state, PanelRequests& requests, const PanelInfo& info
     ImGui::Checkbox("lighting", &state.lighting);
     ImGui::SameLine();
     ImGui::Checkbox("simulate particles", &state.simulate);
-    ImGui::InputInt("particles", &state.scene_particles, 1000, 100000);
-    if (state.scene_particles < 0) state.scene_particles = 0;
-    if (state.knot_triangles > 0) {
-      ImGui::InputInt("knot triangles", &state.knot_triangles, 10000, 1000000);
-      if (state.knot_triangles < 64) state.knot_triangles = 64;
+    // The counts as built (the run fills them in), edited as ImGui's int fields.
+    int particles = static_cast<int>(state.scene.particles.value_or(0));
+    ImGui::InputInt("particles", &particles, 1000, 100000);
+    state.scene.particles = static_cast<std::size_t>(std::max(particles, 0));
+    if (state.scene.kind == SceneKind::Knot && state.scene.meshes.empty() && state.scene.triangles) {
+      int triangles = static_cast<int>(*state.scene.triangles);
+      ImGui::InputInt("knot triangles", &triangles, 10000, 1000000);
+      state.scene.triangles = static_cast<std::size_t>(std::max(triangles, 64));
     }
-    if (ImGui::Button("rebuild scene")) requests.rebuild = true;
+    if (ImGui::Button("rebuild scene")) presses.rebuild_scene = true;
   }
 
   if (info.headless) ImGui::SetNextItemOpen(false, ImGuiCond_Once);
@@ -319,21 +336,22 @@ void Panel::draw(Settings& state, PanelRequests& requests, const PanelInfo& info
     ImGui::SameLine();
     ImGui::RadioButton("fly (drag, WASD QE)", &mode, 1);
     state.camera_mode = mode == 0 ? CameraMode::Orbit : CameraMode::Fly;
-    if (ImGui::Button("reset")) requests.reset_camera = true;
+    if (ImGui::Button("reset")) presses.reset_camera = true;
     for (int i = 0; i < 3; ++i) {
       ImGui::SameLine();
       char label[32];
       std::snprintf(label, sizeof label, "view %d", i + 1);
-      if (ImGui::Button(label)) requests.load_view = i;
+      if (ImGui::Button(label)) presses.load_view = i;
       if (ImGui::IsItemHovered()) ImGui::SetTooltip("load (right-click: save the current view)");
-      if (ImGui::IsItemClicked(ImGuiMouseButton_Right)) requests.save_view = i;
+      if (ImGui::IsItemClicked(ImGuiMouseButton_Right)) presses.save_view = i;
     }
     ImGui::Checkbox("vsync", &state.vsync);
   }
 
   if (ImGui::CollapsingHeader("Timings (ms: last-second mean, min..max)", ImGuiTreeNodeFlags_DefaultOpen)) {
     ImGui::PushTextWrapPos(0.0f);
-    ImGui::TextDisabled("frame phases%s", info.gpu_path ? " (CUDA events / GL timer queries, read back late)" : " (host clock)");
+    ImGui::TextDisabled("frame phases%s",
+                        info.gpu_path ? " (CUDA events / GL timer queries, read back late)" : " (host clock)");
     timing_rows(timings, "frame", now);
     ImGui::TextDisabled(state.separate_passes ? "sort steps (mesh)" : "sort steps (every primitive, one order)");
     timing_rows(timings, "sort", now);
@@ -345,6 +363,12 @@ void Panel::draw(Settings& state, PanelRequests& requests, const PanelInfo& info
   }
   right_edge_ = ImGui::IsWindowCollapsed() ? 0.0f : ImGui::GetWindowPos().x + ImGui::GetWindowSize().x;
   ImGui::End();
+}
+
+float Panel::covered_left(int width, bool shown) const noexcept {
+  if (!shown || width <= 0) return 0.0f;
+  const float covered = right_edge_ / static_cast<float>(width);
+  return covered > 0.0f && covered < 0.8f ? covered : 0.0f;
 }
 
 void Panel::keep_inside() {

@@ -1,61 +1,35 @@
-// The Dear ImGui panel (windowed mode): sorter combo from the registry with each sorter's options,
-// sort on/off and freeze, scene and particle controls, opacity, camera, vsync, timings with
-// history plots and last-second statistics, the correctness light, GPU and memory lines.
-// The panel edits the run's Settings (settings.hpp) in place; the app compares them with last
-// frame's copy to decide what to rebuild. Buttons set PanelRequests.
+// The Dear ImGui panel (in the window, or drawn into headless --panel frames): sorter combo from
+// the registry with each sorter's options, sort on/off and freeze, the sort charts, scene and
+// particle controls, opacity, camera, vsync, timings with history plots and last-second
+// statistics, the correctness light, GPU and memory lines. The panel edits the run's Settings
+// (settings.hpp) in place; the frame loop compares them with last frame's copy to decide what to
+// rebuild. Buttons set ButtonPresses; what it only shows comes in a PanelReadout.
 #pragma once
 
 #include <array>
-#include <span>
 #include <cstddef>
-#include <string>
-#include <string_view>
 
 #include <imgui.h>
 
-#include "depthsort/sort/registry.hpp"
-#include "cli.hpp"
-#include "compare_all.hpp"
-#include "depthsort/frame/segment_ids.hpp"
-#include "frame.hpp"
-#include "scene/camera.hpp"
-#include "timings.hpp"
+#include "loop/compare_all.hpp"
+#include "loop/timings.hpp"
+#include "settings.hpp"
+#include "ui/panel_readout.hpp"
 
 struct GLFWwindow;
 
 namespace depthsort::app {
 
-// The panel's one-shot requests (buttons): acted on after the frame, then cleared.
-struct PanelRequests {
-  bool rebuild = false, reset_camera = false, compare_all = false, histogram = false;
+// What was pressed this frame: the panel's buttons (and Esc on an open list, R for the camera),
+// acted on after the frame, then cleared. Not settings: nothing of them lasts past the frame.
+struct ButtonPresses {
+  bool rebuild_scene = false, reset_camera = false, compare_all = false, bucket_sizes = false;
   int save_view = -1, load_view = -1;
-  bool close_popups = false;  // Esc with a list open: close it (the next frame, inside it)
+  bool close_lists = false;  // Esc with a list open: close it (the next frame, inside it)
   bool any() const noexcept {
-    return rebuild || reset_camera || compare_all || histogram || save_view >= 0 || load_view >= 0 || close_popups;
+    return rebuild_scene || reset_camera || compare_all || bucket_sizes || save_view >= 0 || load_view >= 0 ||
+           close_lists;
   }
-};
-
-struct PanelInfo {
-  std::string_view device;   // GPU name or "CPU path: why" (views: the panel allocates nothing per frame)
-  std::string_view gl;       // GL renderer
-  std::string_view scene;    // description
-  std::string_view notes;    // such as the CPU path's scaling down of the default scene
-  std::string_view error;    // the last rebuild request that failed
-  std::size_t triangles = 0, particles = 0;
-  std::size_t device_bytes_used = 0, device_bytes_total = 0, workspace_bytes = 0;
-  bool gpu_path = true;
-  DrawPath draw_path = DrawPath::Pull;  // --draw-path (fixed for the run: the expanded buffer is sized at start)
-  bool headless = false;     // --panel: the scene and camera controls start closed (no one to click them)
-  std::size_t segments = 0;  // the current sorter's segments in the last sort (0: none)
-  const char* segment_kind = "bucket";
-  // Teaching views, filled on request (buttons): compare-all bars and the last histogram.
-  std::span<const StepBar> compare_bars;
-  const SizeHistogram* histogram = nullptr;
-  std::size_t histogram_segments = 0;
-  const CheckState* check = nullptr;
-  const Viewpoints* views = nullptr;
-  float fps = 0;
-  std::string_view cpu_reason;  // the CPU path: why (no CUDA device, --cpu, ...); empty on the GPU path
 };
 
 // ImGui context + GLFW/OpenGL3 backends, torn down in reverse order.
@@ -80,18 +54,22 @@ class ImGuiLayer {
 // The panel's window. Its scratch (the plot buffer) is a member, not a function-local static.
 class Panel {
  public:
-  void draw(Settings& state, PanelRequests& requests, const PanelInfo& info, const Timings& timings, double now);
-  // F1: the controls (keys.hpp) in a window of their own in the middle of the display.
+  void draw(Settings& state, ButtonPresses& presses, const PanelReadout& info, const Timings& timings, double now);
+  // F1: the controls (ui/controls.hpp) in a window of their own in the middle of the display.
   static void draw_help(bool& open);
   // After draw(): whether a list (the sorter combo) is open, and the right edge of the panel in
   // pixels (0 when it was not drawn), for centring the scene in what the panel leaves free.
   bool popup_open() const noexcept { return popup_open_; }
   float right_edge() const noexcept { return right_edge_; }
   void hidden() noexcept { right_edge_ = 0; popup_open_ = false; }
+  // The fraction of a framebuffer `width` pixels wide that the panel covers, for centring the
+  // scene in the rest; none when it is not `shown`, or so wide that the rest is a sliver.
+  float covered_left(int width, bool shown) const noexcept;
 
  private:
   void timing_rows(const Timings& timings, const char* group, double now);
-  void sort_views(PanelRequests& requests, const PanelInfo& info, const Timings& timings, double now);
+  // "Sort steps and buckets": the frame's sort steps as a bar, compare all, the bucket sizes.
+  void sort_steps_section(ButtonPresses& presses, const PanelReadout& info, const Timings& timings, double now);
   // The current sorter's live bar (last-second means of its steps): storage reused every frame.
   std::array<StepBar, 1> live_{};
   std::array<float, TimingSeries::kHistory> plot_{};  // one series' history, in time order

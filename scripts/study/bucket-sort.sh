@@ -17,7 +17,7 @@
 #   check.csv       the default, onchip=0 and the paper's configuration at 16M against the CPU
 # and prints a summary table at the end.
 set -uo pipefail
-here=$(cd "$(dirname "$0")" && pwd)  # the table programs beside this script
+tables=$(cd "$(dirname "$0")/../tables" && pwd)  # the table programs
 BIN=${1:?bin dir}
 OUT=${2:?out dir}
 mkdir -p "$OUT"
@@ -56,4 +56,4 @@ bench --sorters bucket-sort --sizes 16M --dist uniform,specials,all-equal --reps
   --options bucket-sort:faithful=0 --options bucket-sort:onchip=0 --options bucket-sort:faithful=1 \
   --csv "$OUT/check.csv"
 
-python3 "$here/bucket-sort-tables.py" "$OUT"
+python3 "$tables/bucket-sort-tables.py" "$OUT"

@@ -9,7 +9,7 @@
 #   types.csv  Fig. 7 and Fig. 6: pairs / l1 / rational beside cub::DeviceMergeSort, conflict input
 # and prints a short summary (per-round step medians from the bench's steps column).
 set -uo pipefail
-here=$(cd "$(dirname "$0")" && pwd)  # the table programs beside this script
+tables=$(cd "$(dirname "$0")/../tables" && pwd)  # the table programs
 BIN=${1:?bin dir}
 OUT=${2:?out dir}
 mkdir -p "$OUT"
@@ -27,6 +27,6 @@ bench --sorters gpu-mms --sizes 1M,4M --reps 9 --options gpu-mms:share=1024 --op
   --options gpu-mms:share=4096 --options gpu-mms:share=512 --csv "$OUT/share.csv" >"$OUT/share.txt" 2>&1
 timeout 50 "$BIN/depthsort-mms-types" --sizes 1M,4M,16M --reps 7 --k 8,16 --csv "$OUT/types.csv" >"$OUT/types.txt" 2>&1
 
-python3 "$here/gpu-mms-tables.py" "$OUT"
+python3 "$tables/gpu-mms-tables.py" "$OUT"
 echo "== types (Fig. 7) and conflict input (Fig. 6)"
 cat "$OUT/types.txt"

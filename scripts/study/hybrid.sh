@@ -14,7 +14,7 @@
 #             execution, each checked against the CPU reference (--check)
 #   summary   one line per hybrid / cub-radix row of every CSV written, with the steps
 set -uo pipefail
-here=$(cd "$(dirname "$0")" && pwd)  # the table programs beside this script
+tables=$(cd "$(dirname "$0")/../tables" && pwd)  # the table programs
 BIN=${1:?bin dir}
 OUT=${2:?out dir}
 shift 2
@@ -33,7 +33,8 @@ if has tests; then
   done
   wait
   cat /tmp/hybrid-shard-*.log >"$OUT/tests.log"
-  echo "== tests: $(grep -c '^\[       OK' "$OUT/tests.log") ok, $(grep -c '^\[  FAILED  \].*(' "$OUT/tests.log") failed"
+  echo "== tests: $(grep -c '^\[       OK' "$OUT/tests.log") ok," \
+    "$(grep -c '^\[  FAILED  \].*(' "$OUT/tests.log") failed"
   grep -E '^\[  FAILED  \].*\(|Failure|error:' "$OUT/tests.log" | head -20
 fi
 
@@ -74,7 +75,8 @@ if has knobs; then
     --options hybrid:word_merge=1,merge_outputs=16 --options hybrid:word_merge=1,merge_outputs=8 \
     --options hybrid:word_merge=1,merge_outputs=0 \
     --csv "$OUT/hybrid-knobs.csv" >"$LOGS/hybrid-knobs.txt" 2>&1
-  grep -E '^\[' "$LOGS/hybrid-knobs.txt" | sed -E 's/atomic_count=0,buckets=0,global_merge=0,histogram_bins=1024,//; s/,refinements=1,shuffle=0//'
+  grep -E '^\[' "$LOGS/hybrid-knobs.txt" |
+    sed -E 's/atomic_count=0,buckets=0,global_merge=0,histogram_bins=1024,//; s/,refinements=1,shuffle=0//'
 fi
 
 if has large; then
@@ -93,5 +95,5 @@ fi
 
 if has summary; then
   # One line per row of every CSV in OUT_DIR (hybrid and cub-radix): time, ratio, check, steps.
-  python3 "$here/hybrid-summary.py" "$OUT"/hybrid-*.csv
+  python3 "$tables/hybrid-summary.py" "$OUT"/hybrid-*.csv
 fi

@@ -11,7 +11,7 @@
 #   check    every distribution at 1M, checked against the CPU reference (the GPU suite goes to 16M)
 #   summary  one line per row: time, rate, ratio to cub-merge, tile sort / splitters / tiles sums
 set -uo pipefail
-here=$(cd "$(dirname "$0")" && pwd)  # the table programs beside this script
+tables=$(cd "$(dirname "$0")/../tables" && pwd)  # the table programs
 BIN=${1:?bin dir}
 OUT=${2:?out dir}
 shift 2
@@ -39,9 +39,10 @@ if has check; then
   bench --sorters satish-merge --sizes 1M --dist all --reps 3 --warmup 1 --check \
     --options satish-merge:faithful=1 --options satish-merge:faithful=0 \
     --csv "$OUT/satish-merge-dists.csv" >"$OUT/satish-merge-dists.txt" 2>&1
-  echo "== check: $(grep -c ',pass,' "$OUT/satish-merge-dists.csv") pass, $(grep -c ',FAIL' "$OUT/satish-merge-dists.csv") FAIL"
+  echo "== check: $(grep -c ',pass,' "$OUT/satish-merge-dists.csv") pass," \
+    "$(grep -c ',FAIL' "$OUT/satish-merge-dists.csv") FAIL"
 fi
 
 if has summary; then
-  python3 "$here/satish-merge-tables.py" "$OUT"/satish-merge-*.csv
+  python3 "$tables/satish-merge-tables.py" "$OUT"/satish-merge-*.csv
 fi

@@ -12,7 +12,7 @@
 #   satish-radix-dists.csv  the default on every distribution at 4M, checked against the CPU
 # Every CSV row carries per-step medians ("pass K <phase>"); the summary sums them per phase.
 set -uo pipefail
-here=$(cd "$(dirname "$0")" && pwd)  # the table programs beside this script
+tables=$(cd "$(dirname "$0")/../tables" && pwd)  # the table programs
 BIN=${1:?bin dir}
 OUT=${2:?out dir}
 mkdir -p "$OUT"
@@ -37,4 +37,4 @@ bench --sorters satish-radix --sizes 16M --dist uniform --reps 11 --warmup 2 "${
 
 bench --sorters satish-radix --sizes 4M --dist all --reps 5 --warmup 1 --check --csv "$OUT/satish-radix-dists.csv"
 
-python3 "$here/satish-radix-tables.py" "$OUT"
+python3 "$tables/satish-radix-tables.py" "$OUT"

@@ -23,7 +23,8 @@ for path in sorted(glob.glob(os.path.join(d, "runs", "*.json"))):
         "sorter": m.get("sorter", ""), "options": m.get("options", ""),
         "triangles": m.get("triangles", ""), "particles": m.get("particles", ""),
         "size": f'{m.get("width", "")}x{m.get("height", "")}', "draw": m.get("draw", ""),
-        "draw_path": m.get("draw_path", "pull") + ("" if m.get("draw_path") == "expanded" else "/" + m.get("sprite_shape", "")),
+        "draw_path": m.get("draw_path", "pull")
+        + ("" if m.get("draw_path") == "expanded" else "/" + m.get("sprite_shape", "")),
         "camera": m.get("camera_path", ""), "frames": m.get("frames", ""),
         "map_unmap_ms": round(frame.get("map", 0) + frame.get("unmap", 0), 4),
     }
@@ -72,7 +73,8 @@ if a and b:
                  f"compute {a['compute_ms']} -> {b['compute_ms']} ms; host frame {a['host_frame_ms']} -> "
                  f"{b['host_frame_ms']} ms.")
     lines.append("")
-lines += ["| run | sorter | tris | parts | size | draw path | map+unmap | depth | sort | gather or expand | draw | compute | frame ms | fps | host ms | rc |",
+lines += ["| run | sorter | tris | parts | size | draw path | map+unmap | depth | sort | gather or expand | draw "
+          "| compute | frame ms | fps | host ms | rc |",
           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
 for r in good:
     lines.append("| " + " | ".join(str(x) for x in [

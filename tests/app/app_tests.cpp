@@ -9,16 +9,16 @@
 #include <cstdlib>
 #include <string>
 
-#include "cli.hpp"
+#include "cli/command_line.hpp"
 #include "depthsort/frame/depth.hpp"
 #include "depthsort/frame/gather.hpp"
-#include "frame.hpp"
+#include "loop/frame_pipeline.hpp"
 #include "depthsort/frame/particles.hpp"
 #include "scene/camera.hpp"
 #include "scene/mesh.hpp"
 #include "scene/obj_loader.hpp"
 #include "support.hpp"
-#include "timings.hpp"
+#include "loop/timings.hpp"
 
 namespace depthsort::app::test {
 namespace {
@@ -59,8 +59,8 @@ TEST(HeadlessBlend, SortedSceneEqualsBackToFrontBlend) {
   ASSERT_EQ(image.width, kW);
   ASSERT_EQ(image.height, kH);
   expect_pixel(image, kW / 2, kH / 2, back_to_front, "centre, sorted back to front");
-  EXPECT_GT(max_channel_difference({image.at(kW / 2, kH / 2)[0], image.at(kW / 2, kH / 2)[1], image.at(kW / 2, kH / 2)[2]},
-                                   submission),
+  EXPECT_GT(max_channel_difference(
+                {image.at(kW / 2, kH / 2)[0], image.at(kW / 2, kH / 2)[1], image.at(kW / 2, kH / 2)[2]}, submission),
             60)
       << "the centre pixel looks like the unsorted (or reversed) order";
   expect_pixel(image, 1, 1, {0, 0, 0}, "corner (background)");
@@ -151,14 +151,17 @@ TEST(HeadlessBlend, WipeShowsUnsortedLeftAndSortedRight) {
     const auto p = image.at(x, y);
     return std::array<int, 3>{p[0], p[1], p[2]};
   };
-  for (const int x : {kW / 2 - 8, kW / 2 - 3}) expect_pixel(wipe, x, kH / 2, rgb(unsorted, x, kH / 2), "left of the wipe");
-  for (const int x : {kW / 2 + 3, kW / 2 + 8}) expect_pixel(wipe, x, kH / 2, rgb(sorted, x, kH / 2), "right of the wipe");
+  for (const int x : {kW / 2 - 8, kW / 2 - 3})
+    expect_pixel(wipe, x, kH / 2, rgb(unsorted, x, kH / 2), "left of the wipe");
+  for (const int x : {kW / 2 + 3, kW / 2 + 8})
+    expect_pixel(wipe, x, kH / 2, rgb(sorted, x, kH / 2), "right of the wipe");
   ASSERT_GT(max_channel_difference(rgb(sorted, kW / 2 - 8, kH / 2), rgb(unsorted, kW / 2 - 8, kH / 2)), 60);
 }
 
 TEST(HeadlessBlend, ColourModesRun) {
   for (const char* mode : {"rank", "segment"}) {
-    const Image image = render_test_scene(std::string("colour_") + mode + ".png", {"--scene", "mixed", "--colour", mode});
+    const Image image =
+        render_test_scene(std::string("colour_") + mode + ".png", {"--scene", "mixed", "--colour", mode});
     expect_pixel(image, 1, 1, {0, 0, 0}, "corner (background)");
     const auto centre = image.at(kW / 2, kH / 2);
     EXPECT_GT(centre[0] + centre[1] + centre[2], 40) << mode;
@@ -264,9 +267,9 @@ TEST(Windowed, PanelFramesUnderXvfb) {
   if (std::system("command -v xvfb-run > /dev/null 2>&1") != 0) GTEST_SKIP() << "xvfb-run not installed";
   const std::string png = out_path("windowed.png");
   std::remove(png.c_str());
-  const CommandResult r = run_depthsort({"--frames", "40", "--particles", "2000", "--triangles", "5K", "--cpu", "--size", "640x400",
-                                         "--screenshot", png},
-                                        "xvfb-run -a -s '-screen 0 800x600x24'");
+  const CommandResult r = run_depthsort(
+      {"--frames", "40", "--particles", "2000", "--triangles", "5K", "--cpu", "--size", "640x400", "--screenshot", png},
+      "xvfb-run -a -s '-screen 0 800x600x24'");
   ASSERT_EQ(r.status, 0) << r.output;
   const Image image = read_png(png);  // the last frame, panel included
   EXPECT_EQ(image.width, 640);
@@ -340,21 +343,21 @@ TEST(CommandLine, EmptyObjExitsOne) {
   EXPECT_NE(r.output.find("empty.obj: contains no faces"), std::string::npos) << r.output;
 }
 
-Config parse(std::vector<const char*> args) {
+CliResult parse(std::vector<const char*> args) {
   args.insert(args.begin(), "depthsort");
-  return parse_command_line(static_cast<int>(args.size()), args.data()).config;
+  return parse_command_line(static_cast<int>(args.size()), args.data());
 }
 
 TEST(CommandLine, FrameOrderAndViewOptions) {
-  const Config c = parse({"--coherent", "--colour", "segment", "--wipe", "0.25", "--sprite-shape", "triangle",
-                          "--panel", "--scene", "mixed"});
-  EXPECT_TRUE(c.coherent);
-  EXPECT_EQ(c.colour_mode, 2);
-  EXPECT_FLOAT_EQ(c.wipe, 0.25f);
-  EXPECT_TRUE(c.triangle_sprites);
-  EXPECT_TRUE(c.panel);
-  EXPECT_EQ(c.scene, SceneKind::Mixed);
-  EXPECT_TRUE(parse({"--separate-passes"}).separate_passes);
+  const CliResult c = parse({"--coherent", "--colour", "segment", "--wipe", "0.25", "--sprite-shape", "triangle",
+                             "--panel", "--scene", "mixed"});
+  EXPECT_TRUE(c.settings.coherent);
+  EXPECT_EQ(c.settings.colour, ColourMode::Segment);
+  EXPECT_FLOAT_EQ(c.settings.wipe, 0.25f);
+  EXPECT_TRUE(c.settings.triangle_sprites);
+  EXPECT_TRUE(c.run.panel);
+  EXPECT_EQ(c.settings.scene.kind, SceneKind::Mixed);
+  EXPECT_TRUE(parse({"--separate-passes"}).settings.separate_passes);
   EXPECT_THROW(parse({"--wipe", "1.5"}), UsageError);
   EXPECT_THROW(parse({"--wipe", "half"}), UsageError);
   EXPECT_THROW(parse({"--colour", "blue"}), UsageError);
@@ -366,12 +369,12 @@ TEST(CommandLine, FrameOrderAndViewOptions) {
 }
 
 TEST(CommandLine, DrawPath) {
-  EXPECT_EQ(parse({}).draw_path, DrawPath::Pull);
-  const Config expanded = parse({"--draw-path", "expanded", "--wipe", "0.5", "--colour", "rank"});
+  EXPECT_EQ(parse({}).settings.draw_path, DrawPath::Pull);
+  const Settings expanded = parse({"--draw-path", "expanded", "--wipe", "0.5", "--colour", "rank"}).settings;
   EXPECT_EQ(expanded.draw_path, DrawPath::Expanded);
   EXPECT_TRUE(expanded.triangle_sprites);  // its sprites are triangles
-  EXPECT_EQ(parse({"--draw-path", "pull"}).draw_path, DrawPath::Pull);
-  EXPECT_TRUE(parse({"--draw-path", "expanded", "--sprite-shape", "triangle"}).triangle_sprites);
+  EXPECT_EQ(parse({"--draw-path", "pull"}).settings.draw_path, DrawPath::Pull);
+  EXPECT_TRUE(parse({"--draw-path", "expanded", "--sprite-shape", "triangle"}).settings.triangle_sprites);
   EXPECT_THROW(parse({"--draw-path", "pushed"}), UsageError);
   EXPECT_THROW(parse({"--draw-path", "expanded", "--sprite-shape", "quad"}), UsageError);
   EXPECT_THROW(parse({"--draw-path", "expanded", "--separate-passes"}), UsageError);
@@ -398,11 +401,11 @@ TEST(HeadlessRun, ExpandedDrawPathIsTimedAndReported) {
 
 TEST(CommandLine, ParseCounts) {
   // The shared spelling (depthsort/host/count_text.hpp), as in depthsort-bench: K, M, G are binary.
-  EXPECT_EQ(parse({"--triangles", "5M"}).triangles, std::size_t{5} << 20);
-  EXPECT_EQ(parse({"--triangles", "250K"}).triangles, 250u * 1024u);
-  EXPECT_EQ(parse({"--particles", "2^20"}).particles, std::size_t{1} << 20);
-  EXPECT_EQ(parse({"--triangles", "42"}).triangles, 42u);
-  EXPECT_EQ(parse({"--frames", "3", "--frames", "5"}).frames, 5u);  // the last one wins
+  EXPECT_EQ(parse({"--triangles", "5M"}).settings.scene.triangles, std::size_t{5} << 20);
+  EXPECT_EQ(parse({"--triangles", "250K"}).settings.scene.triangles, 250u * 1024u);
+  EXPECT_EQ(parse({"--particles", "2^20"}).settings.scene.particles, std::size_t{1} << 20);
+  EXPECT_EQ(parse({"--triangles", "42"}).settings.scene.triangles, 42u);
+  EXPECT_EQ(parse({"--frames", "3", "--frames", "5"}).run.frames, 5u);  // the last one wins
   EXPECT_THROW(parse({"--triangles", "1.5M"}), UsageError);
   EXPECT_THROW(parse({"--triangles", "-3"}), UsageError);
   EXPECT_THROW(parse({"--triangles", "3Q"}), UsageError);
@@ -540,7 +543,8 @@ TEST(TimingsRecord, RepeatedStepIsSummedUnderOneName) {
   ASSERT_NE(frame0, std::string::npos) << text;
   const std::string line = text.substr(frame0, text.find('}', frame0) - frame0);
   EXPECT_NE(line.find("\"sort/refine\": 3.0"), std::string::npos) << line;
-  EXPECT_EQ(line.find("\"sort/refine\"", line.find("\"sort/refine\"") + 1), std::string::npos) << "duplicate key: " << line;
+  EXPECT_EQ(line.find("\"sort/refine\"", line.find("\"sort/refine\"") + 1), std::string::npos)
+      << "duplicate key: " << line;
   EXPECT_NE(text.find("\"dropped_samples\": 0"), std::string::npos) << text;
 }
 

@@ -1,5 +1,5 @@
-// The scripted camera paths of --camera-path: deterministic per frame, the orbit as
-// before, a fly-through that moves smoothly through the scene and out past it and closes its
+// The scripted camera paths of --camera-path: deterministic per frame, the orbit once around the
+// scene, a fly-through that moves smoothly through the scene and out past it and closes its
 // loop, and cuts that jump to another viewpoint exactly every kCutEvery frames and move
 // smoothly in between.
 #include <gtest/gtest.h>

@@ -14,7 +14,7 @@
 #include <glm/vec4.hpp>
 
 #include "depthsort/frame/expand.hpp"
-#include "frame.hpp"
+#include "loop/frame_pipeline.hpp"
 #include "scene/camera.hpp"
 #include "scene/mesh.hpp"
 
@@ -124,16 +124,18 @@ TEST(Expand, ColourModesColourByPosition) {
   e.particles = {ParticleVertex{0, 0, 0, 0.1f, 0x40FFFFFFu}};  // id 3
   e.order = {3, 1, 0, 2};
   FramePlan controls;
-  controls.colour_mode = 1;
+  controls.colour = ColourMode::Rank;
   e.run(expand_view(turned_camera(), controls));
-  const auto alpha = [&](std::size_t r) { return static_cast<int>(e.mesh.vertices[e.mesh.indices[3 * e.order[r]]].rgba >> 24); };
+  const auto alpha = [&](std::size_t r) {
+    return static_cast<int>(e.mesh.vertices[e.mesh.indices[3 * e.order[r]]].rgba >> 24);
+  };
   // t = 0, 1/3, 1: ramp (0, 0, 0.5), (0, 0.833, 1), (0.5, 0, 0).
   EXPECT_EQ(bytes(e.out[0].rgba), (std::array<int, 4>{0, 0, 128, 0x40}));
   EXPECT_EQ(bytes(e.out[4].rgba), (std::array<int, 4>{0, 213, 255, alpha(1)}));
   EXPECT_EQ(bytes(e.out[11].rgba), (std::array<int, 4>{128, 0, 0, alpha(3)}));
   EXPECT_EQ(e.out[9].rgba, e.out[10].rgba);
 
-  controls.colour_mode = 2;
+  controls.colour = ColourMode::Segment;
   e.starts = {0, 2};  // positions 0-1 in segment 0, 2-3 in segment 1
   e.run(expand_view(turned_camera(), controls));
   // Segment 0: hue 0 (red); segment 1: hue 0.618 -> (0, 0.292, 1).

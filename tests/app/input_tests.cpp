@@ -19,13 +19,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "frame.hpp"
+#include "depthsort/host/count_text.hpp"
+#include "loop/frame_pipeline.hpp"
 #include "depthsort/host/memory_available.hpp"
-#include "memory.hpp"
+#include "scene/memory_estimate.hpp"
 #include "scene/obj_loader.hpp"
 #include "scene/scene.hpp"
 #include "support.hpp"
-#include "text.hpp"
 
 namespace depthsort::app::test {
 namespace {
@@ -44,7 +44,7 @@ bool printable(const std::string& text) {
   return true;
 }
 
-// ------------------------------------------------------------------ encoding (item 2)
+// ------------------------------------------------------------------ encoding
 
 TEST(ObjEncoding, Utf8ByteOrderMarkKeepsTheFirstVertex) {
   const std::string mtl = write_file("bom.mtl", "\xEF\xBB\xBFnewmtl red\nKd 1 0 0\nd 0.5\n");
@@ -74,11 +74,12 @@ TEST(ObjEncoding, Utf16IsRefusedSayingSo) {
   EXPECT_NE(error.find("nul.obj:5: a NUL byte"), std::string::npos) << error;
 }
 
-// ------------------------------------------------------------------ read once, bounded (items 5, 6)
+// ------------------------------------------------------------------ read once, bounded
 
 TEST(ObjInput, PipeIsReadOnce) {
-  const CommandResult r = run_depthsort({"--headless", "--cpu", "--mesh", "/dev/stdin", "--frames", "2", "--size", "64x64"},
-                                        "cat '" + data_path("good.obj") + "' |");
+  const CommandResult r =
+      run_depthsort({"--headless", "--cpu", "--mesh", "/dev/stdin", "--frames", "2", "--size", "64x64"},
+                    "cat '" + data_path("good.obj") + "' |");
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("(4 triangles)"), std::string::npos) << r.output;
 }
@@ -148,7 +149,7 @@ TEST(ObjInput, UnusableMaterialLibraryIsANote) {
   }
 }
 
-// ------------------------------------------------------------------ triangulation (item 7)
+// ------------------------------------------------------------------ triangulation
 
 double area(const Mesh& mesh) {
   double sum = 0;
@@ -192,7 +193,7 @@ TEST(ObjTriangulation, ConcavePolygonsStayInside) {
   EXPECT_NEAR(area(mesh), 3.0 + 10.0, 1e-6);
 }
 
-// ------------------------------------------------------------------ messages (item 10)
+// ------------------------------------------------------------------ messages
 
 TEST(ObjMessages, FileContentIsEscapedAndCut) {
   const std::string hostile = "\x1b]0;owned\x07\x1b[2J" + std::string(10'000'000, 'x');
@@ -214,7 +215,7 @@ TEST(TextEscaping, PathsArePlainUnlessTheyNeedEscaping) {
   EXPECT_EQ(shown_path("bad\xFF\x1b[2J.obj"), "'bad\\xff\\x1b[2J.obj'");
 }
 
-// ------------------------------------------------------------------ framing (item 3)
+// ------------------------------------------------------------------ framing
 
 int non_background_pixels(const Image& image) {
   const auto bg = image.at(0, 0);
@@ -254,7 +255,8 @@ TEST(Framing, AnyFiniteMeshIsDrawn) {
 TEST(Framing, OnlyNonFiniteCoordinatesAreRefused) {
   // Beyond a float's range (3.4e38) a coordinate is infinite once read: that cannot be framed.
   for (const char* number : {"1e39", "-1e40", "inf", "nan"}) {
-    const std::string error = obj_load_error(write_file("nonfinite.obj", std::string("v 0 0 ") + number + "\n" + kTriangle));
+    const std::string error =
+        obj_load_error(write_file("nonfinite.obj", std::string("v 0 0 ") + number + "\n" + kTriangle));
     EXPECT_NE(error.find(std::string("nonfinite.obj:1: vertex coordinate '") + number + "' is not a finite number"),
               std::string::npos)
         << error;
@@ -275,23 +277,27 @@ TEST(Framing, FitLeavesOrdinaryMeshesAlone) {
 }  // namespace
 }  // namespace depthsort::app::test
 
-// ------------------------------------------------------------------ sizes checked first (item 8)
+// ------------------------------------------------------------------ sizes checked first
 
 namespace depthsort::app::test {
 namespace {
 
 TEST(Limits, MemoryIsEstimatedBeforeBuilding) {
-  if (host_memory_available().value_or(0) > (std::uint64_t{400} << 30)) GTEST_SKIP() << "this machine holds the estimates below";
+  if (host_memory_available().value_or(0) > (std::uint64_t{400} << 30))
+    GTEST_SKIP() << "this machine holds the estimates below";
   const auto timed = [](std::vector<std::string> args) {
     const auto start = std::chrono::steady_clock::now();
     const CommandResult r = run_depthsort(args, "timeout 120");
     return std::pair{r, std::chrono::steady_clock::now() - start};
   };
   // Near the triangle limit with the most particles: hundreds of GiB, refused before building.
-  auto [r, took] = timed({"--headless", "--cpu", "--triangles", "700000000", "--particles", "2000000000", "--frames", "1"});
+  auto [r, took] =
+      timed({"--headless", "--cpu", "--triangles", "700000000", "--particles", "2000000000", "--frames", "1"});
   EXPECT_EQ(r.status, 1) << r.output;
-  EXPECT_NE(r.output.find("the scene (700000000 triangles, 2000000000 particles) with the timings of 1 frames needs about"),
-            std::string::npos) << r.output;
+  EXPECT_NE(
+      r.output.find("the scene (700000000 triangles, 2000000000 particles) with the timings of 1 frames needs about"),
+      std::string::npos)
+      << r.output;
   EXPECT_NE(r.output.find("of host memory (estimate), but"), std::string::npos) << r.output;
   EXPECT_LT(took, std::chrono::seconds(10));
   // Every frame's timings are kept for the medians: 10^8 frames is about 217 GiB.
@@ -310,7 +316,7 @@ TEST(Limits, EstimateIsReported) {
 }  // namespace
 }  // namespace depthsort::app::test
 
-// ------------------------------------------------------------------ --cycle-sorters (item 14)
+// ------------------------------------------------------------------ --cycle-sorters
 
 namespace depthsort::app::test {
 namespace {
@@ -367,7 +373,7 @@ TEST(CycleSorters, ChoicesCoverEveryVariant) {
 }  // namespace
 }  // namespace depthsort::app::test
 
-// ------------------------------------------------------------------ the command line (items 9, 11)
+// ------------------------------------------------------------------ the command line
 
 namespace depthsort::app::test {
 namespace {
@@ -409,7 +415,7 @@ TEST(CommandLineStrict, CountsAreBinaryAndDocumented) {
 }  // namespace
 }  // namespace depthsort::app::test
 
-// ------------------------------------------------------------------ outputs (items 1, 4)
+// ------------------------------------------------------------------ outputs
 
 namespace depthsort::app::test {
 namespace {
@@ -445,8 +451,10 @@ TEST(Outputs, AnOutputNeverReplacesAnInputOrAnotherOutput) {
   const std::string dir = out_path("clash");
   std::filesystem::remove_all(dir);  // nothing left from an earlier run
   std::filesystem::create_directories(dir);
-  std::filesystem::copy_file(data_path("good.obj"), dir + "/good.obj", std::filesystem::copy_options::overwrite_existing);
-  std::filesystem::copy_file(data_path("good.mtl"), dir + "/good.mtl", std::filesystem::copy_options::overwrite_existing);
+  std::filesystem::copy_file(data_path("good.obj"), dir + "/good.obj",
+                             std::filesystem::copy_options::overwrite_existing);
+  std::filesystem::copy_file(data_path("good.mtl"), dir + "/good.mtl",
+                             std::filesystem::copy_options::overwrite_existing);
   const std::string obj = dir + "/good.obj", mtl = dir + "/good.mtl";
   const auto before = std::filesystem::file_size(mtl);
   const std::vector<std::string> base = {"--headless", "--cpu", "--frames", "2", "--size", "64x64"};
@@ -471,7 +479,7 @@ TEST(Outputs, AnOutputNeverReplacesAnInputOrAnotherOutput) {
 }  // namespace
 }  // namespace depthsort::app::test
 
-// ------------------------------------------------------------------ paths in output (item 10)
+// ------------------------------------------------------------------ paths in output
 
 namespace depthsort::app::test {
 namespace {
@@ -481,7 +489,8 @@ TEST(PathsInOutput, InvalidUtf8AndControlBytesStayOutOfTheTerminalAndTheJson) {
   std::filesystem::create_directories(dir);
   const std::string obj = dir + "/bad\xFF\x1b[2J.obj", json = dir + "/timings\xFE.json";
   std::filesystem::copy_file(data_path("good.obj"), obj, std::filesystem::copy_options::overwrite_existing);
-  const CommandResult r = run_depthsort({"--headless", "--cpu", "--mesh", obj, "--frames", "2", "--size", "32x32", "--json", json});
+  const CommandResult r =
+      run_depthsort({"--headless", "--cpu", "--mesh", obj, "--frames", "2", "--size", "32x32", "--json", json});
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_EQ(r.output.find('\x1b'), std::string::npos) << "a raw escape byte reached the terminal";
   EXPECT_EQ(r.output.find('\xFF'), std::string::npos);

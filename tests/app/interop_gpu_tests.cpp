@@ -1,6 +1,6 @@
 // CUDA-GL interop on a CUDA device: map/unmap shares a GL buffer both ways
 // (GL's contents reach CUDA, CUDA's writes reach GL, a later GL write reaches CUDA again), and the
-// per-frame cost of map + unmap is printed with GL work before it and without (the ~0.3 ms that
+// per-frame cost of map + unmap is printed with GL work before it and without (the cost that
 // docs/interop.md is about). In-process on a headless EGL context; each test reports itself
 // skipped where no CUDA device (or no GL on it) exists.
 #include <gtest/gtest.h>
@@ -128,7 +128,7 @@ TEST(Interop, MapPathSharesABufferBothWays) {
 // read every buffer just before (as a draw does; finished with glFinish, as the headless loop
 // waits for the draw's timer query) and with GL idle (as --no-draw). Host time and the
 // CUDA-event time the app's "map" and "unmap" steps report. Printed, not asserted: the numbers
-// belong in docs/interop.md (0.32 ms vs 0.005 ms on an H200, 2026-11-23).
+// belong in docs/interop.md.
 TEST(Interop, MapUnmapCostWithAndWithoutGlWork) {
   REQUIRE_GL_ON_CUDA(egl);
   constexpr std::size_t n = 1 << 20;

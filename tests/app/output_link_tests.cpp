@@ -1,6 +1,6 @@
 // The demo's outputs through symbolic links to files not yet there (--screenshot, --json): the
 // links stay and their targets, in another folder, are written; a link into a missing folder is
-// exit 1 naming the link and its target. Before, a regular file replaced each link.
+// exit 1 naming the link and its target. No link is replaced by a regular file.
 #include <gtest/gtest.h>
 
 #include <filesystem>

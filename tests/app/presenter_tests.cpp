@@ -9,11 +9,12 @@
 #include <glm/mat4x4.hpp>
 #include <glm/vec4.hpp>
 
-#include "cli.hpp"
+#include "cli/command_line.hpp"
 #include "depthsort/frame/particles.hpp"
-#include "frame_rate.hpp"
+#include "ui/frame_rate.hpp"
 #include "scene/camera.hpp"
 #include "scene/scene.hpp"
+#include "loop/frame_plan.hpp"
 #include "settings.hpp"
 
 namespace depthsort::app::test {
@@ -67,11 +68,11 @@ TEST(FrameRate, NothingBeforeTwoFramesAndAfterAReset) {
 
 // ------------------------------------------------------------------ the camera keeps the scene
 
-Config knot_config(std::size_t particles) {
-  Config c;
-  c.triangles = 4000;
-  if (particles > 0) c.particles = particles;
-  return c;
+SceneSpec knot_spec(std::size_t particles) {
+  SceneSpec spec;
+  spec.triangles = 4000;
+  if (particles > 0) spec.particles = particles;
+  return spec;
 }
 
 // Every corner of the scene's bounding cube around (centre, radius) lies between the planes.
@@ -90,7 +91,7 @@ void expect_between_planes(const Camera& camera, glm::vec3 centre, float radius,
 
 TEST(CameraPlanes, ZoomingOutKeepsTheWholeScene) {
   std::string notes;
-  const Scene scene = build_scene(knot_config(0), true, notes);
+  const Scene scene = build_scene(knot_spec(0), true, notes);
   Camera camera = scene.camera;
   for (int step = 1; step <= 40; ++step) {
     camera.zoom(std::pow(0.9f, -1.0f));  // one wheel step out
@@ -106,7 +107,7 @@ TEST(CameraPlanes, ZoomingOutKeepsTheWholeScene) {
 
 TEST(CameraPlanes, DepthPrecisionIsSpentOnTheScene) {
   std::string notes;
-  const Scene scene = build_scene(knot_config(0), true, notes);
+  const Scene scene = build_scene(knot_spec(0), true, notes);
   Camera camera = scene.camera;
   camera.fit_planes(scene.centre, scene.radius);
   // Outside the scene: the planes hug it (the old planes spanned 0.001 x distance to distance + 4 radii).
@@ -123,7 +124,7 @@ TEST(CameraPlanes, DepthPrecisionIsSpentOnTheScene) {
 
 TEST(CameraFraming, TheFountainIsInsideTheFirstFrame) {
   std::string notes;
-  const Scene scene = build_scene(knot_config(3000), true, notes);
+  const Scene scene = build_scene(knot_spec(3000), true, notes);
   Camera camera = scene.camera;
   camera.fit_planes(scene.centre, scene.radius);
   const float aspect = 16.0f / 9.0f;
@@ -155,29 +156,42 @@ TEST(CameraFraming, TheFountainIsInsideTheFirstFrame) {
 // ------------------------------------------------------------------ one settings struct
 
 TEST(Settings, ThePlanAppliesEachRuleOnce) {
+  Scene scene;  // four particles of the fountain, no mesh
+  scene.particles = 4;
+  const FrameClock clock{2.0, 0.5f};
   Settings s;
-  s.colour_mode = static_cast<int>(ColourMode::Segment);
+  s.colour = ColourMode::Segment;
   s.wipe_on = true;
   s.wipe = 0.25f;
-  FramePlan p = plan_frame(s, false);
-  EXPECT_TRUE(p.segment_ids);
-  EXPECT_EQ(p.draw.colour, ColourMode::Segment);
-  EXPECT_FLOAT_EQ(p.draw.wipe, 0.25f);
+  FramePlan p = plan_frame(s, scene, clock, 100.0f, 0.0f, false);
+  EXPECT_TRUE(p.order && p.sort && p.simulate);
+  EXPECT_TRUE(p.segments);
+  EXPECT_EQ(p.colour, ColourMode::Segment);
+  EXPECT_FLOAT_EQ(p.wipe, 0.25f);
   EXPECT_EQ(p.check_every, 30);
+  EXPECT_FLOAT_EQ(p.emitter.time, 2.0f);
+  EXPECT_FLOAT_EQ(p.emitter.dt, 0.5f);
   // The separate passes draw the scene's colours and no wipe.
   s.separate_passes = true;
-  p = plan_frame(s, false);
-  EXPECT_FALSE(p.segment_ids);
-  EXPECT_EQ(p.draw.colour, ColourMode::Scene);
-  EXPECT_LT(p.draw.wipe, 0.0f);
+  p = plan_frame(s, scene, clock, 100.0f, 0.0f, false);
+  EXPECT_FALSE(p.segments);
+  EXPECT_EQ(p.colour, ColourMode::Scene);
+  EXPECT_LT(p.wipe, 0.0f);
   // The expanded draw writes its own colours (no segment ids) and draws triangle sprites.
   s.separate_passes = false;
   s.draw_path = DrawPath::Expanded;
   s.triangle_sprites = false;
-  p = plan_frame(s, true);
-  EXPECT_FALSE(p.segment_ids);
-  EXPECT_TRUE(p.expanded && p.draw.expanded && p.draw.triangle_sprites);
+  p = plan_frame(s, scene, clock, 100.0f, 0.0f, true);
+  EXPECT_FALSE(p.segments);
+  EXPECT_TRUE(p.expand && p.triangle_sprites);
   EXPECT_EQ(p.check_every, 1);  // cycling sorters: every frame checked
+  // A frozen order is neither ordered nor sorted; an empty scene has nothing to order or expand.
+  s.freeze = true;
+  p = plan_frame(s, scene, clock, 100.0f, 0.0f, false);
+  EXPECT_FALSE(p.order || p.sort || p.segments);
+  s.freeze = false;
+  p = plan_frame(s, Scene{}, clock, 100.0f, 0.0f, false);
+  EXPECT_FALSE(p.order || p.expand || p.simulate);
 }
 
 TEST(Settings, AChangeOfSorterOrOptionsAsksForARebuild) {

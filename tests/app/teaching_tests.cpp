@@ -3,7 +3,7 @@
 
 #include <vector>
 
-#include "compare_all.hpp"
+#include "loop/compare_all.hpp"
 
 namespace depthsort::app {
 namespace {

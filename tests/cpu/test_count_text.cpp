@@ -70,6 +70,20 @@ TEST(CountText, FormatIsTheShortestExactSpelling) {
     EXPECT_EQ(parse_count(format_count(n), 1, kMax), n);
 }
 
+TEST(ByteText, EachUnitsAsTheMessagesWriteThem) {
+  constexpr std::uint64_t kMiB = std::uint64_t{1} << 20, kGiB = std::uint64_t{1} << 30;
+  EXPECT_EQ(byte_text(0, ByteUnits::MiB), "0 MiB");
+  EXPECT_EQ(byte_text(1, ByteUnits::MiB), "1 MiB");  // rounded up: never 0 MiB for something
+  EXPECT_EQ(byte_text(12 * kMiB, ByteUnits::MiB), "12 MiB");
+  EXPECT_EQ(byte_text(3 * kGiB, ByteUnits::MiB), "3072 MiB");
+  EXPECT_EQ(byte_text(5 * kMiB + 1, ByteUnits::MiBOrGiB), "6 MiB");
+  EXPECT_EQ(byte_text(3 * kGiB / 2, ByteUnits::MiBOrGiB), "1.5 GiB");
+  EXPECT_EQ(byte_text(kGiB / 2, ByteUnits::GiB), "0.5 GiB");
+  EXPECT_EQ(byte_text(80 * kGiB - kGiB / 3, ByteUnits::WholeGiB), "80 GiB");
+  EXPECT_EQ(byte_text(kGiB, ByteUnits::Exact), "1024 MiB");
+  EXPECT_EQ(byte_text(kGiB + 1, ByteUnits::Exact), "1073741825 bytes");  // a limit is never rounded
+}
+
 TEST(QuoteForMessage, PrintableTextIsQuotedAsIs) {
   EXPECT_EQ(quote_for_message("scene.obj"), "'scene.obj'");
   EXPECT_EQ(quote_for_message(""), "''");

@@ -1,7 +1,8 @@
-// The explicit registry of sorters, on top of the sorters themselves (each declares its factory,
-// options and description with the types of sorter.hpp; this file lists them all) (no static self-registration, which a static library's linker
-// can drop). It feeds the demo's sorter combo, the `--sorter NAME` flag, the benchmark's
-// `--sorters` list and the GPU test suite, which tests every entry automatically.
+// The explicit registry of sorters, on top of the sorters themselves: each declares its factory,
+// options and description with the types of sorter.hpp, and registry.cpp lists them all (no static
+// self-registration, which a static library's linker can drop). It feeds the demo's sorter combo,
+// the `--sorter NAME` flag, the benchmark's `--sorters` list and the GPU test suite, which tests
+// every entry automatically.
 #pragma once
 
 #include <span>
@@ -14,10 +15,10 @@
 namespace depthsort {
 
 std::span<const SorterInfo> sorter_registry();
-// nullptr if no sorter has that name.
-const SorterInfo* find_sorter(std::string_view name);
-// "a, b, c": for error messages listing what is valid.
-std::string sorter_names();
+// nullptr if no sorter of `registry` (the real one unless a test passes its own) has that name.
+const SorterInfo* find_sorter(std::string_view name, std::span<const SorterInfo> registry = sorter_registry());
+// "a, b, c": the names of `registry`, for error messages listing what is valid.
+std::string sorter_names(std::span<const SorterInfo> registry = sorter_registry());
 
 OptionValues default_options(const SorterInfo& info);
 // Parses "name=value,name=value" (a bare flag name means 1) over the defaults; throws OptionError

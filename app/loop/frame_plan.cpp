@@ -1,0 +1,45 @@
+#include "loop/frame_plan.hpp"
+
+#include "scene/scene.hpp"
+
+namespace depthsort::app {
+
+FramePlan plan_frame(const Settings& s, const Scene& scene, FrameClock clock, float point_scale, float covered_left,
+                     bool cycling_sorters) noexcept {
+  const std::size_t primitives = scene.mesh.triangles() + scene.particles;
+  const bool expanded_path = s.draw_path == DrawPath::Expanded;
+  FramePlan p;
+  p.order = !s.freeze && primitives > 0;
+  p.sort = p.order && s.sort;
+  p.simulate = scene.particles > 0 && s.simulate && scene.fixed_particles.empty();
+  p.separate = s.separate_passes;
+  p.coherent = s.coherent;
+  // The expanded draw draws the single order; the separate passes draw two others.
+  p.expand = expanded_path && !p.separate && primitives > 0;
+  // Rank, segment and the wipe show the single order; the separate passes draw the scene's colours.
+  p.colour = p.separate ? ColourMode::Scene : s.colour;
+  // The expanded draw colours its vertices itself: it reads no segment ids.
+  p.segments = p.order && !p.separate && !expanded_path && p.colour == ColourMode::Segment;
+  p.check_every = cycling_sorters ? 1 : s.check_every;  // cycling: every frame's sorter checked
+  p.emitter = scene.emitter;
+  p.emitter.time = static_cast<float>(clock.now);
+  p.emitter.dt = clock.dt;
+  p.wipe = s.wipe_on && !p.separate ? s.wipe : -1.0f;
+  p.triangle_sprites = s.triangle_sprites || expanded_path;  // the expanded draw's sprites are triangles
+  p.opacity = s.opacity;
+  p.lighting = s.lighting;
+  p.point_scale = point_scale;
+  p.covered_left = covered_left;
+  return p;
+}
+
+SettingsChange settings_change(const Settings& before, const Settings& now) noexcept {
+  SettingsChange c;
+  c.sorter = now.sorter_index != before.sorter_index || now.options != before.options;
+  c.vsync = now.vsync != before.vsync;
+  c.camera_mode = now.camera_mode != before.camera_mode;
+  c.fullscreen = now.fullscreen != before.fullscreen;
+  return c;
+}
+
+}  // namespace depthsort::app

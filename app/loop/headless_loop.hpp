@@ -1,0 +1,41 @@
+// The headless run (EGL, offscreen): a fixed number of frames, the camera on its path
+// (--camera-path), every timing kept, then the screenshot, the summary and --json. With --panel
+// the panel is drawn into the frames, its sort charts filled on the last.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "loop/frame_body.hpp"
+#include "scene/camera.hpp"
+#include "ui/panel.hpp"
+
+namespace depthsort::app {
+
+struct RunState;
+
+class HeadlessLoop final : private FramePlatform {
+ public:
+  explicit HeadlessLoop(RunState& run);
+  // The exit status: 1 if any order check failed or an output could not be written, 128 + the
+  // signal's number if SIGINT or SIGTERM stopped the run, else 0.
+  int run();
+
+ private:
+  void take_input(std::uint64_t frame, float dt) override;
+  float covered_left() const override;
+  bool lost() const override { return false; }
+  bool panel_frame(std::uint64_t frame) override;
+  void draw_panel(double now) override;
+  void present(std::uint64_t) override {}
+  void apply(const SettingsChange&) override {}
+
+  RunState& run_;
+  const std::uint64_t frames_;
+  const Camera base_;  // the scene's framing camera, where every camera path starts
+  std::unique_ptr<ImGuiLayer> imgui_;  // --panel
+  Panel panel_;
+  FrameBody body_;
+};
+
+}  // namespace depthsort::app

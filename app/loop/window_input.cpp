@@ -1,0 +1,130 @@
+#include "loop/window_input.hpp"
+
+#include <GLFW/glfw3.h>
+#include <imgui.h>
+
+#include <cmath>
+#include <string>
+
+#include "loop/run_state.hpp"
+#include "ui/panel.hpp"
+
+namespace depthsort::app {
+
+namespace {
+
+// The keys that turn one setting on and off, and what the console says before "on" or "off".
+struct ToggleKey {
+  int key;
+  bool Settings::*setting;
+  const char* said;
+};
+constexpr ToggleKey kToggleKeys[] = {
+    {GLFW_KEY_SPACE, &Settings::freeze, "key Space: order frozen "},
+    {GLFW_KEY_O, &Settings::sort, "key O: sorting "},
+    {GLFW_KEY_P, &Settings::separate_passes, "key P: separate passes "},
+    {GLFW_KEY_V, &Settings::wipe_on, "key V: wipe "},
+};
+
+const ToggleKey* find_toggle(int key) {
+  for (const ToggleKey& toggle : kToggleKeys)
+    if (toggle.key == key) return &toggle;
+  return nullptr;
+}
+
+}  // namespace
+
+void WindowInput::move_camera(Camera& camera, const ImGuiLayer& imgui, float dt) {
+  GLFWwindow* w = window_.handle();
+  double x = 0, y = 0;
+  glfwGetCursorPos(w, &x, &y);
+  const bool dragging = !imgui.wants_mouse() && glfwGetMouseButton(w, GLFW_MOUSE_BUTTON_LEFT) == GLFW_PRESS;
+  if (dragging && was_dragging_) {
+    const float dx = static_cast<float>(x - last_x_), dy = static_cast<float>(y - last_y_);
+    if (camera.mode == CameraMode::Orbit) camera.orbit(-0.005f * dx, 0.005f * dy);
+    else camera.orbit(0.003f * dx, -0.003f * dy);
+  }
+  was_dragging_ = dragging;
+  last_x_ = x;
+  last_y_ = y;
+  if (!imgui.wants_mouse()) {
+    const float wheel = ImGui::GetIO().MouseWheel;
+    if (wheel != 0.0f) {
+      if (camera.mode == CameraMode::Orbit) camera.zoom(std::pow(0.9f, wheel));
+      else camera.fly(glm::vec3(0, 0, wheel * 0.1f * camera.distance));
+    }
+  }
+  if (!imgui.wants_keyboard() && camera.mode == CameraMode::Fly) {
+    const float speed = 0.5f * camera.distance * dt;
+    const auto key = [&](int k) { return glfwGetKey(w, k) == GLFW_PRESS ? 1.0f : 0.0f; };
+    camera.fly(speed * glm::vec3(key(GLFW_KEY_D) - key(GLFW_KEY_A), key(GLFW_KEY_E) - key(GLFW_KEY_Q),
+                                 key(GLFW_KEY_W) - key(GLFW_KEY_S)));
+  }
+}
+
+void WindowInput::take_keys(RunState& run, const ImGuiLayer& imgui, const Panel& panel) {
+  Settings& settings = run.settings;
+  const Console& console = run.console;
+  const std::size_t n = window_.take_keys(presses_);
+  const bool typing = imgui.wants_keyboard();
+  for (std::size_t i = 0; i < n; ++i) {
+    const int key = presses_[i].key;
+    const bool ctrl = (presses_[i].mods & GLFW_MOD_CONTROL) != 0;
+    const auto on_off = [](bool on) { return on ? "on" : "off"; };
+    if (key == GLFW_KEY_ESCAPE) {
+      if (panel.popup_open()) {
+        run.presses.close_lists = true;
+      } else if (settings.show_help) {
+        settings.show_help = false;
+      } else {
+        console.say("key Esc: quit");
+        window_.request_close();
+      }
+    } else if (key == GLFW_KEY_Q && ctrl) {
+      console.say("key Ctrl+Q: quit");
+      window_.request_close();
+    } else if (key == GLFW_KEY_F11) {
+      settings.fullscreen = !settings.fullscreen;
+      console.say(std::string("key F11: full screen ") + on_off(settings.fullscreen));
+    } else if (typing || ctrl) {
+      continue;
+    } else if (key == GLFW_KEY_F1) {
+      settings.show_help = !settings.show_help;
+    } else if (key == GLFW_KEY_H) {
+      settings.show_panel = !settings.show_panel;
+      console.say(std::string("key H: panel ") + (settings.show_panel ? "shown" : "hidden"));
+    } else if (const ToggleKey* toggle = find_toggle(key)) {
+      bool& on = settings.*(toggle->setting);
+      on = !on;
+      console.say(std::string(toggle->said) + on_off(on));
+    } else if (key == GLFW_KEY_C) {
+      const int next = (static_cast<int>(settings.colour) + 1) % 3;
+      settings.colour = static_cast<ColourMode>(next);
+      static constexpr const char* kNames[3] = {"scene", "by rank", "by segment"};
+      console.say(std::string("key C: colours ") + kNames[next]);
+    } else if (key == GLFW_KEY_R) {
+      run.presses.reset_camera = true;
+      console.say("key R: camera reset");
+    } else if (key == GLFW_KEY_N) {
+      next_sorter(run);
+    }
+  }
+}
+
+void WindowInput::next_sorter(RunState& run) {
+  const auto registry = sorter_registry();
+  const Backend backend = run.stage.pipeline().on_gpu() ? Backend::Gpu : Backend::Cpu;
+  for (std::size_t step = 1; step <= registry.size(); ++step) {
+    const std::size_t i = (static_cast<std::size_t>(run.settings.sorter_index) + step) % registry.size();
+    if (registry[i].backend != backend || !registry[i].is_available(nullptr)) continue;
+    if (static_cast<int>(i) == run.settings.sorter_index) break;
+    run.settings.sorter_index = static_cast<int>(i);
+    run.settings.options = default_options(registry[i]);
+    run.console.say("key N: sorter " + std::string(registry[i].name));
+    return;
+  }
+  run.console.say(backend == Backend::Cpu ? "key N: the CPU path has only the CPU sorter (the others need a CUDA GPU)"
+                                          : "key N: no other sorter runs here");
+}
+
+}  // namespace depthsort::app
