@@ -5,6 +5,7 @@
 // root because every folder reads it and none of them owns it.
 #pragma once
 
+#include "depthsort/frame/frame_order.hpp"
 #include "depthsort/sort/registry.hpp"
 #include "scene/camera.hpp"
 #include "scene/scene_spec.hpp"
@@ -39,6 +40,9 @@ struct Settings {
   bool freeze = false;    // keep the last order (depth, sort and gather skipped)
   int check_every = 30;   // --check-every N (frames between correctness checks)
   bool coherent = false;  // --coherent: depths in last frame's sorted order
+  // --order sorter|fused: the depth pass and the sorter, or depth-bucket (the GPU path's fused
+  // order, depthsort/frame/frame_order.hpp); the separate passes and the CPU path sort with the sorter.
+  OrderMethod order = OrderMethod::Sorter;
   // Drawing
   bool separate_passes = false;  // --separate-passes: sort and draw meshes and particles apart (the wrong blend)
   ColourMode colour = ColourMode::Scene;  // --colour scene|rank|segment

@@ -209,6 +209,15 @@ struct Cli {
                  wrap("frame-coherent sorting: compute each frame's depths in the last frame's sorted order, so the "
                       "sorter gets nearly sorted input (still exact, still checked)", static_cast<std::size_t>(width)))
         ->group("Sorting");
+    text("--order", "sorter (default: the depth pass, then the sorter writing its ids straight into the draw "
+                    "order) or fused (depth-bucket, depthsort's own: the depths computed inside a sample sort's "
+                    "first pass, with the last frame's splitters; the cheapest order on the GPU path, see "
+                    "docs/algorithms/depth-bucket.md; the separate passes and the CPU path sort with the sorter)",
+         "METHOD", [&s](const std::string& v) {
+           if (v == "sorter") s.order = OrderMethod::Sorter;
+           else if (v == "fused") s.order = OrderMethod::Fused;
+           else throw UsageError("--order: unknown method " + quote_for_message(v) + "; valid methods: sorter, fused");
+         })->group("Sorting");
     text("--colour", "scene (default), rank (by position in the sorted order, far blue to near red), segment (by "
                      "the bucket or sublist the sorter put each primitive in)",
          "MODE", [&s](const std::string& v) {

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "depthsort/frame/expand.hpp"
+#include "depthsort/frame/frame_order.hpp"
 #include "depthsort/sort/sorter.hpp"
 #include "depthsort/sort/step_timer.hpp"
 #include "loop/compare_all.hpp"
@@ -60,6 +61,10 @@ class FramePipeline {
   virtual std::vector<StepBar> compare_all(CompareAll& runner) = 0;
   // The sorters' workspace (both paths: the single order's sorter + the separate passes' two).
   std::size_t workspace_bytes() const;
+  // The frame order unit's buffers (the GPU path's; 0 on the CPU path), and the unit itself for
+  // the panel's readout of the fused order (null on the CPU path).
+  virtual std::size_t order_bytes() const { return 0; }
+  virtual const FrameOrder* frame_order() const { return nullptr; }
 
   StepTimer& timer() noexcept { return timer_; }
   // The sorter of the last frame's order: the single order's, or with --separate-passes the

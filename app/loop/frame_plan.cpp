@@ -14,6 +14,7 @@ FramePlan plan_frame(const Settings& s, const Scene& scene, FrameClock clock, fl
   p.simulate = scene.particles > 0 && s.simulate && scene.fixed_particles.empty();
   p.separate = s.separate_passes;
   p.coherent = s.coherent;
+  p.fused = s.order == OrderMethod::Fused && !p.separate;  // the separate passes sort with the sorter
   // The expanded draw draws the single order; the separate passes draw two others.
   p.expand = expanded_path && !p.separate && primitives > 0;
   // Rank, segment and the wipe show the single order; the separate passes draw the scene's colours.

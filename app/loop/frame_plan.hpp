@@ -20,6 +20,7 @@ struct FramePlan {
   bool simulate = false;  // the particle step: a fountain of particles, simulation on
   bool separate = false;  // two orders, drawn one after the other (--separate-passes)
   bool coherent = false;  // depths asked in last frame's sorted order (where the pipeline has one)
+  bool fused = false;     // the single order by depth-bucket (the GPU path; --order fused)
   bool expand = false;    // the expanded vertices written and drawn (--draw-path expanded, one order)
   bool segments = false;  // the per-position segment ids written (the pulled draw colours by segment)
   int check_every = 30;   // frames between checks of the sorted order (1 while cycling sorters)

@@ -1,6 +1,8 @@
-// The GPU path's compute part: one map of every buffer the frame touches, the particles, the depth
-// keys, the sort, the gather into the GL buffers (or the expand step), an asynchronous order
-// check now and then, one unmap; each a CUDA-event step (loop/frame_pipeline.hpp).
+// The GPU path's compute part: one map of every buffer the frame touches, the particles, the frame's
+// order (the frame library's unit, depthsort/frame/frame_order.hpp: the depth pass and the sorter
+// writing the ids straight into the GL draw order, or depth-bucket's fused order; the separate
+// passes' gathers), the expand step, an asynchronous order check now and then, one unmap; each a
+// CUDA-event step (loop/frame_pipeline.hpp).
 #include "loop/frame_pipeline.hpp"
 
 #include <cuda_runtime.h>
@@ -13,14 +15,12 @@
 
 #include "depthsort/frame/depth.hpp"
 #include "depthsort/frame/expand.hpp"
-#include "depthsort/frame/gather.hpp"
-#include "depthsort/frame/order_check.hpp"
+#include "depthsort/frame/frame_order.hpp"
 #include "depthsort/frame/segment_ids.hpp"
 #include "depthsort/host/count_text.hpp"
 #include "depthsort/sort/cuda_handles.hpp"
 #include "depthsort/sort/device_buffer.hpp"
 #include "depthsort/sort/errors.hpp"
-#include "depthsort/sort/pair_buffers.hpp"
 #include "interop/gl_interop.hpp"
 
 namespace depthsort::app {
@@ -31,10 +31,11 @@ class GpuPipeline final : public FramePipeline {
  public:
   GpuPipeline(SceneBuffers& buffers, const Scene& scene, std::span<const SorterChoice> choices)
       : FramePipeline(TimerClock::CudaEvents), triangles_(buffers.triangles), particles_(buffers.particles),
-        n_(triangles_ + particles_), fixed_particles_(!scene.fixed_particles.empty()), bad_host_(2) {
-    // The scene's CUDA-side memory, checked up front so the message has the sizes.
+        n_(triangles_ + particles_), fixed_particles_(!scene.fixed_particles.empty()) {
+    // The scene's CUDA-side memory, checked up front so the message has the sizes: the triangle list,
+    // the particles' state, the frame order's buffers (FrameOrder::bytes_for).
     const std::size_t need = triangles_ * 3 * sizeof(std::uint32_t) + particles_ * sizeof(ParticleState) +
-                             n_ * (5 * sizeof(float));
+                             FrameOrder::bytes_for(triangles_, n_);
     std::size_t free_bytes = 0, total_bytes = 0;
     DEPTHSORT_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
     if (need > free_bytes)
@@ -61,18 +62,23 @@ class GpuPipeline final : public FramePipeline {
       state_ = DeviceBuffer<ParticleState>(particles_, "particle state");
     }
     if (n_ > 0) {
-      primitive_order_ = RegisteredBuffer(buffers.primitive_order.get(), cudaGraphicsRegisterFlagsWriteDiscard,
+      // Read and written: a coherent frame lists its keys in the order the last frame left here.
+      primitive_order_ = RegisteredBuffer(buffers.primitive_order.get(), cudaGraphicsRegisterFlagsNone,
                                           "primitive order");
       segment_ids_ = RegisteredBuffer(buffers.segment_ids.get(), cudaGraphicsRegisterFlagsWriteDiscard,
                                       "segment ids");
-      keys_ = DevicePairBuffers(n_, "primitive pairs");
-      key_of_id_ = DeviceBuffer<float>(n_, "check: key of each primitive id");
       if (buffers.expanded_vertices.get())
         expanded_ = RegisteredBuffer(buffers.expanded_vertices.get(), cudaGraphicsRegisterFlagsWriteDiscard,
                                      "expanded vertices");
     }
-    bad_device_ = DeviceBuffer<unsigned int>(2, "correctness counters");
+    order_.emplace(triangles_, n_);
     make_sorters(choices, triangles_, particles_);
+    if (triangles_ > 0) {  // the static mesh's centroids, once: the order's depth passes read them
+      RegisteredBuffer* list[] = {&mesh_vertices_};
+      InteropMapping mapping(list, 1, stream_.get());
+      order_->set_mesh(static_cast<const MeshVertex*>(mapping.pointer(0)), indices_.data(), triangles_, stream_.get());
+      mapping.unmap();
+    }
 
     if (particles_ > 0) {  // the fountain in its steady state, or the scene's fixed particles
       RegisteredBuffer* list[] = {&particle_vertices_};
@@ -106,7 +112,15 @@ class GpuPipeline final : public FramePipeline {
 
   std::vector<StepBar> compare_all(CompareAll& runner) override {
     if (n_ == 0) return {};
-    return runner.run(keys_.keys_in.data(), keys_.values_in.data(), n_, stream_.get());
+    // This frame's pairs in scene order (the particles where the last frame left them).
+    std::array<RegisteredBuffer*, 1> list{&particle_vertices_};
+    InteropMapping mapping(list.data(), particles_ > 0 ? 1 : 0, stream_.get());
+    const SortBuffers pairs = order_->depth_pairs(
+        order_->records(particles_ > 0 ? static_cast<const ParticleVertex*>(mapping.pointer(0)) : nullptr, particles_),
+        last_plane_, stream_.get());
+    std::vector<StepBar> bars = runner.run(pairs.keys_in, pairs.values_in, n_, stream_.get());
+    mapping.unmap();
+    return bars;
   }
 
   void compute(const Camera& camera, const FramePlan& plan, std::uint64_t frame_index) override {
@@ -115,12 +129,14 @@ class GpuPipeline final : public FramePipeline {
     poll_check();
     const cudaStream_t stream = stream_.get();
     const DepthPlane plane = camera.depth_plane();
+    last_plane_ = plane;
     const bool order = plan.order, sorting = plan.sort, simulate = plan.simulate, separate = plan.separate,
                expand = plan.expand, segments = plan.segments;
-    const bool coherent = use_previous_order(plan);
+    use_previous_order(plan);
     if (expand && !expanded_.resource())
       throw std::logic_error("the expanded draw needs the renderer's expanded vertex buffer (--draw-path expanded)");
-    // The buffers this frame touches, mapped together in one call.
+    // The buffers this frame touches, mapped together in one call. The mesh's vertices only for the
+    // expand step: the order reads the triangles' centroids, computed once.
     std::array<RegisteredBuffer*, 7> list{};
     int count = 0;
     const auto add = [&](bool wanted, RegisteredBuffer& buffer) {
@@ -128,7 +144,7 @@ class GpuPipeline final : public FramePipeline {
       list[static_cast<std::size_t>(count)] = &buffer;
       return count++;
     };
-    const int at_mesh_vertices = add(triangles_ > 0 && (order || expand), mesh_vertices_);
+    const int at_mesh_vertices = add(triangles_ > 0 && expand, mesh_vertices_);
     const int at_particle_vertices = add(particles_ > 0 && (order || simulate || expand), particle_vertices_);
     const int at_mesh_elements = add(triangles_ > 0 && order && separate, mesh_elements_);
     const int at_particle_elements = add(particles_ > 0 && order && separate, particle_elements_);
@@ -159,46 +175,31 @@ class GpuPipeline final : public FramePipeline {
       launch_particles_step(state_.data(), particle_vertices, particles_, plan.emitter, stream);
     }
     if (order) {
-      {
-        StepScope step(timer_, "depth", StepStart::AtLastStepEnd);
-        // Coherent: the depths in id order (the scene read in its own order), then listed in last
-        // frame's sorted order (values_out, which this frame's sort overwrites only after the
-        // gather has read it); key_of_id_ is then also what the order check needs.
-        launch_primitive_depth(mesh_vertices, indices_.data(), triangles_, particle_vertices, particles_, plane,
-                               coherent ? key_of_id_.data() : keys_.keys_in.data(),
-                               coherent ? nullptr : keys_.values_in.data(), stream);
-        if (coherent)
-          launch_gather_keys(key_of_id_.data(), keys_.values_out.data(), n_, keys_.keys_in.data(),
-                             keys_.values_in.data(), stream);
+      const FrameRecords records = order_->records(particle_vertices, particles_);
+      OrderRequest request;
+      request.plane = plane;
+      request.method = plan.fused ? OrderMethod::Fused : OrderMethod::Sorter;
+      request.sort = sorting;
+      request.coherent = plan.coherent;
+      // The single order goes straight into the GL draw order (the expanded draw's stays inside:
+      // its expand step reads it); the separate passes' orders are gathered into the two element
+      // buffers.
+      if (!separate)
+        order_->order_single(records, request, sorter(), primitive_order, stream, timer_);
+      else
+        order_->order_separate(records, request, sorter(), particle_sorter(), indices_.data(), mesh_elements,
+                               particle_elements, stream, timer_);
+      if (sorting) order_made();
+      const bool sorter_segments = sorting && !plan.fused;
+      keep_drawn_order(order_->last_ids(), sorter_segments);
+      if (segment_ids) {
+        StepScope step(timer_, "segment ids", StepStart::AtLastStepEnd);
+        const Segments none{};
+        launch_segment_ids(sorter_segments ? sorter()->segments() : none, n_, segment_ids, stream);
       }
-      if (sorting) {
-        StepScope step(timer_, "sort", StepStart::AtLastStepEnd);
-        if (!separate) {
-          sorter()->sort(keys_.buffers(0, n_), stream);
-        } else {
-          if (triangles_ > 0) sorter()->sort(keys_.buffers(0, triangles_), stream);
-          if (particles_ > 0) particle_sorter()->sort(keys_.buffers(triangles_, particles_), stream);
-        }
-        order_made();
-      }
-      const std::uint32_t* ids = sorting ? keys_.values_out.data() : keys_.values_in.data();
-      keep_drawn_order(ids, sorting);
-      if (!expand) {  // the expanded draw has nothing to gather: its expand step reads the order
-        StepScope step(timer_, "gather", StepStart::AtLastStepEnd);
-        if (primitive_order)
-          DEPTHSORT_CUDA_CHECK(cudaMemcpyAsync(primitive_order, ids, n_ * sizeof(std::uint32_t),
-                                               cudaMemcpyDeviceToDevice, stream));
-        if (mesh_elements) launch_gather_triangles(indices_.data(), ids, triangles_, mesh_elements, stream);
-        if (particle_elements)
-          launch_gather_points(ids + triangles_, particles_, static_cast<std::uint32_t>(triangles_),
-                               particle_elements, stream);
-        if (segment_ids) {
-          const Segments none{};
-          launch_segment_ids(sorting ? sorter()->segments() : none, n_, segment_ids, stream);
-        }
-      }
-      if (sorting && !check_pending_ && frame_index % static_cast<std::uint64_t>(plan.check_every) == 0) {
-        queue_check(frame_index, coherent, separate);
+      if (sorting && !order_->check_pending() && frame_index % static_cast<std::uint64_t>(plan.check_every) == 0) {
+        order_->check_last_order(records, plane, frame_index, stream);
+        if (check_.light == CheckLight::None) check_.light = CheckLight::Pending;
         next_start = StepStart::OwnEvent;
       }
     }
@@ -216,49 +217,19 @@ class GpuPipeline final : public FramePipeline {
   }
 
   void poll_check() override {
-    if (!check_pending_) return;
-    const cudaError_t status = cudaEventQuery(check_event_.get());
-    if (status == cudaErrorNotReady) return;
-    DEPTHSORT_CUDA_CHECK(status);
-    take_check();
+    if (OrderCheck result; order_->poll_check(result))
+      record_check(check_, result.frame, result.bad_first, result.bad_second);
   }
 
   void finish_checks() override {
-    if (!check_pending_) return;
-    DEPTHSORT_CUDA_CHECK(cudaEventSynchronize(check_event_.get()));
-    take_check();
+    if (OrderCheck result; order_->finish_check(result))
+      record_check(check_, result.frame, result.bad_first, result.bad_second);
   }
+
+  std::size_t order_bytes() const override { return order_->workspace_bytes(); }
+  const FrameOrder* frame_order() const override { return &*order_; }
 
  private:
-  void queue_check(std::uint64_t frame_index, bool coherent, bool separate) {
-    const cudaStream_t stream = stream_.get();
-    DEPTHSORT_CUDA_CHECK(cudaMemsetAsync(bad_device_.data(), 0, bad_device_.bytes(), stream));
-    // Each id's key as it went into the sort: keys_in itself when the input was in id order, else
-    // the depth step's key_of_id_ (an order broken by the last frame only changes which key an
-    // out-of-range id gets: -inf, and the check counts the id).
-    const float* key_of_id = coherent ? key_of_id_.data() : keys_.keys_in.data();
-    if (!separate) {
-      launch_check_sorted(key_of_id, n_, keys_.keys_out.data(), keys_.values_out.data(), n_, bad_device_.data(),
-                          stream);
-    } else {
-      launch_check_sorted(key_of_id, triangles_, keys_.keys_out.data(), keys_.values_out.data(), triangles_,
-                          bad_device_.data(), stream);
-      launch_check_sorted(key_of_id, n_, keys_.keys_out.data() + triangles_, keys_.values_out.data() + triangles_,
-                          particles_, bad_device_.data() + 1, stream);
-    }
-    DEPTHSORT_CUDA_CHECK(cudaMemcpyAsync(bad_host_.data(), bad_device_.data(), bad_device_.bytes(),
-                                         cudaMemcpyDeviceToHost, stream));
-    DEPTHSORT_CUDA_CHECK(cudaEventRecord(check_event_.get(), stream));
-    check_pending_ = true;
-    pending_frame_ = frame_index;
-    if (check_.light == CheckLight::None) check_.light = CheckLight::Pending;
-  }
-
-  void take_check() {
-    check_pending_ = false;
-    record_check(check_, pending_frame_, bad_host_.data()[0], bad_host_.data()[1]);
-  }
-
   std::size_t triangles_, particles_, n_;
   bool fixed_particles_;
   CudaStream stream_;
@@ -266,13 +237,8 @@ class GpuPipeline final : public FramePipeline {
       segment_ids_, expanded_;
   DeviceBuffer<std::uint32_t> indices_;
   DeviceBuffer<ParticleState> state_;
-  DevicePairBuffers keys_;
-  DeviceBuffer<float> key_of_id_;
-  DeviceBuffer<unsigned int> bad_device_;
-  PinnedBuffer<unsigned int> bad_host_;
-  CudaEvent check_event_{cudaEventDisableTiming};
-  bool check_pending_ = false;
-  std::uint64_t pending_frame_ = 0;
+  std::optional<FrameOrder> order_;
+  DepthPlane last_plane_{};  // the last frame's: compare-all sorts its keys
 };
 
 }  // namespace

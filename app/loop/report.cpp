@@ -105,6 +105,7 @@ nlohmann::ordered_json meta_json(const RunState& run, std::uint64_t frames) {
   m["draw"] = run.options.draw;
   m["sort"] = settings.sort;
   m["order"] = settings.separate_passes ? "separate passes" : "single";
+  m["order_method"] = pipeline.on_gpu() && !settings.separate_passes ? order_method_name(settings.order) : "sorter";
   m["coherent"] = settings.coherent;
   m["sprite_shape"] = settings.triangle_sprites ? "triangle" : "quad";
   m["draw_path"] = draw_path_name(settings.draw_path);

@@ -146,6 +146,13 @@ void say_opening(const Console& console, const RunOptions& options, const Settin
   console.say("scene: " + scene.description);
   console.say(scene.memory_line);
   console.say(draw_line(scene, settings));
+  const bool gpu_path = path.info->backend == Backend::Gpu;
+  if (settings.order == OrderMethod::Fused && gpu_path && !settings.separate_passes)
+    console.say("order: fused (depth-bucket: the depths inside a sample sort's first pass, the ids straight into "
+                "the draw order; docs/algorithms/depth-bucket.md)");
+  else if (settings.order == OrderMethod::Fused)
+    console.say(std::string("note: --order fused: ") +
+                (gpu_path ? "the separate passes sort with the sorter" : "the CPU path sorts with its sorter"));
   if (!cycle.active())
     console.say("sorter: " + std::string(path.info->name) +
                 (path.options.empty() ? "" : " (" + format_options(path.options) + ")") + ": " +

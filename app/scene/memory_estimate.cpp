@@ -6,6 +6,7 @@
 #include "depthsort/host/count_text.hpp"
 #include "depthsort/sort/errors.hpp"
 #include "depthsort/frame/expand.hpp"
+#include "depthsort/frame/frame_order.hpp"
 #include "depthsort/host/memory_available.hpp"
 #include "depthsort/frame/particles.hpp"
 
@@ -36,9 +37,11 @@ MemoryNeed scene_memory(std::size_t triangles, std::size_t vertices, std::size_t
         gl + vertices * sizeof(MeshVertex) + 2 * triangles * kIndices + triangles * (kPairs + workspace) +
         particles * (sizeof(ParticleState) + sizeof(ParticleVertex) + sizeof(std::uint32_t) + kPairs + workspace);
   } else {
+    // The frame order unit's buffers (depthsort/frame/frame_order.hpp: pairs, ids, the check's,
+    // depth-bucket's regions and its fallback's workspace) and the sorters'.
     need.device += expanded_bytes;
-    need.device += gl + triangles * (kIndices + kPairs + workspace + sizeof(float)) +
-                   particles * (sizeof(ParticleState) + kPairs + workspace + sizeof(float));
+    need.device += gl + FrameOrder::bytes_for(triangles, triangles + particles) + triangles * (kIndices + workspace) +
+                   particles * (sizeof(ParticleState) + workspace);
   }
   return need;
 }

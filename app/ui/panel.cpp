@@ -272,6 +272,18 @@ void Panel::draw(Settings& state, ButtonPresses& presses, const PanelReadout& in
     ImGui::Checkbox("coherent (start from last frame's order)", &state.coherent);
     if (ImGui::IsItemHovered())
       ImGui::SetTooltip("depths computed in last frame's sorted order: the sorter gets nearly sorted input");
+    // The fused order (the GPU path; the separate passes sort with the sorter).
+    const bool fused_here = info.gpu_path && !state.separate_passes;
+    if (!fused_here) ImGui::BeginDisabled();
+    bool fused = state.order == OrderMethod::Fused;
+    if (ImGui::Checkbox("fused order (depth-bucket)", &fused)) state.order = fused ? OrderMethod::Fused : OrderMethod::Sorter;
+    if (!fused_here) ImGui::EndDisabled();
+    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+      ImGui::SetTooltip("%s", fused_here ? "depthsort's own order: the depths computed inside a sample sort's first "
+                                           "pass with the last frame's splitters, the ids written straight into the "
+                                           "draw order (the sorter above is not used)"
+                                         : info.gpu_path ? "the separate passes sort with the sorter"
+                                                         : "the fused order needs a CUDA GPU");
   }
 
   if (ImGui::CollapsingHeader("Drawing", ImGuiTreeNodeFlags_DefaultOpen)) {

@@ -49,6 +49,20 @@ std::size_t FrameOrder::workspace_bytes() const {
   return fused_ ? bytes + fused_->workspace_bytes() + fallback_->workspace_bytes() : bytes;
 }
 
+std::size_t FrameOrder::bytes_for(std::size_t triangles, std::size_t primitives, bool fused) noexcept {
+  // Centroids; keys in, out and by id; ids in, out and the check's marks.
+  std::size_t bytes = 16 * triangles + 24 * primitives;
+  // depth-bucket: regions of twice the pairs (8 bytes a pair), its spill area and the overflowed
+  // buckets' sort (about a third of a pair more); the fallback's CUB workspace (the pairs again).
+  if (fused) bytes += 16 * primitives + primitives / 3 + 8 * primitives + (std::size_t{64} << 20);
+  return bytes;
+}
+
+SortBuffers FrameOrder::depth_pairs(const FrameRecords& records, const DepthPlane& plane, cudaStream_t stream) {
+  launch_record_depth(records, plane, keys_in_.data(), values_in_.data(), stream);
+  return SortBuffers{keys_in_.data(), values_in_.data(), keys_out_.data(), ids_.data(), records.size()};
+}
+
 std::uint32_t FrameOrder::fused_largest_bucket() const noexcept { return fused_ ? fused_->largest_bucket() : 0; }
 std::uint32_t FrameOrder::fused_overflowed_buckets() const noexcept {
   return fused_ ? fused_->overflowed_buckets() : 0;

@@ -70,6 +70,9 @@ class FrameOrder {
   FrameOrder& operator=(const FrameOrder&) = delete;
 
   std::size_t workspace_bytes() const;
+  // About the device memory a unit for `triangles` of `primitives` takes (with depth-bucket's
+  // buffers), before one is made: for memory estimates.
+  static std::size_t bytes_for(std::size_t triangles, std::size_t primitives, bool fused = true) noexcept;
   // Whether depth-bucket can order frames of n primitives on this device (otherwise a Fused
   // request is ordered the way its fallback is: depth pass and cub-radix).
   bool fused_fits(std::size_t n) const noexcept { return fused_n_ >= n && fused_n_ > 0; }
@@ -80,6 +83,9 @@ class FrameOrder {
                 cudaStream_t stream);
   // The records of a frame: the centroids set here, and the caller's particles.
   FrameRecords records(const ParticleVertex* particles, std::size_t particles_count) const noexcept;
+  // The frame's (key, id) pairs in scene order, by the plain depth pass, into the unit's buffers:
+  // for work beside the frame (the panel's compare-all). The pairs' output buffers are the unit's.
+  SortBuffers depth_pairs(const FrameRecords& records, const DepthPlane& plane, cudaStream_t stream);
 
   // The single order of every primitive of `records`, written to order[0, n) (n ids), or, where
   // `order` is null (the expanded draw), kept inside (last_ids()). `sorter` sorts for the Sorter
