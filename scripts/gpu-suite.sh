@@ -51,7 +51,7 @@ build=${1:-build}
 shift || true
 parts=${*:-tests sanitize bench}
 OUT=${OUT:-/tmp/depthsort-out}
-work=/tmp/depthsort-results
+work=${WORK:-/tmp/depthsort-results}  # WORK: a folder of its own for a second suite run beside this one
 mkdir -p "$OUT" "$work"
 summary=$work/summary.txt
 note() { echo "$*" | tee -a "$summary"; }

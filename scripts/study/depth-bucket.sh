@@ -20,6 +20,9 @@
 #              the orbit; cub-radix from scratch, run-bucket coherent and the fused order; the order's
 #              cost as frame/compute minus frame/simulate, medians over frames 1..599 (the demo needs
 #              its GL libraries: .gl beside the tree, scripts/bare-image-gl.sh)
+#   sanitize   compute-sanitizer's memcheck, racecheck and synccheck over fused frames (the benchmark's
+#              sequences at 300K and 1M points along the fly-through: frames that fit, spill and fall
+#              back), every frame checked; any reported error fails the part
 #   detail     Nsight Compute's sections (speed of light, occupancy, warp states, memory, scheduler)
 #              of depth-bucket's scatter and bucket sort in one timed frame: where their time goes
 set -uo pipefail
@@ -161,4 +164,16 @@ PY
     demo "$t-fused" --triangles "$t" --particles "$p" --camera-path orbit --order fused
   done
   (cd "$LOGS" && tar czf "$OUT/demo-json.tgz" demo-*.json)
+fi
+
+if has sanitize && command -v compute-sanitizer >/dev/null; then
+  for tool in memcheck racecheck synccheck; do
+    extra=()
+    [[ $tool == racecheck ]] && extra=(--racecheck-report hazard)
+    timeout 240 compute-sanitizer --tool "$tool" --error-exitcode 86 "${extra[@]}" "$BIN/depthsort-bench" \
+      --sequence fly-through --frames 12 --sizes 300000,1M --sorters cub-radix --fused --warmup 0 \
+      >"$LOGS/sanitize-$tool.txt" 2>&1
+    rc=$?
+    echo "== compute-sanitizer $tool over fused frames: exit $rc, $(grep -cE 'pass$' "$LOGS/sanitize-$tool.txt") rows passed, $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$LOGS/sanitize-$tool.txt" | tail -1)"
+  done
 fi
