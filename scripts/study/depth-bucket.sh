@@ -21,8 +21,8 @@
 #              cost as frame/compute minus frame/simulate, medians over frames 1..599 (the demo needs
 #              its GL libraries: .gl beside the tree, scripts/bare-image-gl.sh)
 #   sanitize   compute-sanitizer's memcheck, racecheck and synccheck over fused frames (the benchmark's
-#              sequences at 300K and 1M points along the fly-through: frames that fit, spill and fall
-#              back), every frame checked; any reported error fails the part
+#              sequences at 300K and 1M points along the fly-through and the orbit: frames that fit, spill
+#              and are handed back), every frame checked; any reported error fails the part
 #   detail     Nsight Compute's sections (speed of light, occupancy, warp states, memory, scheduler)
 #              of depth-bucket's scatter and bucket sort in one timed frame: where their time goes
 set -uo pipefail
@@ -170,10 +170,13 @@ if has sanitize && command -v compute-sanitizer >/dev/null; then
   for tool in memcheck racecheck synccheck; do
     extra=()
     [[ $tool == racecheck ]] && extra=(--racecheck-report hazard)
-    timeout 240 compute-sanitizer --tool "$tool" --error-exitcode 86 "${extra[@]}" "$BIN/depthsort-bench" \
-      --sequence fly-through --frames 12 --sizes 300000,1M --sorters cub-radix --fused --warmup 0 \
-      >"$LOGS/sanitize-$tool.txt" 2>&1
-    rc=$?
+    rc=0
+    for path in "fly-through --frames 12" "orbit --frames 120"; do
+      # shellcheck disable=SC2086
+      timeout 200 compute-sanitizer --tool "$tool" --error-exitcode 86 "${extra[@]}" "$BIN/depthsort-bench" \
+        --sequence $path --sizes 300000,1M --sorters cub-radix --fused --warmup 0 >>"$LOGS/sanitize-$tool.txt" 2>&1 ||
+        rc=$?
+    done
     echo "== compute-sanitizer $tool over fused frames: exit $rc, $(grep -cE 'pass$' "$LOGS/sanitize-$tool.txt") rows passed, $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$LOGS/sanitize-$tool.txt" | tail -1)"
   done
 fi
