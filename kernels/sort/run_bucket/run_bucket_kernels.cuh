@@ -5,7 +5,7 @@
 // This file holds what every step shares (the tile and bucket shapes, the plan the steps leave
 // for the host, the verdict, the plan's post) and the counts cleared for the next attempt;
 // plan.cuh the sample, the plan, the probe and the splitters kept from an output; scatter.cuh the
-// scatter; bucket_sort.cuh (with the bucket starts) and overflow.cuh the bucket sort.
+// scatter; sort_buckets.cuh (with the bucket starts) and overflow.cuh the bucket sort.
 //
 // Keys are handled as ordered keys (keys.hpp); which bucket a key belongs to is said in
 // splitter_search.cuh.

@@ -33,7 +33,7 @@
 #include "sort/primitives/launch.hpp"
 #include "sort/primitives/dynamic_smem.hpp"
 #include "sort/primitives/staging.hpp"
-#include "sort/run_bucket/bucket_sort.cuh"
+#include "sort/run_bucket/sort_buckets.cuh"
 #include "sort/run_bucket/overflow.cuh"
 #include "sort/run_bucket/plan.cuh"
 #include "sort/run_bucket/run_bucket_kernels.cuh"
@@ -43,7 +43,7 @@
 namespace depthsort::run_bucket {
 namespace {
 
-// The bucket sort's kernels (bucket_sort.cuh).
+// The bucket sort's kernels (sort_buckets.cuh).
 template <std::uint32_t kMostBucketsPerBlock>
 constexpr auto kSmallBucketSort = small_bucket_sort_kernel<kSmallSort.threads, kSmallSort.items, kSmallSort.min_blocks,
                                                            kSmallSort.radix_bits, kMostBucketsPerBlock>;
