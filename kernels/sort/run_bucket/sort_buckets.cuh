@@ -40,7 +40,7 @@ template <int kThreads, int kItems, int kRadixBits>
 union SmallBucketWork {
   using Scan = cub::BlockScan<std::uint32_t, kThreads>;
   struct {
-    std::uint32_t slots[kCountingSlots];
+    std::uint32_t slots[Policy::kCountingSlots];
     typename Scan::TempStorage scan;
   } counting;
   typename BucketRadixSort<kThreads, kItems, kRadixBits>::TempStorage radix;
@@ -125,7 +125,7 @@ __device__ __forceinline__ void counting_sort_staged_bucket(int pairs, std::uint
                                                             float* __restrict__ keys_out,
                                                             std::uint32_t* __restrict__ values_out) {
   using Work = SmallBucketWork<kThreads, kItems, kRadixBits>;
-  static_assert(kSlots % kThreads == 0 && kSlots <= kCountingSlots);
+  static_assert(kSlots % kThreads == 0 && kSlots <= Policy::kCountingSlots);
   constexpr int kSlotsPerThread = kSlots / kThreads;
   std::uint32_t key[kItems];
   bool valid[kItems];
@@ -200,13 +200,8 @@ __device__ __forceinline__ void radix_sort_staged_bucket(int pairs, std::uint32_
                                                   values_out);
 }
 
-// The most buckets one block of the small-bucket kernel keeps the starts of (its grid is at least
-// (buckets + 1) / this): 64 where a grid of one block per 64 buckets fits the GPU at once (up to
-// about 25000 buckets on an H100, three blocks on each of 132 multiprocessors), else 128, which
-// keeps the grid to one wave up to 32768 buckets. One instantiation each: with 128 at every size,
-// the bucket sort at 15M pairs took 3-4 microseconds longer on an H100.
-inline constexpr std::uint32_t kFewBucketsPerSmallSortBlock = 64;
-inline constexpr std::uint32_t kManyBucketsPerSmallSortBlock = 128;
+// The small-bucket kernel's grid: Policy::kFewBucketsPerSmallSortBlock or
+// kManyBucketsPerSmallSortBlock buckets a block (policy.hpp says when each).
 
 // The small-bucket kernel: a persistent grid; block i owns the buckets i, i + gridDim.x, ... (and
 // the entry `buckets`, the total, if it falls to it). First each block finds the starts of the
@@ -239,7 +234,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) small_bucket_sort_kernel
     std::uint32_t sequence, float* __restrict__ keys_out, std::uint32_t* __restrict__ values_out) {
   using Work = SmallBucketWork<kThreads, kItems, kRadixBits>;
   constexpr std::uint32_t kCapacity = kThreads * kItems;
-  static_assert(kBucketCapacity * sizeof(std::uint32_t) % 16 == 0,
+  static_assert(Policy::kBucketCapacity * sizeof(std::uint32_t) % 16 == 0,
                 "a bucket's region starts 16-byte aligned, and a run may be read to its next 16 bytes");
   __shared__ Work work;
   __shared__ std::uint32_t range_parts[2 * kThreads / 32];
@@ -255,7 +250,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) small_bucket_sort_kernel
   // Bucket b's pairs, where the scatter left them (the copies round up to 16 bytes, within the
   // bucket's region).
   const auto pairs_of = [&](std::uint32_t b) {
-    const std::size_t from = std::size_t{b} * kBucketCapacity;
+    const std::size_t from = std::size_t{b} * Policy::kBucketCapacity;
     return [=] { return primitives::StagedRun{bucketed_keys + from, bucketed_values + from, counts[b]}; };
   };
   std::uint32_t bucket = next_small(blockIdx.x);
@@ -299,9 +294,9 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) small_bucket_sort_kernel
         owned_starts[k] = through;
         starts[b] = through;
         const std::uint32_t pairs = b < buckets ? counts[b] : 0u;
-        if (pairs > kBucketCapacity) {
+        if (pairs > Policy::kBucketCapacity) {
           const std::uint32_t at = atomicAdd(&plan->overflowed_buckets, 1u);
-          if (at < kMostOverflowedBuckets)
+          if (at < Policy::kMostOverflowedBuckets)
             overflowed_list[at] = b;
           else
             past_list = true;
@@ -342,14 +337,14 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) small_bucket_sort_kernel
       const std::uint32_t low = splitters[bucket - 1], span = splitters[bucket] - low;
       if (span == 0)  // between equal splitters: one key value
         copy_one_value_bucket<kThreads>(pairs, to, low, stage.values(k), keys_out, values_out);
-      else if (span <= kCountingSlots / 4)
-        counting_sort_staged_bucket<kThreads, kItems, kRadixBits, kCountingSlots / 4>(
+      else if (span <= Policy::kCountingSlots / 4)
+        counting_sort_staged_bucket<kThreads, kItems, kRadixBits, Policy::kCountingSlots / 4>(
             pairs, to, low, stage.keys(k), stage.values(k), work, keys_out, values_out);
-      else if (span <= kCountingSlots / 2)
-        counting_sort_staged_bucket<kThreads, kItems, kRadixBits, kCountingSlots / 2>(
+      else if (span <= Policy::kCountingSlots / 2)
+        counting_sort_staged_bucket<kThreads, kItems, kRadixBits, Policy::kCountingSlots / 2>(
             pairs, to, low, stage.keys(k), stage.values(k), work, keys_out, values_out);
       else
-        counting_sort_staged_bucket<kThreads, kItems, kRadixBits, kCountingSlots>(
+        counting_sort_staged_bucket<kThreads, kItems, kRadixBits, Policy::kCountingSlots>(
             pairs, to, low, stage.keys(k), stage.values(k), work, keys_out, values_out);
     }
     __syncthreads();  // the buffer and the work areas are free
@@ -382,7 +377,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) large_bucket_sort_kernel
     if (pairs > kCapacity) continue;
     __syncthreads();  // the last bucket of this block is done with the shared memory
     const int count = static_cast<int>(pairs);
-    const std::size_t from = static_cast<std::size_t>(bucket) * kBucketCapacity;
+    const std::size_t from = static_cast<std::size_t>(bucket) * Policy::kBucketCapacity;
     std::uint32_t key[kItems], value[kItems];
     Load(storage.load).Load(bucketed_keys + from, key, count, 0xFFFFFFFFu);
     __syncthreads();
