@@ -1,7 +1,7 @@
 // Dehne & Zaboli, "Deterministic Sample Sort for GPUs" (GPU Bucket Sort, 2010), Section 4,
 // Algorithm 1: the host dispatcher of `bucket-sort`. It owns the workspace (reserved once),
-// launches the steps on the caller's stream and names each step in the timings as the issue lists
-// them: local sort (steps 1-3: the split is the block index, the local sampling is part of the
+// launches the steps on the caller's stream and names each step in the timings after the paper's
+// steps: local sort (steps 1-3: the split is the block index, the local sampling is part of the
 // write-back unless inline_sampling is off, then its own step "local sampling"), sample sort,
 // global sampling, sample indexing, prefix sum, relocation, sublist sort. Nothing goes through
 // the host between steps: bucket sizes stay on the device, and the global-memory path of steps 4
@@ -16,7 +16,10 @@
 
 #include "sort/primitives/dynamic_smem.hpp"
 #include "depthsort/sort/errors.hpp"
-#include "sort/bucket_sort/bucket_sort_kernels.cuh"
+#include "sort/bucket_sort/local_sort.cuh"
+#include "sort/bucket_sort/onchip_buckets.cuh"
+#include "sort/bucket_sort/segment_sort.cuh"
+#include "sort/bucket_sort/splitters.cuh"
 #include "sort/bucket_sort/bucket_sort_sorter.hpp"
 #include "sort/primitives/launch.hpp"
 
@@ -102,20 +105,20 @@ SharedMemoryLimits limits_here() {
 
 }  // namespace
 
-BucketSorter::BucketSorter(const OptionValues& options) : Sorter("bucket-sort", Backend::Gpu) {
-  s_option_ = option_value(options, "s");
-  sublist_option_ = option_value(options, "sublist");
-  chunk_option_ = option_value(options, "chunk");
-  faithful_ = option_value(options, "faithful") != 0;
-  inline_sampling_ = option_value(options, "inline_sampling") != 0;
+BucketSorter::BucketSorter(const BucketSortOptions& options) : Sorter("bucket-sort", Backend::Gpu) {
+  s_option_ = options.s;
+  sublist_option_ = options.sublist;
+  chunk_option_ = options.chunk;
+  faithful_ = options.faithful;
+  inline_sampling_ = options.inline_sampling;
   // The paper's configuration is bitonic sort throughout (Section 4).
-  cub_sample_sort_ = !faithful_ && option_value(options, "cub_sample_sort") != 0;
-  radix_block_sort_ = !faithful_ && option_value(options, "radix_block_sort") != 0;
+  cub_sample_sort_ = !faithful_ && options.cub_sample_sort;
+  radix_block_sort_ = !faithful_ && options.radix_block_sort;
   // The on-chip bucket sort is a radix tile sort: off with the bitonic block sorts.
-  onchip_ = radix_block_sort_ && option_value(options, "onchip") != 0;
-  sample_key_sort_ = option_value(options, "sample_key_sort") != 0;
-  radix_bits_ = option_value(options, "radix_bits");
-  bucket_key_bits_ = option_value(options, "bucket_key_bits") != 0;
+  onchip_ = radix_block_sort_ && options.onchip;
+  sample_key_sort_ = options.sample_key_sort;
+  radix_bits_ = options.radix_bits;
+  bucket_key_bits_ = options.bucket_key_bits;
   check_pow2_option(s_option_, "s", 2);
   check_pow2_option(sublist_option_, "sublist", 64);
   check_pow2_option(chunk_option_, "chunk", 64);
@@ -256,7 +259,7 @@ void BucketSorter::do_reserve(std::size_t max_n) {
 namespace {
 
 struct SegmentWork {
-  Segments seg;
+  SegmentBounds seg;
   SegmentItem* items;
   const std::uint32_t* count;
   unsigned grid;
@@ -290,7 +293,7 @@ void launch_segment_sort(const SegmentWork& w, Out out) {
 void BucketSorter::sort_segments(std::uint64_t* data, const std::uint32_t* begin, std::uint32_t segments,
                                  std::uint64_t total, std::uint64_t max_segment, std::uint32_t chunk, bool to_pairs,
                                  const SortBuffers& b, cudaStream_t stream, std::uint32_t min_size) {
-  const Segments seg{begin, segments};
+  const SegmentBounds seg{begin, segments};
   auto* items = reinterpret_cast<SegmentItem*>(items_.data());
   std::uint32_t* count = item_count_.data();
   plan_chunks_kernel<<<1, kPlanThreads, 0, stream>>>(seg, chunk, min_size, items, count);
@@ -434,7 +437,7 @@ void BucketSorter::do_sort(const SortBuffers& b, cudaStream_t stream, StepTimer&
 }
 
 std::unique_ptr<Sorter> make_bucket_sorter(const OptionValues& options) {
-  return std::make_unique<BucketSorter>(options);
+  return std::make_unique<BucketSorter>(BucketSortOptions::from(options));
 }
 
 }  // namespace depthsort::bucket_sort
