@@ -152,9 +152,8 @@ Config BucketSorter::config_for(std::size_t n) const {
     c.s = kPaperS;
   } else {
     // s ~ sqrt(n)/4: the samples (m*s = n*s/L, sorted in step 4) and the buckets' depth in step 9
-    // grow in opposite directions; the sweep of Fig. 3 on the H200 (2026-11-23) put the optimum at
-    // s = 1024 for 16M pairs (1.79 ms against 1.87 for 2048) and s = 2048 for 64M (8.66 ms
-    // against 9.58 for 4096).
+    // grow in opposite directions; the sweep of Fig. 3 on the H200 put the optimum at s = 1024 for
+    // 16M pairs and s = 2048 for 64M (docs/results/bucket-sort.md).
     const std::uint64_t target = (std::uint64_t{1} << ((primitives::ceil_log2(n) + 1) / 2)) / 4;
     c.s = static_cast<std::uint32_t>(std::clamp<std::uint64_t>(target, 16, 4096));
   }

@@ -99,7 +99,7 @@ __device__ __forceinline__ void judge_tile_samples(std::uint32_t bucket, bool va
 // The blocks after the first plan_blocks(m) build the scatter's splitter table (splitter_search.cuh)
 // meanwhile, one thread an entry: like the plan's searches it waits on dependent loads, and beside
 // them it costs nearly nothing, where as a kernel of its own between the plan and the scatter it
-// took about 6 microseconds of every attempt.
+// added to every attempt (docs/results/run-bucket.md).
 DEPTHSORT_HD std::uint32_t plan_blocks(std::uint32_t m) { return (m + 255) / 256; }
 inline constexpr std::uint32_t kTableBlocks = (kTableSlots + 1 + 255) / 256;
 __global__ void __launch_bounds__(256) plan_kernel(const float* __restrict__ keys, std::uint32_t n, std::uint32_t m,

@@ -177,7 +177,7 @@ class RunBucketSorter final : public Sorter {
       // No splitters to keep. Above the bucket path's sizes the library sort leaves the keys'
       // range where the host reads it; below min_pairs it is cub-radix's sort as it is, with no
       // range for the span sort, which starts there (writing it to host memory made 1M-pair sorts
-      // 1.5-3.5 us slower).
+      // slower: docs/results/run-bucket.md).
       const bool keep_range = b.n >= min_pairs_;
       if (fall_back(b, stream, timer, keep_range) && keep_range) note_output_ends(stream);
       return;

@@ -96,7 +96,8 @@ __global__ void __launch_bounds__(Policy::kTileThreads, Policy::kScatterBlocksPe
   __shared__ std::uint32_t staged_keys[kStaged], staged_values[kStaged];
   // Where each staged pair goes in the bucket regions (kSpilled: beyond its bucket's room), found
   // when it is staged, so that the write-out reads one word for it instead of its bucket and then
-  // two words of the bucket's (scatter 0.184 to 0.179 ms at 16M camera-step keys on an H100).
+  // two words of the bucket's (a faster scatter at 16M camera-step keys on an H100:
+  // docs/results/run-bucket.md).
   __shared__ std::uint32_t staged_to[kStaged];
   __shared__ __align__(16) std::uint32_t tile_values[Policy::kTile];  // the tile's values as they come
   __shared__ std::uint32_t window_low, in_window_total;

@@ -207,14 +207,14 @@ __device__ __forceinline__ void radix_sort_staged_bucket(int pairs, std::uint32_
 // the entry `buckets`, the total, if it falls to it). First each block finds the starts of the
 // buckets it owns from their counts, in L2 where the scatter just counted them, while the bulk
 // copy of its first bucket is on its way, and lists those of its buckets too large for this shape
-// (for the large kernel) or beyond their room (sorted with the spill area). That took a one-block
-// kernel of its own before, 0.009-0.013 ms at 4M-16M pairs. The last block to have listed posts
+// (for the large kernel) or beyond their room (sorted with the spill area), which a one-block
+// kernel of its own cost more (docs/results/run-bucket.md). The last block to have listed posts
 // the plan (with the lists' lengths and the spill) to the host, which queues what comes after the
 // small buckets while they are sorted: the large kernel where a bucket needs it (on a stream of
 // its own, so that its blocks start as the small kernel's finish), the overflowed buckets' sort
 // or the fallback, the kept splitters. (Posted at the attempt's end instead, the
 // device waited for the host's turn in every sort; posted by the scatter's last block, with the
-// lists made by the scatter, the scatter took 2-9 microseconds longer at 16M pairs.) Then it
+// lists made by the scatter, the scatter took longer at 16M pairs.) Then it
 // sorts its buckets of 1 to kThreads * kItems pairs, each one's pairs fetched while the one before
 // is sorted (a fixed share each: blocks claiming buckets from a counter took 10% longer): by
 // counting where the splitters are fewer than kCountingSlots values apart, otherwise by radix. Its
