@@ -27,13 +27,19 @@ const std::array kSorters{
                "library sort_by_key as CUDA's smokeParticles sample uses it (in place: input copied first)",
                Backend::Gpu, false, {}, cuda_device_usable, make_thrust_sorter},
     SorterInfo{"hybrid", "Sintorn & Assarsson 2008, bucketsort + vector-mergesort (Sections 4, 5.1, 6)",
-               "pivots from a sample of the keys (the paper's histogram: splitter=0) into L buckets, then float4-network mergesort of each bucket on chip",
+               "pivots from a sample of the keys (the paper's histogram: splitter=0) into L buckets, then "
+               "float4-network mergesort of each bucket on chip",
                Backend::Gpu, false, hybrid::kHybridOptions, cuda_device_usable, hybrid::make_hybrid_sorter},
     SorterInfo{"hybrid-coherent", "Sintorn & Assarsson 2008 (as hybrid), pivots from the last frame",
-               "hybrid whose pivots are the last sort's output at equal ranks (no sample sort), checked on a sample of this frame's keys; a camera cut falls back to hybrid in the same sort",
+               "hybrid whose pivots are the last sort's output at equal ranks (no sample sort), checked on a sample "
+               "of this frame's keys; a camera cut falls back to hybrid in the same sort",
                Backend::Gpu, false, hybrid::kHybridOptions, cuda_device_usable, hybrid::make_hybrid_coherent_sorter},
     SorterInfo{"run-bucket", "depthsort, sample sort for keys in nearly their order (docs/algorithms/run-bucket.md)",
-               "the last sort's splitters, each 2048-pair tile written as runs per bucket, buckets sorted on chip; keys that differ in at most 24 low bits where the bucket path does not pay (above 16M pairs, tiles spread over many buckets, no splitters yet): CUB on those bits alone, after a reduction finds them; input in no order: cub-radix, with a probe beside it. In the demo from scratch is its faster mode (coherent listing costs more than it saves)",
+               "the last sort's splitters, each 2048-pair tile written as runs per bucket, buckets sorted on chip; "
+               "keys that differ in at most 24 low bits where the bucket path does not pay (above 16M pairs, tiles "
+               "spread over many buckets, no splitters yet): CUB on those bits alone, after a reduction finds them; "
+               "input in no order: cub-radix, with a probe beside it. In the demo from scratch is its faster mode "
+               "(coherent listing costs more than it saves)",
                Backend::Gpu, false, run_bucket::kRunBucketOptions, cuda_device_usable,
                run_bucket::make_run_bucket_sorter},
     SorterInfo{"hybrid-quick", "Sintorn & Assarsson 2008, partial quicksort + vector-mergesort (Section 5.2)",
@@ -51,8 +57,10 @@ const std::array kSorters{
     SorterInfo{"gpu-mms", "Karsin et al. 2018, GPU-MMS multiway mergesort (Section 5)",
                "w^2 base case, then K-way merge rounds by a minBlockHeap per warp, merges in registers",
                Backend::Gpu, false, gpu_mms::kGpuMmsOptions, cuda_device_usable, gpu_mms::make_gpu_mms_sorter},
-    SorterInfo{"bucket-sort", "Dehne & Zaboli 2010, GPU Bucket Sort: deterministic sample sort (Section 4, Algorithm 1)",
-               "sorted sublists, regular samples, s buckets of at most 2n/s, each bucket sorted (CUB block radix sort; the paper's bitonic: faithful=1)",
+    SorterInfo{"bucket-sort",
+               "Dehne & Zaboli 2010, GPU Bucket Sort: deterministic sample sort (Section 4, Algorithm 1)",
+               "sorted sublists, regular samples, s buckets of at most 2n/s, each bucket sorted (CUB block radix "
+               "sort; the paper's bitonic: faithful=1)",
                Backend::Gpu, false, bucket_sort::kBucketSortOptions, cuda_device_usable,
                bucket_sort::make_bucket_sorter},
     SorterInfo{"cpu", "depthsort, host LSD radix sort (11-bit digits)",

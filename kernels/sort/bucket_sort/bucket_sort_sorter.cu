@@ -380,7 +380,8 @@ void BucketSorter::do_sort(const SortBuffers& b, cudaStream_t stream, StepTimer&
   }
   if (!inline_sampling_) {
     StepScope step(timer, "local sampling", StepStart::AtLastStepEnd);
-    local_sampling_kernel<<<primitives::grid_for(ms, 256), 256, 0, stream>>>(sorted_.data(), n, L, s, m, samples_.data());
+    local_sampling_kernel<<<primitives::grid_for(ms, 256), 256, 0, stream>>>(sorted_.data(), n, L, s, m,
+                                                                             samples_.data());
     DEPTHSORT_CUDA_CHECK_LAUNCH("bucket-sort local_sampling_kernel");
   }
   const std::uint64_t* sorted_samples = samples_.data();
@@ -417,7 +418,8 @@ void BucketSorter::do_sort(const SortBuffers& b, cudaStream_t stream, StepTimer&
     std::size_t bytes = scan_bytes_;
     DEPTHSORT_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scan_temp_.data(), bytes, sizes_.data(), offsets_.data(),
                                                        static_cast<int>(ms), stream));
-    bucket_begin_kernel<<<primitives::grid_for(s + 1, 256), 256, 0, stream>>>(offsets_.data(), m, s, n, bucket_begin_.data());
+    bucket_begin_kernel<<<primitives::grid_for(s + 1, 256), 256, 0, stream>>>(offsets_.data(), m, s, n,
+                                                                              bucket_begin_.data());
     DEPTHSORT_CUDA_CHECK_LAUNCH("bucket-sort bucket_begin_kernel");
   }
   if (!c.gather) {

@@ -14,11 +14,10 @@ namespace depthsort::bucket_sort {
 // (key, local index) words (local sort), written back as (key, value) words with every (L/s)-th
 // pair taken as a sample (key, p) on the way out (local sampling, built into the write as the paper
 // does). With sample_inline false the samples are left to local_sampling_kernel.
-__global__ void __launch_bounds__(kSortThreads) local_sort_kernel(const float* __restrict__ keys,
-                                                                  const std::uint32_t* __restrict__ values,
-                                                                  std::uint32_t n, std::uint32_t L, std::uint32_t s,
-                                                                  bool sample_inline, std::uint64_t* __restrict__ sorted,
-                                                                  std::uint64_t* __restrict__ samples) {
+__global__ void __launch_bounds__(kSortThreads)
+    local_sort_kernel(const float* __restrict__ keys, const std::uint32_t* __restrict__ values, std::uint32_t n,
+                      std::uint32_t L, std::uint32_t s, bool sample_inline, std::uint64_t* __restrict__ sorted,
+                      std::uint64_t* __restrict__ samples) {
   extern __shared__ std::uint64_t smem[];
   std::uint32_t* vals = reinterpret_cast<std::uint32_t*>(smem + primitives::bitonic::padded_size(L));
   const std::uint32_t base = blockIdx.x * L;

@@ -89,9 +89,9 @@ __device__ __forceinline__ bool segment_of(const SegmentItem* items, const std::
 // Radix: CUB's block radix sort by key (chunk == kRadixTile; loaded blocked, stable, so the pads
 // stay last), otherwise the bitonic sort of whole words.
 template <class Out, bool KeyOnly, bool Radix>
-__global__ void __launch_bounds__(kSortThreads) chunk_sort_kernel(SegmentBounds seg, const SegmentItem* __restrict__ items,
-                                                                  const std::uint32_t* __restrict__ item_count,
-                                                                  std::uint32_t chunk, std::uint64_t* data, Out out) {
+__global__ void __launch_bounds__(kSortThreads)
+    chunk_sort_kernel(SegmentBounds seg, const SegmentItem* __restrict__ items,
+                      const std::uint32_t* __restrict__ item_count, std::uint32_t chunk, std::uint64_t* data, Out out) {
   extern __shared__ std::uint64_t smem[];
   SegmentItem item;
   std::uint32_t begin, size;
@@ -139,10 +139,10 @@ __global__ void __launch_bounds__(kSortThreads) chunk_sort_kernel(SegmentBounds 
 // One step (k, j) in global memory for the chunks of segments with 2^ceil(log2 size) >= k; flip
 // pairs i with i ^ (k-1) (j = k/2), otherwise i with i + j.
 template <bool KeyOnly>
-__global__ void __launch_bounds__(kSortThreads) global_step_kernel(SegmentBounds seg, const SegmentItem* __restrict__ items,
-                                                                   const std::uint32_t* __restrict__ item_count,
-                                                                   std::uint32_t chunk, std::uint32_t k,
-                                                                   std::uint32_t j, bool flip, std::uint64_t* data) {
+__global__ void __launch_bounds__(kSortThreads)
+    global_step_kernel(SegmentBounds seg, const SegmentItem* __restrict__ items,
+                       const std::uint32_t* __restrict__ item_count, std::uint32_t chunk, std::uint32_t k,
+                       std::uint32_t j, bool flip, std::uint64_t* data) {
   SegmentItem item;
   std::uint32_t begin, size;
   if (!segment_of(items, item_count, seg, item, begin, size)) return;
@@ -163,10 +163,10 @@ __global__ void __launch_bounds__(kSortThreads) global_step_kernel(SegmentBounds
 // The steps j < chunk of stage k in shared memory, chunk by chunk; at the segment's last stage the
 // chunk is final and goes to out.
 template <class Out, bool KeyOnly>
-__global__ void __launch_bounds__(kSortThreads) chunk_merge_kernel(SegmentBounds seg, const SegmentItem* __restrict__ items,
-                                                                   const std::uint32_t* __restrict__ item_count,
-                                                                   std::uint32_t chunk, int chunk_log2,
-                                                                   std::uint32_t k, std::uint64_t* data, Out out) {
+__global__ void __launch_bounds__(kSortThreads)
+    chunk_merge_kernel(SegmentBounds seg, const SegmentItem* __restrict__ items,
+                       const std::uint32_t* __restrict__ item_count, std::uint32_t chunk, int chunk_log2,
+                       std::uint32_t k, std::uint64_t* data, Out out) {
   extern __shared__ std::uint64_t smem[];
   SegmentItem item;
   std::uint32_t begin, size;

@@ -440,7 +440,8 @@ void sort_with_k(In in, FinalOut final_out, T* a, T* b, std::uint32_t* splits, s
   {
     MaybeStep step(timer, "base case");
     if (n <= kBaseCase)
-      base_case_kernel<T, Less, In, FinalOut><<<blocks, Policy::kBaseWarps * kW, 0, stream>>>(in, final_out, n, sentinel, less);
+      base_case_kernel<T, Less, In, FinalOut>
+          <<<blocks, Policy::kBaseWarps * kW, 0, stream>>>(in, final_out, n, sentinel, less);
     else
       base_case_kernel<T, Less, In, ArrayOut<T>>
           <<<blocks, Policy::kBaseWarps * kW, 0, stream>>>(in, ArrayOut<T>{a}, n, sentinel, less);

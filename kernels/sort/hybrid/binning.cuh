@@ -93,7 +93,9 @@ struct BoundSearch {
   const std::uint32_t* table;
   const Control* ctrl;
   int bins;
-  __device__ __forceinline__ PivotSearch<> prepare() const { return PivotSearch<>{pivots, table, make_binning(*ctrl, bins)}; }
+  __device__ __forceinline__ PivotSearch<> prepare() const {
+    return PivotSearch<>{pivots, table, make_binning(*ctrl, bins)};
+  }
 };
 
 // min/max and histogram: every key, as ordered bits.
@@ -207,11 +209,9 @@ __device__ inline void interpolate_pivots(const std::uint32_t* cum, int cells, s
   build_pivot_table(pivots, L, binning, table);
 }
 
-__global__ void __launch_bounds__(Policy::kOneBlock) refine_from_histogram_kernel(const std::uint32_t* __restrict__ hist,
-                                                                          int bins, const Control* ctrl,
-                                                                          std::uint32_t n, int L,
-                                                                          std::uint32_t* pivots,
-                                                                          std::uint32_t* table) {
+__global__ void __launch_bounds__(Policy::kOneBlock)
+    refine_from_histogram_kernel(const std::uint32_t* __restrict__ hist, int bins, const Control* ctrl, std::uint32_t n,
+                                 int L, std::uint32_t* pivots, std::uint32_t* table) {
   extern __shared__ std::uint32_t cum[];  // bins + 1
   primitives::block_cumulative_counts<Policy::kOneBlock>(hist, bins, cum);
   const Binning binning = make_binning(*ctrl, bins);

@@ -154,7 +154,8 @@ __global__ void __launch_bounds__(Policy::kPassThreads) scatter_kernel(Src src, 
   }
   constexpr std::uint32_t kTileSize = Policy::kPassThreads * Policy::kPassItems;
   for (std::uint32_t base = blockIdx.x * kTileSize; base < n; base += gridDim.x * kTileSize) {
-    std::uint32_t key[Policy::kPassItems], value[Policy::kPassItems], bucket[Policy::kPassItems], rank[Policy::kPassItems];
+    std::uint32_t key[Policy::kPassItems], value[Policy::kPassItems], bucket[Policy::kPassItems],
+        rank[Policy::kPassItems];
 #pragma unroll
     for (int q = 0; q < Policy::kPassItems; ++q) {
       const std::uint32_t i = base + q * Policy::kPassThreads + threadIdx.x;
@@ -203,12 +204,13 @@ __global__ void __launch_bounds__(Policy::kPassThreads) scatter_kernel(Src src, 
 }
 
 // Step 6, two-level reposition (default while L <= 65536). One scatter into L buckets writes L
-// interleaved streams of 8-byte pairs: on an H200 that cost two to three times the two-level pass at
-// 16M pairs (docs/results/hybrid.md), whether the slots came from global atomics or from a per-block count matrix (partial sectors thrash L2).
-// Instead the pairs move twice, each time to at most kCoarse (or F = L / kCoarse) destinations:
-// a tile of kScatterTile pairs is ordered by destination in shared memory, one global atomicAdd per
-// destination reserves its slots, and the pairs leave in runs (coalesced). The bucket of every
-// element comes from the count pass (16-bit), so neither pass searches the pivots again.
+// interleaved streams of 8-byte pairs: on an H200 that cost two to three times the two-level pass
+// at 16M pairs (docs/results/hybrid.md), whether the slots came from global atomics or from a
+// per-block count matrix (partial sectors thrash L2). Instead the pairs move twice, each time to at
+// most kCoarse (or F = L / kCoarse) destinations: a tile of kScatterTile pairs is ordered by
+// destination in shared memory, one global atomicAdd per destination reserves its slots, and the
+// pairs leave in runs (coalesced). The bucket of every element comes from the count pass (16-bit),
+// so neither pass searches the pivots again.
 inline constexpr int kMaxFine = 512;  // F <= 512 since L <= 65536 (16-bit bucket ids)
 
 struct TileScatterSmem {

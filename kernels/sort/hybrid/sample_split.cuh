@@ -86,8 +86,9 @@ __global__ void sample_hits_kernel(const float* __restrict__ keys, std::uint32_t
 
 // hybrid-coherent, step `validate` (one block): verdict[0] += buckets of the real range (1 .. L-2)
 // holding more than `limit`, verdict[1] = the largest of them. verdict zeroed first.
-__global__ void __launch_bounds__(Policy::kOneBlock) bucket_overflow_kernel(const std::uint32_t* __restrict__ counts, int L,
-                                                                    std::uint32_t limit, std::uint32_t* verdict) {
+__global__ void __launch_bounds__(Policy::kOneBlock)
+    bucket_overflow_kernel(const std::uint32_t* __restrict__ counts, int L, std::uint32_t limit,
+                           std::uint32_t* verdict) {
   std::uint32_t over = 0, largest = 0;
   for (int b = 1 + static_cast<int>(threadIdx.x); b < L - 1; b += Policy::kOneBlock) {
     const std::uint32_t c = counts[b];

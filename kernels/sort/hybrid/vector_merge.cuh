@@ -127,7 +127,9 @@ __device__ __forceinline__ int onchip_mergesort(const Buffers& buf, std::uint32_
 // Pair path: (key, value) packed in one 8-byte shared word, element i of buffer b at swp(i).
 struct PairBuffers {
   uint2* pairs;  // 2 * kCap
-  __device__ __forceinline__ std::uint32_t key(int b, std::uint32_t i) const { return pairs[b * Policy::kCap + swp(i)].x; }
+  __device__ __forceinline__ std::uint32_t key(int b, std::uint32_t i) const {
+    return pairs[b * Policy::kCap + swp(i)].x;
+  }
   __device__ __forceinline__ void load(int b, std::uint32_t i, std::uint32_t& k, std::uint32_t& v) const {
     const uint2 p = pairs[b * Policy::kCap + swp(i)];
     k = p.x;

@@ -25,7 +25,8 @@ __global__ void gather_overflowed_kernel(const std::uint32_t* __restrict__ list,
   const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   const std::uint32_t in_regions = listed * Policy::kBucketCapacity;
   if (i < in_regions) {
-    const std::size_t from = std::size_t{list[i / Policy::kBucketCapacity]} * Policy::kBucketCapacity + i % Policy::kBucketCapacity;
+    const std::size_t from =
+        std::size_t{list[i / Policy::kBucketCapacity]} * Policy::kBucketCapacity + i % Policy::kBucketCapacity;
     keys[i] = bucketed_keys[from];
     values[i] = bucketed_values[from];
   } else if (i < in_regions + spilled) {

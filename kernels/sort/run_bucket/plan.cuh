@@ -43,7 +43,8 @@ __global__ void pick_splitters_kernel(const std::uint32_t* __restrict__ sorted_s
 DEPTHSORT_HD bool few_runs(std::uint64_t outside, std::uint64_t shared_buckets, std::uint64_t samples,
                            std::uint32_t max_outside_permille, std::uint32_t max_runs) {
   if (outside * 1000 <= max_outside_permille * samples) return true;
-  const std::uint64_t sample_pairs = samples / Policy::kSamplesPerTile * Policy::kSamplesPerTile * (Policy::kSamplesPerTile - 1);
+  const std::uint64_t sample_pairs =
+      samples / Policy::kSamplesPerTile * Policy::kSamplesPerTile * (Policy::kSamplesPerTile - 1);
   return max_runs != 0 && outside * 1000 <= Policy::kMostOutsideInFewRuns * samples &&
          shared_buckets * max_runs >= sample_pairs;
 }
@@ -66,7 +67,8 @@ __device__ __forceinline__ void judge_tile_samples(std::uint32_t bucket, bool va
                                                    std::uint32_t* outside, std::uint32_t* spread_sum,
                                                    std::uint32_t* shared_buckets) {
   static_assert(32 % Policy::kSamplesPerTile == 0 && Policy::kSamplesPerTile < 32);
-  const unsigned group_lanes = ((1u << Policy::kSamplesPerTile) - 1) << (threadIdx.x & 31 & ~(Policy::kSamplesPerTile - 1));
+  const unsigned group_lanes = ((1u << Policy::kSamplesPerTile) - 1)
+                               << (threadIdx.x & 31 & ~(Policy::kSamplesPerTile - 1));
   const unsigned same_bucket = peers & group_lanes;
   const std::uint32_t shared_in_warp = primitives::warp_reduce_add(0xFFFFFFFFu, valid ? __popc(same_bucket) - 1 : 0u);
   const std::uint32_t middle = __shfl_sync(0xFFFFFFFFu, bucket, Policy::kSamplesPerTile / 2, Policy::kSamplesPerTile);
@@ -79,7 +81,8 @@ __device__ __forceinline__ void judge_tile_samples(std::uint32_t bucket, bool va
     highest = max(highest, __shfl_xor_sync(0xFFFFFFFFu, highest, lanes, Policy::kSamplesPerTile));
   }
   const bool group_lead = threadIdx.x % Policy::kSamplesPerTile == 0;
-  const std::uint32_t spread_in_warp = primitives::warp_reduce_add(0xFFFFFFFFu, valid && group_lead ? highest - lowest : 0u);
+  const std::uint32_t spread_in_warp =
+      primitives::warp_reduce_add(0xFFFFFFFFu, valid && group_lead ? highest - lowest : 0u);
   if ((threadIdx.x & 31) == 0) {
     if (outside_in_warp != 0) atomicAdd(outside, outside_in_warp);
     if (spread_in_warp != 0) atomicAdd(spread_sum, spread_in_warp);
@@ -168,7 +171,8 @@ __global__ void __launch_bounds__(256) plan_kernel(const float* __restrict__ key
       __threadfence();
       // What every block added, and the verdict on it.
       Plan outcome = load_plan(plan);
-      const bool unfit = outcome.hot_buckets > Policy::kMostOverflowedBuckets || outcome.excess_samples > most_excess_samples;
+      const bool unfit =
+          outcome.hot_buckets > Policy::kMostOverflowedBuckets || outcome.excess_samples > most_excess_samples;
       const bool coherent =
           few_runs(outcome.outside_samples, outcome.shared_buckets, m, max_outside_permille, max_runs);
       outcome.verdict = !coherent ? kIncoherent : unfit ? kUnfit : kBucketPath;
@@ -224,8 +228,8 @@ __global__ void __launch_bounds__(256) probe_kernel(const float* __restrict__ ke
   const std::uint32_t tile = valid ? static_cast<std::uint32_t>(std::uint64_t{group} * tiles / probed) : 0u;
   const std::uint32_t sample = tile * Policy::kSamplesPerTile + j % Policy::kSamplesPerTile;
   const std::uint32_t b =
-      valid ? bucket_of(splitters, buckets - 1, ordered_key(keys[sample_position(sample, n, tiles * Policy::kSamplesPerTile)]),
-                        tile)
+      valid ? bucket_of(splitters, buckets - 1,
+                        ordered_key(keys[sample_position(sample, n, tiles * Policy::kSamplesPerTile)]), tile)
             : 0u;
   judge_tile_samples(b, valid, same_bucket_lanes(b, valid), &counters[kOutsideCounter], &counters[kSpreadCounter],
                      &counters[kSharedBucketsCounter]);
@@ -275,7 +279,8 @@ __global__ void keep_from_output_kernel(const float* __restrict__ keys_out, std:
     splitters[i] = inner_splitter(i - outer);
   } else {
     const std::uint32_t last = inner_splitter(inner - 2);
-    const std::uint32_t width = (last - inner_splitter(inner - 2 - Policy::kEndWidthBuckets)) / Policy::kEndWidthBuckets;
+    const std::uint32_t width =
+        (last - inner_splitter(inner - 2 - Policy::kEndWidthBuckets)) / Policy::kEndWidthBuckets;
     const std::uint64_t above = std::uint64_t{i - (outer + inner - 2)} * width;
     splitters[i] = 0xFFFFFFFFull - last > above ? static_cast<std::uint32_t>(last + above) : 0xFFFFFFFFu;
   }

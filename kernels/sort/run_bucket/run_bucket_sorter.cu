@@ -46,10 +46,12 @@ namespace {
 
 // The bucket sort's kernels (sort_buckets.cuh).
 template <std::uint32_t kMostBucketsPerBlock>
-constexpr auto kSmallBucketSort = small_bucket_sort_kernel<Policy::kSmallSort.threads, Policy::kSmallSort.items, Policy::kSmallSort.min_blocks,
-                                                           Policy::kSmallSort.radix_bits, kMostBucketsPerBlock>;
+constexpr auto kSmallBucketSort =
+    small_bucket_sort_kernel<Policy::kSmallSort.threads, Policy::kSmallSort.items, Policy::kSmallSort.min_blocks,
+                             Policy::kSmallSort.radix_bits, kMostBucketsPerBlock>;
 constexpr auto kLargeBucketSort =
-    large_bucket_sort_kernel<Policy::kLargeSort.threads, Policy::kLargeSort.items, Policy::kLargeSort.min_blocks, Policy::kLargeSort.radix_bits>;
+    large_bucket_sort_kernel<Policy::kLargeSort.threads, Policy::kLargeSort.items, Policy::kLargeSort.min_blocks,
+                             Policy::kLargeSort.radix_bits>;
 
 // The most pairs the bucket path takes: kMaxBuckets buckets of kBucketTarget pairs.
 constexpr std::size_t kMaxBucketPairs = std::size_t{Policy::kMaxBuckets} * Policy::kBucketTarget;
@@ -143,7 +145,8 @@ class RunBucketSorter final : public Sorter {
                                                           sorted_overflowed_values_.data(), overflowed_pairs, 32,
                                                           nullptr));
     fallback_bytes = fallback_temp_bytes(max_n);
-    temp_ = DeviceBuffer<unsigned char>(std::max({sort_bytes, fallback_bytes, overflowed_bytes, std::size_t{1}}), owner);
+    temp_ =
+        DeviceBuffer<unsigned char>(std::max({sort_bytes, fallback_bytes, overflowed_bytes, std::size_t{1}}), owner);
     zero_fixup_ = SignedZeroFixup(max_n, owner);
     int per_multiprocessor = 0;
     DEPTHSORT_CUDA_CHECK(
@@ -152,15 +155,16 @@ class RunBucketSorter final : public Sorter {
     scatter_blocks_ = static_cast<unsigned>(std::max(1, per_multiprocessor) * multiprocessors);
     // The small kernel's buffers: two where its architecture copies a bucket while the last is
     // sorted, one where it cannot (primitives/staging.hpp).
-    small_staged_bytes_ = staged_bucket_bytes<Policy::kSmallSort.threads, Policy::kSmallSort.items>(
-        primitives::staging_path_for(primitives::compiled_arch(kSmallBucketSort<Policy::kManyBucketsPerSmallSortBlock>)));
+    small_staged_bytes_ =
+        staged_bucket_bytes<Policy::kSmallSort.threads, Policy::kSmallSort.items>(primitives::staging_path_for(
+            primitives::compiled_arch(kSmallBucketSort<Policy::kManyBucketsPerSmallSortBlock>)));
     primitives::allow_dynamic_smem(kSmallBucketSort<Policy::kFewBucketsPerSmallSortBlock>, small_staged_bytes_,
                                    "run-bucket small_bucket_sort_kernel");
     primitives::allow_dynamic_smem(kSmallBucketSort<Policy::kManyBucketsPerSmallSortBlock>, small_staged_bytes_,
                                    "run-bucket small_bucket_sort_kernel");
-    DEPTHSORT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor,
-                                                                     kSmallBucketSort<Policy::kManyBucketsPerSmallSortBlock>,
-                                                                     Policy::kSmallSort.threads, small_staged_bytes_));
+    DEPTHSORT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &per_multiprocessor, kSmallBucketSort<Policy::kManyBucketsPerSmallSortBlock>, Policy::kSmallSort.threads,
+        small_staged_bytes_));
     small_blocks_ = static_cast<unsigned>(std::max(1, per_multiprocessor) * multiprocessors);
     large_blocks_ = static_cast<unsigned>(multiprocessors);
     workspace_bytes_ = plan_.bytes() + temp_.bytes() + range_reader_.bytes();
@@ -278,9 +282,9 @@ class RunBucketSorter final : public Sorter {
     if (probe_pending_) return false;
     DEPTHSORT_CUDA_CHECK(cudaEventRecord(probe_start_->get(), stream));
     DEPTHSORT_CUDA_CHECK(cudaStreamWaitEvent(probe_stream_->get(), probe_start_->get(), 0));
-    probe_kernel<<<primitives::grid_for(Policy::kProbeTiles * Policy::kSamplesPerTile, 256), 256, 0, probe_stream_->get()>>>(
-        b.keys_in, static_cast<std::uint32_t>(b.n), splitters_.data(), buckets, probe_counters_.data(),
-        probe_verdict_.device_data());
+    probe_kernel<<<primitives::grid_for(Policy::kProbeTiles * Policy::kSamplesPerTile, 256), 256, 0,
+                   probe_stream_->get()>>>(b.keys_in, static_cast<std::uint32_t>(b.n), splitters_.data(), buckets,
+                                           probe_counters_.data(), probe_verdict_.device_data());
     DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket probe_kernel");
     DEPTHSORT_CUDA_CHECK(cudaEventRecord(probe_done_->get(), probe_stream_->get()));
     probe_pending_ = true;
@@ -335,16 +339,19 @@ class RunBucketSorter final : public Sorter {
     StepScope step(timer, "bucket sort", StepStart::AtLastStepEnd);
     // Every block keeps the starts of at most 64 buckets where such a grid fits the GPU at once,
     // else of at most 128.
-    const bool few = (buckets + Policy::kFewBucketsPerSmallSortBlock) / Policy::kFewBucketsPerSmallSortBlock <= small_blocks_;
-    const std::uint32_t most_per_block = few ? Policy::kFewBucketsPerSmallSortBlock : Policy::kManyBucketsPerSmallSortBlock;
+    const bool few =
+        (buckets + Policy::kFewBucketsPerSmallSortBlock) / Policy::kFewBucketsPerSmallSortBlock <= small_blocks_;
+    const std::uint32_t most_per_block =
+        few ? Policy::kFewBucketsPerSmallSortBlock : Policy::kManyBucketsPerSmallSortBlock;
     const std::uint32_t small_blocks =
         std::max(std::min(small_blocks_, buckets + 1), (buckets + most_per_block) / most_per_block);
     DEPTHSORT_CUDA_CHECK(cudaEventRecord(small_queued_->get(), stream));
-    (few ? kSmallBucketSort<Policy::kFewBucketsPerSmallSortBlock> : kSmallBucketSort<Policy::kManyBucketsPerSmallSortBlock>)
-        <<<small_blocks, Policy::kSmallSort.threads, small_staged_bytes_, stream>>>(
-            bucketed_keys_.data(), bucketed_values_.data(), cursors_.data(), splitters_.data(), buckets,
-            starts_.data(), large_list_.data(), overflowed_list_.data(), plan_.data(), plan_mailbox_.slot(),
-            plan_mailbox_.next_sequence(), b.keys_out, b.values_out);
+    const auto small_sort = few ? kSmallBucketSort<Policy::kFewBucketsPerSmallSortBlock>
+                                : kSmallBucketSort<Policy::kManyBucketsPerSmallSortBlock>;
+    small_sort<<<small_blocks, Policy::kSmallSort.threads, small_staged_bytes_, stream>>>(
+        bucketed_keys_.data(), bucketed_values_.data(), cursors_.data(), splitters_.data(), buckets, starts_.data(),
+        large_list_.data(), overflowed_list_.data(), plan_.data(), plan_mailbox_.slot(), plan_mailbox_.next_sequence(),
+        b.keys_out, b.values_out);
     DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket small_bucket_sort_kernel");
     const Plan scattered = plan_mailbox_.wait(stream);
     if (scattered.overflow == 0 && scattered.large_buckets != 0) {

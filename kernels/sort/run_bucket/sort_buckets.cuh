@@ -50,11 +50,10 @@ union SmallBucketWork {
 // 0xFFFFFFFF), on the bits its keys span above `low`; written out striped from `to`. The pads
 // have every one of those bits set and the sort is stable, so they stay behind every real key.
 template <int kThreads, int kItems, int kRadixBits>
-__device__ __forceinline__ void radix_sort_bucket(std::uint32_t (&key)[kItems], std::uint32_t (&value)[kItems],
-                                                  int count, std::uint32_t low, std::uint32_t span,
-                                                  typename BucketRadixSort<kThreads, kItems, kRadixBits>::TempStorage& storage,
-                                                  std::uint32_t to, float* __restrict__ keys_out,
-                                                  std::uint32_t* __restrict__ values_out) {
+__device__ __forceinline__ void radix_sort_bucket(
+    std::uint32_t (&key)[kItems], std::uint32_t (&value)[kItems], int count, std::uint32_t low, std::uint32_t span,
+    typename BucketRadixSort<kThreads, kItems, kRadixBits>::TempStorage& storage, std::uint32_t to,
+    float* __restrict__ keys_out, std::uint32_t* __restrict__ values_out) {
   const int bits = 32 - __clz(span);
 #pragma unroll
   for (int j = 0; j < kItems; ++j)
@@ -389,7 +388,8 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) large_bucket_sort_kernel
     bucket_key_range<kThreads, kItems>(key, valid, range_parts, low, high);
     __syncthreads();  // the loads are done with the shared memory the sort takes
     if (high == low) {
-      copy_one_value_bucket<kThreads>(count, __ldcg(&starts[bucket]), low, bucketed_values + from, keys_out, values_out);
+      copy_one_value_bucket<kThreads>(count, __ldcg(&starts[bucket]), low, bucketed_values + from, keys_out,
+                                      values_out);
       continue;
     }
     radix_sort_bucket<kThreads, kItems, kRadixBits>(key, value, count, low, high - low, storage.sort,

@@ -143,8 +143,8 @@ class SatishRadixSorter final : public Sorter {
         }
         scan(table, stream, timer, names[kScan]);
         StepScope step(timer, names[kLocalSortScatter], StepStart::AtLastStepEnd);
-        sort_scatter_kernel<kItems, kBallot><<<p, kThreads, kSmem, stream>>>(src, src_values, offsets_.data(), n, shift, bits,
-                                                                    p, dst, dst_values);
+        sort_scatter_kernel<kItems, kBallot>
+            <<<p, kThreads, kSmem, stream>>>(src, src_values, offsets_.data(), n, shift, bits, p, dst, dst_values);
         DEPTHSORT_CUDA_CHECK_LAUNCH("satish-radix sort_scatter_kernel");
         continue;
       }

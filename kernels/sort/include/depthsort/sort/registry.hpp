@@ -1,7 +1,8 @@
-// The explicit registry of sorters, on top of the sorters themselves (each declares its factory,
-// options and description with the types of sorter.hpp; this file lists them all) (no static self-registration, which a static library's linker
-// can drop). It feeds the demo's sorter combo, the `--sorter NAME` flag, the benchmark's
-// `--sorters` list and the GPU test suite, which tests every entry automatically.
+// The explicit registry of sorters, on top of the sorters themselves: each declares its factory,
+// options and description with the types of sorter.hpp, and registry.cpp lists them all (no static
+// self-registration, which a static library's linker can drop). It feeds the demo's sorter combo,
+// the `--sorter NAME` flag, the benchmark's `--sorters` list and the GPU test suite, which tests
+// every entry automatically.
 #pragma once
 
 #include <span>
