@@ -18,6 +18,7 @@
 #include "depthsort/sort/errors.hpp"
 #include "sort/bucket_sort/local_sort.cuh"
 #include "sort/bucket_sort/onchip_buckets.cuh"
+#include "sort/bucket_sort/policy.hpp"
 #include "sort/bucket_sort/segment_sort.cuh"
 #include "sort/bucket_sort/splitters.cuh"
 #include "sort/bucket_sort/bucket_sort_sorter.hpp"
@@ -32,15 +33,6 @@ constexpr std::size_t kMaxBucketPairs = (std::size_t{1} << 31) - (std::size_t{1}
 // The paper's configuration (Section 4: ~2K pairs per sublist on its GPUs, s = 64 in Fig. 3).
 constexpr std::uint32_t kPaperS = 64;
 constexpr std::uint32_t kPaperSublist = 2048;
-// depthsort's default on the H200 (docs/algorithms/bucket-sort.md has the measurements).
-constexpr std::uint32_t kDefaultSublist = 8192;
-constexpr std::uint32_t kDefaultChunk = 8192;
-// onchip keeps L = 8192 (the radix tile): 16K-pair sublists would halve the samples, but a
-// one-block 16K radix sort spills (1024 threads x 16 pairs in 64 registers). The gathering bucket
-// sort keeps the m piece starts of its bucket in shared memory: at most 8192 (32 KB).
-constexpr std::uint32_t kOnchipSublist = kDefaultSublist;
-constexpr std::uint32_t kMaxGatherSublists = 8192;
-constexpr std::uint32_t kMaxAutoS = 4096;
 // The largest option values (kBucketSortOptions).
 constexpr std::uint32_t kMaxSublist = 16384;
 constexpr std::uint32_t kMaxChunk = 16384;
@@ -98,8 +90,8 @@ SharedMemoryLimits limits_here() {
   const std::size_t gather_limit = halves == 2 ? dynamic_smem_limit(bucket_tile_kernel<2, true, B>)
                                                : dynamic_smem_limit(bucket_tile_kernel<1, true, B>);
   const std::size_t tile_bytes = bucket_tile_smem<B>(halves, true, 0);
-  l.gather_sublists = static_cast<std::uint32_t>(
-      std::min<std::size_t>(kMaxGatherSublists, gather_limit > tile_bytes ? (gather_limit - tile_bytes) / 4 : 0));
+  const std::size_t room = gather_limit > tile_bytes ? (gather_limit - tile_bytes) / 4 : 0;
+  l.gather_sublists = static_cast<std::uint32_t>(std::min<std::size_t>(Policy::kMaxGatherSublists, room));
   return l;
 }
 
@@ -132,10 +124,10 @@ Config BucketSorter::config_for(std::size_t n) const {
   Config c;
   // The defaults within this GPU's shared memory (the radix local sort's tile has a fixed size);
   // an option beyond it is refused at the reservation, naming the kernel.
-  c.sublist = sublist_option_ ? sublist_option_
-                              : (faithful_ ? kPaperSublist : (onchip_ ? kOnchipSublist : kDefaultSublist));
+  const std::uint32_t default_sublist = onchip_ ? Policy::kOnchipSublist : Policy::kDefaultSublist;
+  c.sublist = sublist_option_ ? sublist_option_ : (faithful_ ? kPaperSublist : default_sublist);
   if (!sublist_option_ && !radix_for(c.sublist)) c.sublist = std::min(c.sublist, limits_.sublist);
-  c.chunk = chunk_option_ ? chunk_option_ : std::min(faithful_ ? kPaperSublist : kDefaultChunk, limits_.chunk);
+  c.chunk = chunk_option_ ? chunk_option_ : std::min(faithful_ ? kPaperSublist : Policy::kDefaultChunk, limits_.chunk);
   c.m = static_cast<std::uint32_t>(std::max<std::size_t>(1, (n + c.sublist - 1) / c.sublist));
   c.onchip = onchip_;
   if (s_option_) {
@@ -147,7 +139,7 @@ Config BucketSorter::config_for(std::size_t n) const {
     // above a tile take the global-memory path.
     const std::uint32_t tile = limits_.onchip_tile;
     const std::uint64_t needed = (2 * std::uint64_t{c.m} * c.sublist + tile - 1) / tile;
-    c.s = static_cast<std::uint32_t>(std::clamp<std::uint64_t>(primitives::next_pow2(needed), 16, kMaxAutoS));
+    c.s = static_cast<std::uint32_t>(std::clamp<std::uint64_t>(primitives::next_pow2(needed), 16, Policy::kMaxAutoS));
   } else if (faithful_) {
     c.s = kPaperS;
   } else {
