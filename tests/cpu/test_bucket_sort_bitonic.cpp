@@ -49,7 +49,7 @@ void cpu_block_sort_padded(Words& data) {
   for (std::uint32_t i = 0; i < P; ++i) data[i] = smem[padded(i)];
 }
 
-// The global-memory path of bucket_sort_kernels.cuh for one segment of any size, chunk C.
+// The global-memory path of bucket_sort/segment_sort.cuh for one segment of any size, chunk C.
 // KeyOnly: the buckets' execution, chunks sorted by key alone (radix_chunks, as the radix chunk
 // sort leaves them: ties in any order) or by the bitonic sort of whole words, every later
 // comparator by key. flip_descending plants an error: the flip

@@ -1,7 +1,7 @@
 // Dehne & Zaboli, "Deterministic Sample Sort for GPUs" (GPU Bucket Sort, 2010), Section 4,
 // Algorithm 1: the host dispatcher of `bucket-sort`. It owns the workspace (reserved once),
-// launches the steps on the caller's stream and names each step in the timings as the issue lists
-// them: local sort (steps 1-3: the split is the block index, the local sampling is part of the
+// launches the steps on the caller's stream and names each step in the timings after the paper's
+// steps: local sort (steps 1-3: the split is the block index, the local sampling is part of the
 // write-back unless inline_sampling is off, then its own step "local sampling"), sample sort,
 // global sampling, sample indexing, prefix sum, relocation, sublist sort. Nothing goes through
 // the host between steps: bucket sizes stay on the device, and the global-memory path of steps 4
@@ -16,7 +16,11 @@
 
 #include "sort/primitives/dynamic_smem.hpp"
 #include "depthsort/sort/errors.hpp"
-#include "sort/bucket_sort/bucket_sort_kernels.cuh"
+#include "sort/bucket_sort/local_sort.cuh"
+#include "sort/bucket_sort/onchip_buckets.cuh"
+#include "sort/bucket_sort/policy.hpp"
+#include "sort/bucket_sort/segment_sort.cuh"
+#include "sort/bucket_sort/splitters.cuh"
 #include "sort/bucket_sort/bucket_sort_sorter.hpp"
 #include "sort/primitives/launch.hpp"
 
@@ -29,15 +33,6 @@ constexpr std::size_t kMaxBucketPairs = (std::size_t{1} << 31) - (std::size_t{1}
 // The paper's configuration (Section 4: ~2K pairs per sublist on its GPUs, s = 64 in Fig. 3).
 constexpr std::uint32_t kPaperS = 64;
 constexpr std::uint32_t kPaperSublist = 2048;
-// depthsort's default on the H200 (docs/algorithms/bucket-sort.md has the measurements).
-constexpr std::uint32_t kDefaultSublist = 8192;
-constexpr std::uint32_t kDefaultChunk = 8192;
-// onchip keeps L = 8192 (the radix tile): 16K-pair sublists would halve the samples, but a
-// one-block 16K radix sort spills (1024 threads x 16 pairs in 64 registers). The gathering bucket
-// sort keeps the m piece starts of its bucket in shared memory: at most 8192 (32 KB).
-constexpr std::uint32_t kOnchipSublist = kDefaultSublist;
-constexpr std::uint32_t kMaxGatherSublists = 8192;
-constexpr std::uint32_t kMaxAutoS = 4096;
 // The largest option values (kBucketSortOptions).
 constexpr std::uint32_t kMaxSublist = 16384;
 constexpr std::uint32_t kMaxChunk = 16384;
@@ -95,27 +90,27 @@ SharedMemoryLimits limits_here() {
   const std::size_t gather_limit = halves == 2 ? dynamic_smem_limit(bucket_tile_kernel<2, true, B>)
                                                : dynamic_smem_limit(bucket_tile_kernel<1, true, B>);
   const std::size_t tile_bytes = bucket_tile_smem<B>(halves, true, 0);
-  l.gather_sublists = static_cast<std::uint32_t>(
-      std::min<std::size_t>(kMaxGatherSublists, gather_limit > tile_bytes ? (gather_limit - tile_bytes) / 4 : 0));
+  const std::size_t room = gather_limit > tile_bytes ? (gather_limit - tile_bytes) / 4 : 0;
+  l.gather_sublists = static_cast<std::uint32_t>(std::min<std::size_t>(Policy::kMaxGatherSublists, room));
   return l;
 }
 
 }  // namespace
 
-BucketSorter::BucketSorter(const OptionValues& options) : Sorter("bucket-sort", Backend::Gpu) {
-  s_option_ = option_value(options, "s");
-  sublist_option_ = option_value(options, "sublist");
-  chunk_option_ = option_value(options, "chunk");
-  faithful_ = option_value(options, "faithful") != 0;
-  inline_sampling_ = option_value(options, "inline_sampling") != 0;
+BucketSorter::BucketSorter(const BucketSortOptions& options) : Sorter("bucket-sort", Backend::Gpu) {
+  s_option_ = options.s;
+  sublist_option_ = options.sublist;
+  chunk_option_ = options.chunk;
+  faithful_ = options.faithful;
+  inline_sampling_ = options.inline_sampling;
   // The paper's configuration is bitonic sort throughout (Section 4).
-  cub_sample_sort_ = !faithful_ && option_value(options, "cub_sample_sort") != 0;
-  radix_block_sort_ = !faithful_ && option_value(options, "radix_block_sort") != 0;
+  cub_sample_sort_ = !faithful_ && options.cub_sample_sort;
+  radix_block_sort_ = !faithful_ && options.radix_block_sort;
   // The on-chip bucket sort is a radix tile sort: off with the bitonic block sorts.
-  onchip_ = radix_block_sort_ && option_value(options, "onchip") != 0;
-  sample_key_sort_ = option_value(options, "sample_key_sort") != 0;
-  radix_bits_ = option_value(options, "radix_bits");
-  bucket_key_bits_ = option_value(options, "bucket_key_bits") != 0;
+  onchip_ = radix_block_sort_ && options.onchip;
+  sample_key_sort_ = options.sample_key_sort;
+  radix_bits_ = options.radix_bits;
+  bucket_key_bits_ = options.bucket_key_bits;
   check_pow2_option(s_option_, "s", 2);
   check_pow2_option(sublist_option_, "sublist", 64);
   check_pow2_option(chunk_option_, "chunk", 64);
@@ -129,10 +124,10 @@ Config BucketSorter::config_for(std::size_t n) const {
   Config c;
   // The defaults within this GPU's shared memory (the radix local sort's tile has a fixed size);
   // an option beyond it is refused at the reservation, naming the kernel.
-  c.sublist = sublist_option_ ? sublist_option_
-                              : (faithful_ ? kPaperSublist : (onchip_ ? kOnchipSublist : kDefaultSublist));
+  const std::uint32_t default_sublist = onchip_ ? Policy::kOnchipSublist : Policy::kDefaultSublist;
+  c.sublist = sublist_option_ ? sublist_option_ : (faithful_ ? kPaperSublist : default_sublist);
   if (!sublist_option_ && !radix_for(c.sublist)) c.sublist = std::min(c.sublist, limits_.sublist);
-  c.chunk = chunk_option_ ? chunk_option_ : std::min(faithful_ ? kPaperSublist : kDefaultChunk, limits_.chunk);
+  c.chunk = chunk_option_ ? chunk_option_ : std::min(faithful_ ? kPaperSublist : Policy::kDefaultChunk, limits_.chunk);
   c.m = static_cast<std::uint32_t>(std::max<std::size_t>(1, (n + c.sublist - 1) / c.sublist));
   c.onchip = onchip_;
   if (s_option_) {
@@ -144,14 +139,13 @@ Config BucketSorter::config_for(std::size_t n) const {
     // above a tile take the global-memory path.
     const std::uint32_t tile = limits_.onchip_tile;
     const std::uint64_t needed = (2 * std::uint64_t{c.m} * c.sublist + tile - 1) / tile;
-    c.s = static_cast<std::uint32_t>(std::clamp<std::uint64_t>(primitives::next_pow2(needed), 16, kMaxAutoS));
+    c.s = static_cast<std::uint32_t>(std::clamp<std::uint64_t>(primitives::next_pow2(needed), 16, Policy::kMaxAutoS));
   } else if (faithful_) {
     c.s = kPaperS;
   } else {
     // s ~ sqrt(n)/4: the samples (m*s = n*s/L, sorted in step 4) and the buckets' depth in step 9
-    // grow in opposite directions; the sweep of Fig. 3 on the H200 (2026-11-23) put the optimum at
-    // s = 1024 for 16M pairs (1.79 ms against 1.87 for 2048) and s = 2048 for 64M (8.66 ms
-    // against 9.58 for 4096).
+    // grow in opposite directions; the sweep of Fig. 3 on the H200 put the optimum at s = 1024 for
+    // 16M pairs and s = 2048 for 64M (docs/results/bucket-sort.md).
     const std::uint64_t target = (std::uint64_t{1} << ((primitives::ceil_log2(n) + 1) / 2)) / 4;
     c.s = static_cast<std::uint32_t>(std::clamp<std::uint64_t>(target, 16, 4096));
   }
@@ -256,7 +250,7 @@ void BucketSorter::do_reserve(std::size_t max_n) {
 namespace {
 
 struct SegmentWork {
-  Segments seg;
+  SegmentBounds seg;
   SegmentItem* items;
   const std::uint32_t* count;
   unsigned grid;
@@ -290,7 +284,7 @@ void launch_segment_sort(const SegmentWork& w, Out out) {
 void BucketSorter::sort_segments(std::uint64_t* data, const std::uint32_t* begin, std::uint32_t segments,
                                  std::uint64_t total, std::uint64_t max_segment, std::uint32_t chunk, bool to_pairs,
                                  const SortBuffers& b, cudaStream_t stream, std::uint32_t min_size) {
-  const Segments seg{begin, segments};
+  const SegmentBounds seg{begin, segments};
   auto* items = reinterpret_cast<SegmentItem*>(items_.data());
   std::uint32_t* count = item_count_.data();
   plan_chunks_kernel<<<1, kPlanThreads, 0, stream>>>(seg, chunk, min_size, items, count);
@@ -378,7 +372,8 @@ void BucketSorter::do_sort(const SortBuffers& b, cudaStream_t stream, StepTimer&
   }
   if (!inline_sampling_) {
     StepScope step(timer, "local sampling", StepStart::AtLastStepEnd);
-    local_sampling_kernel<<<primitives::grid_for(ms, 256), 256, 0, stream>>>(sorted_.data(), n, L, s, m, samples_.data());
+    local_sampling_kernel<<<primitives::grid_for(ms, 256), 256, 0, stream>>>(sorted_.data(), n, L, s, m,
+                                                                             samples_.data());
     DEPTHSORT_CUDA_CHECK_LAUNCH("bucket-sort local_sampling_kernel");
   }
   const std::uint64_t* sorted_samples = samples_.data();
@@ -415,7 +410,8 @@ void BucketSorter::do_sort(const SortBuffers& b, cudaStream_t stream, StepTimer&
     std::size_t bytes = scan_bytes_;
     DEPTHSORT_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scan_temp_.data(), bytes, sizes_.data(), offsets_.data(),
                                                        static_cast<int>(ms), stream));
-    bucket_begin_kernel<<<primitives::grid_for(s + 1, 256), 256, 0, stream>>>(offsets_.data(), m, s, n, bucket_begin_.data());
+    bucket_begin_kernel<<<primitives::grid_for(s + 1, 256), 256, 0, stream>>>(offsets_.data(), m, s, n,
+                                                                              bucket_begin_.data());
     DEPTHSORT_CUDA_CHECK_LAUNCH("bucket-sort bucket_begin_kernel");
   }
   if (!c.gather) {
@@ -434,7 +430,7 @@ void BucketSorter::do_sort(const SortBuffers& b, cudaStream_t stream, StepTimer&
 }
 
 std::unique_ptr<Sorter> make_bucket_sorter(const OptionValues& options) {
-  return std::make_unique<BucketSorter>(options);
+  return std::make_unique<BucketSorter>(BucketSortOptions::from(options));
 }
 
 }  // namespace depthsort::bucket_sort

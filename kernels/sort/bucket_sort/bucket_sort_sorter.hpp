@@ -37,6 +37,38 @@ inline constexpr OptionSpec kBucketSortOptions[] = {
      0, 1},
 };
 
+// The options of `bucket-sort` (kBucketSortOptions), read once by the factory.
+struct BucketSortOptions {
+  int s = 0;        // 0: auto
+  int sublist = 0;  // 0: auto
+  int chunk = 0;    // 0: auto
+  bool faithful = false;
+  bool inline_sampling = false;
+  bool cub_sample_sort = false;
+  bool radix_block_sort = false;
+  bool onchip = false;
+  int radix_bits = 0;
+  bool bucket_key_bits = false;
+  bool sample_key_sort = false;
+
+  static BucketSortOptions from(const OptionValues& values) {
+    BucketSortOptions o;
+    o.s = option_value(values, "s");
+    o.sublist = option_value(values, "sublist");
+    o.chunk = option_value(values, "chunk");
+    o.faithful = option_value(values, "faithful") != 0;
+    o.inline_sampling = option_value(values, "inline_sampling") != 0;
+    o.cub_sample_sort = option_value(values, "cub_sample_sort") != 0;
+    o.radix_block_sort = option_value(values, "radix_block_sort") != 0;
+    o.onchip = option_value(values, "onchip") != 0;
+    o.radix_bits = option_value(values, "radix_bits");
+    o.bucket_key_bits = option_value(values, "bucket_key_bits") != 0;
+    o.sample_key_sort = option_value(values, "sample_key_sort") != 0;
+    return o;
+  }
+  bool operator==(const BucketSortOptions&) const = default;
+};
+
 // The configuration one sort ran with.
 struct Config {
   std::uint32_t s = 64;        // samples per sublist, buckets
@@ -63,7 +95,9 @@ struct SharedMemoryLimits {
 
 class BucketSorter final : public Sorter {
  public:
-  explicit BucketSorter(const OptionValues& options);
+  explicit BucketSorter(const BucketSortOptions& options);
+  // The registry's option values read as the factory reads them (the tests build sorters so).
+  explicit BucketSorter(const OptionValues& options) : BucketSorter(BucketSortOptions::from(options)) {}
   ~BucketSorter() override;
 
   std::size_t workspace_bytes() const override { return workspace_bytes_; }

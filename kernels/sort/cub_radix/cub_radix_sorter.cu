@@ -14,7 +14,7 @@ namespace {
 
 class CubRadixSorter final : public Sorter {
  public:
-  explicit CubRadixSorter(bool range) : Sorter("cub-radix", Backend::Gpu), range_(range) {}
+  explicit CubRadixSorter(const CubRadixOptions& options) : Sorter("cub-radix", Backend::Gpu), range_(options.range) {}
 
   std::size_t workspace_bytes() const override {
     return temp_.bytes() + zero_fixup_.bytes() + range_radix_.bytes() + range_reader_.bytes();
@@ -77,8 +77,7 @@ class CubRadixSorter final : public Sorter {
 }  // namespace
 
 std::unique_ptr<Sorter> make_cub_radix_sorter(const OptionValues& options) {
-  const auto range = options.find("range");
-  return std::make_unique<CubRadixSorter>(range != options.end() && range->second != 0);
+  return std::make_unique<CubRadixSorter>(CubRadixOptions::from(options));
 }
 
 }  // namespace depthsort

@@ -30,11 +30,10 @@
 #include "depthsort/sort/errors.hpp"
 #include "depthsort/sort/step_timer.hpp"
 #include "sort/gpu_mms/gpu_mms_networks.hpp"
+#include "sort/gpu_mms/policy.hpp"
 
 namespace depthsort::gpu_mms {
 
-inline constexpr int kBaseWarps = 4;   // warps (tiles) per block of the base case
-inline constexpr int kMergeWarps = 4;  // warps (heaps) per block of a merge round
 
 // ---------------------------------------------------------------------------------------------
 // Warp exchange of any 4-byte-multiple element.
@@ -90,12 +89,12 @@ __device__ __forceinline__ void transpose(T (&v)[kW], T* tile, int lane) {
 // layout: lane l holds element r*w + l in v[r]. Strides j < w pair registers of a row, strides
 // j >= w registers of a column, so no comparator ever crosses lanes.
 template <class T, class Less, class In, class Out>
-__global__ void __launch_bounds__(kBaseWarps * kW) base_case_kernel(In in, Out out, std::uint32_t n, T sentinel,
+__global__ void __launch_bounds__(Policy::kBaseWarps * kW) base_case_kernel(In in, Out out, std::uint32_t n, T sentinel,
                                                                     Less less) {
-  __shared__ T tiles[kBaseWarps][kBaseCase];
+  __shared__ T tiles[Policy::kBaseWarps][kBaseCase];
   const int lane = threadIdx.x % kW;
   const int warp = threadIdx.x / kW;
-  const std::uint32_t base = (blockIdx.x * kBaseWarps + warp) * std::uint32_t{kBaseCase};
+  const std::uint32_t base = (blockIdx.x * Policy::kBaseWarps + warp) * std::uint32_t{kBaseCase};
   if (base >= n) return;
   T* tile = tiles[warp];
   T v[kW];
@@ -296,14 +295,14 @@ struct HeapMerger {
 };
 
 template <int K, class T, class Less, class Out>
-__global__ void __launch_bounds__(kMergeWarps * kW) merge_round_kernel(const T* __restrict__ in, Out out,
+__global__ void __launch_bounds__(Policy::kMergeWarps * kW) merge_round_kernel(const T* __restrict__ in, Out out,
                                                                        const std::uint32_t* __restrict__ splits,
                                                                        RoundShape s, T sentinel, Less less,
                                                                        bool independent) {
   extern __shared__ unsigned char smem_raw[];
   const int lane = threadIdx.x % kW;
   const int warp = threadIdx.x / kW;
-  const std::uint32_t w = blockIdx.x * kMergeWarps + warp;
+  const std::uint32_t w = blockIdx.x * Policy::kMergeWarps + warp;
   if (w >= s.warps) return;
   T* heap = reinterpret_cast<T*>(smem_raw) + warp * (2 * K - 1) * kW;
   const std::uint32_t pos = w * s.share;
@@ -408,14 +407,14 @@ void launch_round(const T* in, Out out, std::uint32_t* splits, const RoundShape&
     DEPTHSORT_CUDA_CHECK_LAUNCH("gpu-mms partition_kernel");
   }
   MaybeStep step(timer, kMergeNames[round], StepStart::AtLastStepEnd);
-  const std::size_t smem = std::size_t{kMergeWarps} * (2 * K - 1) * kW * sizeof(T);
+  const std::size_t smem = std::size_t{Policy::kMergeWarps} * (2 * K - 1) * kW * sizeof(T);
   auto* kernel = merge_round_kernel<K, T, Less, Out>;
   // The kernel has no static shared memory, so within the default there is nothing to allow, and
   // no attribute query in every round of every sort.
   if (smem > primitives::kDefaultSharedMemoryPerBlock)
     primitives::allow_dynamic_smem(kernel, smem, "gpu-mms merge_round_kernel");
-  const unsigned blocks = (s.warps + kMergeWarps - 1) / kMergeWarps;
-  kernel<<<blocks, kMergeWarps * kW, smem, stream>>>(in, out, splits, s, sentinel, less, independent);
+  const unsigned blocks = (s.warps + Policy::kMergeWarps - 1) / Policy::kMergeWarps;
+  kernel<<<blocks, Policy::kMergeWarps * kW, smem, stream>>>(in, out, splits, s, sentinel, less, independent);
   DEPTHSORT_CUDA_CHECK_LAUNCH("gpu-mms merge_round_kernel");
 }
 
@@ -437,14 +436,15 @@ template <int K, class T, class Less, class In, class FinalOut>
 void sort_with_k(In in, FinalOut final_out, T* a, T* b, std::uint32_t* splits, std::uint32_t n, const Config& c,
                  T sentinel, Less less, cudaStream_t stream, StepTimer* timer) {
   const unsigned tiles = (n + kBaseCase - 1) / kBaseCase;
-  const unsigned blocks = (tiles + kBaseWarps - 1) / kBaseWarps;
+  const unsigned blocks = (tiles + Policy::kBaseWarps - 1) / Policy::kBaseWarps;
   {
     MaybeStep step(timer, "base case");
     if (n <= kBaseCase)
-      base_case_kernel<T, Less, In, FinalOut><<<blocks, kBaseWarps * kW, 0, stream>>>(in, final_out, n, sentinel, less);
+      base_case_kernel<T, Less, In, FinalOut>
+          <<<blocks, Policy::kBaseWarps * kW, 0, stream>>>(in, final_out, n, sentinel, less);
     else
       base_case_kernel<T, Less, In, ArrayOut<T>>
-          <<<blocks, kBaseWarps * kW, 0, stream>>>(in, ArrayOut<T>{a}, n, sentinel, less);
+          <<<blocks, Policy::kBaseWarps * kW, 0, stream>>>(in, ArrayOut<T>{a}, n, sentinel, less);
     DEPTHSORT_CUDA_CHECK_LAUNCH("gpu-mms base_case_kernel");
   }
   std::uint32_t run = kBaseCase;

@@ -43,11 +43,11 @@ struct PairOut {
 
 class GpuMmsSorter final : public Sorter {
  public:
-  explicit GpuMmsSorter(const OptionValues& options) : Sorter("gpu-mms", Backend::Gpu) {
-    config_.k = option_value(options, "k");
-    const int share = option_value(options, "share");
-    config_.independent = option_value(options, "independent_merge") != 0;
-    config_.narrow_last = option_value(options, "narrow_last") != 0;
+  explicit GpuMmsSorter(const GpuMmsOptions& options) : Sorter("gpu-mms", Backend::Gpu) {
+    config_.k = options.k;
+    const int share = options.share;
+    config_.independent = options.independent_merge;
+    config_.narrow_last = options.narrow_last;
     if (config_.k != 2 && config_.k != 4 && config_.k != 8 && config_.k != 16 && config_.k != 32)
       throw OptionError("gpu-mms: option 'k' must be 2, 4, 8, 16 or 32, got " + std::to_string(config_.k));
     if (share != 0 && (share < 32 || (share & (share - 1)) != 0))
@@ -75,8 +75,8 @@ class GpuMmsSorter final : public Sorter {
   }
 
   void do_sort(const SortBuffers& b, cudaStream_t stream, StepTimer& timer) override {
-    gpu_mms::sort<std::uint64_t>(PairIn{b.keys_in, b.values_in}, PairOut{b.keys_out, b.values_out}, a_.data(), b_.data(),
-                                 splits_.data(), static_cast<std::uint32_t>(b.n), config_, ~std::uint64_t{0},
+    gpu_mms::sort<std::uint64_t>(PairIn{b.keys_in, b.values_in}, PairOut{b.keys_out, b.values_out}, a_.data(),
+                                 b_.data(), splits_.data(), static_cast<std::uint32_t>(b.n), config_, ~std::uint64_t{0},
                                  PackedLess{}, stream, &timer);
   }
 
@@ -89,7 +89,7 @@ class GpuMmsSorter final : public Sorter {
 }  // namespace
 
 std::unique_ptr<Sorter> make_gpu_mms_sorter(const OptionValues& options) {
-  return std::make_unique<GpuMmsSorter>(options);
+  return std::make_unique<GpuMmsSorter>(GpuMmsOptions::from(options));
 }
 
 }  // namespace depthsort::gpu_mms

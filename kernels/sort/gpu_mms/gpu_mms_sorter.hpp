@@ -18,6 +18,24 @@ inline constexpr OptionSpec kGpuMmsOptions[] = {
     {"narrow_last", "last round with K' = the lists left (rounded to a power of two) instead of K leaves", 1, 0, 1},
 };
 
+// The options of `gpu-mms` (kGpuMmsOptions), read once by the factory.
+struct GpuMmsOptions {
+  int k = 0;
+  int share = 0;  // 0: auto
+  bool independent_merge = false;
+  bool narrow_last = false;
+
+  static GpuMmsOptions from(const OptionValues& values) {
+    GpuMmsOptions o;
+    o.k = option_value(values, "k");
+    o.share = option_value(values, "share");
+    o.independent_merge = option_value(values, "independent_merge") != 0;
+    o.narrow_last = option_value(values, "narrow_last") != 0;
+    return o;
+  }
+  bool operator==(const GpuMmsOptions&) const = default;
+};
+
 std::unique_ptr<Sorter> make_gpu_mms_sorter(const OptionValues& options);
 
 }  // namespace depthsort::gpu_mms

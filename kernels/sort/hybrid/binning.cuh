@@ -93,7 +93,9 @@ struct BoundSearch {
   const std::uint32_t* table;
   const Control* ctrl;
   int bins;
-  __device__ __forceinline__ PivotSearch<> prepare() const { return PivotSearch<>{pivots, table, make_binning(*ctrl, bins)}; }
+  __device__ __forceinline__ PivotSearch<> prepare() const {
+    return PivotSearch<>{pivots, table, make_binning(*ctrl, bins)};
+  }
 };
 
 // min/max and histogram: every key, as ordered bits.
@@ -172,7 +174,7 @@ __device__ inline void build_pivot_table(const std::uint32_t* pivots, int L, con
 // key (the reserved buckets of both splitters), the real ones from interior(j), 0 < j < L - 2.
 template <class Interior>
 __device__ __forceinline__ void write_pivots(int L, std::uint32_t* pivots, const Interior& interior) {
-  for (int j = threadIdx.x; j < L - 1; j += kOneBlock)
+  for (int j = threadIdx.x; j < L - 1; j += Policy::kOneBlock)
     pivots[j] = j == 0 ? 1u : j == L - 2 ? kSentinelHigh : interior(j);
 }
 
@@ -207,13 +209,11 @@ __device__ inline void interpolate_pivots(const std::uint32_t* cum, int cells, s
   build_pivot_table(pivots, L, binning, table);
 }
 
-__global__ void __launch_bounds__(kOneBlock) refine_from_histogram_kernel(const std::uint32_t* __restrict__ hist,
-                                                                          int bins, const Control* ctrl,
-                                                                          std::uint32_t n, int L,
-                                                                          std::uint32_t* pivots,
-                                                                          std::uint32_t* table) {
+__global__ void __launch_bounds__(Policy::kOneBlock)
+    refine_from_histogram_kernel(const std::uint32_t* __restrict__ hist, int bins, const Control* ctrl, std::uint32_t n,
+                                 int L, std::uint32_t* pivots, std::uint32_t* table) {
   extern __shared__ std::uint32_t cum[];  // bins + 1
-  primitives::block_cumulative_counts<kOneBlock>(hist, bins, cum);
+  primitives::block_cumulative_counts<Policy::kOneBlock>(hist, bins, cum);
   const Binning binning = make_binning(*ctrl, bins);
   interpolate_pivots(
       cum, binning.bins, n, L,
@@ -225,10 +225,10 @@ __global__ void __launch_bounds__(kOneBlock) refine_from_histogram_kernel(const 
 
 // Further refinements (option refinements > 1): the counts of a count pass with the current
 // pivots play the histogram's part, each bucket assumed even inside (in the ordered key space).
-__global__ void __launch_bounds__(kOneBlock) refine_from_counts_kernel(
+__global__ void __launch_bounds__(Policy::kOneBlock) refine_from_counts_kernel(
     const std::uint32_t* __restrict__ counts, const std::uint32_t* __restrict__ old_pivots, std::uint32_t* cum,
     const Control* ctrl, int bins, std::uint32_t n, int L, std::uint32_t* pivots, std::uint32_t* table) {
-  primitives::block_cumulative_counts<kOneBlock>(counts, L, cum);
+  primitives::block_cumulative_counts<Policy::kOneBlock>(counts, L, cum);
   interpolate_pivots(
       cum, L, n, L,
       [old_pivots, L](int b, std::uint32_t taken, std::uint32_t in_cell) {

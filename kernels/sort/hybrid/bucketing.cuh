@@ -53,16 +53,16 @@ struct SplitStore {  // the paper's layout: separate key and value arrays, bucke
 // beyond shared memory. Also the count pass of each pivot refinement and of the quicksort.
 // ---------------------------------------------------------------------------------------------
 template <bool kSmem, class Src, class Bucketer>
-__global__ void __launch_bounds__(kPassThreads) count_kernel(Src src, std::uint32_t n, Bucketer bucketer,
+__global__ void __launch_bounds__(Policy::kPassThreads) count_kernel(Src src, std::uint32_t n, Bucketer bucketer,
                                                              int buckets, std::uint32_t* __restrict__ counts,
                                                              std::uint16_t* __restrict__ bucket_of_element = nullptr) {
   extern __shared__ std::uint32_t sh_count[];
   const auto bucket_of = bucketer.prepare();
   if constexpr (kSmem) {
-    for (int i = threadIdx.x; i < buckets; i += kPassThreads) sh_count[i] = 0;
+    for (int i = threadIdx.x; i < buckets; i += Policy::kPassThreads) sh_count[i] = 0;
     __syncthreads();
   }
-  primitives::for_each_tile_key<kPassThreads, kPassItems>(
+  primitives::for_each_tile_key<Policy::kPassThreads, Policy::kPassItems>(
       n, [&](std::uint32_t i) { return src.key(i); },
       [&](std::uint32_t i, std::uint32_t key, bool valid) {
         const std::uint32_t b = valid ? bucket_of(i, key) : 0u;
@@ -75,7 +75,7 @@ __global__ void __launch_bounds__(kPassThreads) count_kernel(Src src, std::uint3
       });
   if constexpr (kSmem) {
     __syncthreads();
-    for (int i = threadIdx.x; i < buckets; i += kPassThreads)
+    for (int i = threadIdx.x; i < buckets; i += Policy::kPassThreads)
       if (sh_count[i]) atomicAdd(&counts[i], sh_count[i]);
   }
 }
@@ -83,7 +83,7 @@ __global__ void __launch_bounds__(kPassThreads) count_kernel(Src src, std::uint3
 // Step 4, the default count: as count_kernel, with the pivots and the pivot table copied into
 // shared memory (random lookups there cost a few bank conflicts instead of one L1 wavefront per
 // distinct line), and each element's bucket kept (16 bits) for the reposition passes.
-__global__ void __launch_bounds__(kPassThreads) count_search_smem_kernel(FloatPairs src, std::uint32_t n,
+__global__ void __launch_bounds__(Policy::kPassThreads) count_search_smem_kernel(FloatPairs src, std::uint32_t n,
                                                                          BoundSearch bound, int L,
                                                                          std::uint32_t* __restrict__ counts,
                                                                          std::uint16_t* __restrict__ bucket_of) {
@@ -92,12 +92,12 @@ __global__ void __launch_bounds__(kPassThreads) count_search_smem_kernel(FloatPa
   std::uint32_t* pivots = hist + L;
   std::uint32_t* table = pivots + (L - 1);
   const Binning binning = make_binning(*bound.ctrl, bound.bins);
-  for (int i = threadIdx.x; i < L; i += kPassThreads) hist[i] = 0;
-  for (int i = threadIdx.x; i < L - 1; i += kPassThreads) pivots[i] = bound.pivots[i];
-  for (int i = threadIdx.x; i <= binning.bins; i += kPassThreads) table[i] = bound.table[i];
+  for (int i = threadIdx.x; i < L; i += Policy::kPassThreads) hist[i] = 0;
+  for (int i = threadIdx.x; i < L - 1; i += Policy::kPassThreads) pivots[i] = bound.pivots[i];
+  for (int i = threadIdx.x; i <= binning.bins; i += Policy::kPassThreads) table[i] = bound.table[i];
   __syncthreads();
   const PivotSearch<PlainLoad> search{pivots, table, binning};
-  primitives::for_each_tile_key<kPassThreads, kPassItems>(
+  primitives::for_each_tile_key<Policy::kPassThreads, Policy::kPassItems>(
       n, [&](std::uint32_t i) { return src.key(i); },
       [&](std::uint32_t i, std::uint32_t key, bool valid) {
         if (!valid) return;
@@ -106,7 +106,7 @@ __global__ void __launch_bounds__(kPassThreads) count_search_smem_kernel(FloatPa
         atomicAdd(&hist[b], 1u);
       });
   __syncthreads();
-  for (int i = threadIdx.x; i < L; i += kPassThreads)
+  for (int i = threadIdx.x; i < L; i += Policy::kPassThreads)
     if (hist[i]) atomicAdd(&counts[i], hist[i]);
 }
 
@@ -143,21 +143,22 @@ __global__ void move_to_bucket_place_kernel(FloatPairs src, std::uint32_t n, con
 // Step 6, aggregated variant: each tile ranks its keys per bucket in shared memory, one global
 // atomicAdd per bucket and tile reserves the range, then every pair is written at its place.
 template <bool kSmem, class Src, class Bucketer, class Dst>
-__global__ void __launch_bounds__(kPassThreads) scatter_kernel(Src src, std::uint32_t n, Bucketer bucketer,
+__global__ void __launch_bounds__(Policy::kPassThreads) scatter_kernel(Src src, std::uint32_t n, Bucketer bucketer,
                                                                int buckets, std::uint32_t* __restrict__ cursor,
                                                                Dst dst) {
   extern __shared__ std::uint32_t sh_rank[];
   const auto bucket_of = bucketer.prepare();
   if constexpr (kSmem) {
-    for (int i = threadIdx.x; i < buckets; i += kPassThreads) sh_rank[i] = 0;
+    for (int i = threadIdx.x; i < buckets; i += Policy::kPassThreads) sh_rank[i] = 0;
     __syncthreads();
   }
-  constexpr std::uint32_t kTileSize = kPassThreads * kPassItems;
+  constexpr std::uint32_t kTileSize = Policy::kPassThreads * Policy::kPassItems;
   for (std::uint32_t base = blockIdx.x * kTileSize; base < n; base += gridDim.x * kTileSize) {
-    std::uint32_t key[kPassItems], value[kPassItems], bucket[kPassItems], rank[kPassItems];
+    std::uint32_t key[Policy::kPassItems], value[Policy::kPassItems], bucket[Policy::kPassItems],
+        rank[Policy::kPassItems];
 #pragma unroll
-    for (int q = 0; q < kPassItems; ++q) {
-      const std::uint32_t i = base + q * kPassThreads + threadIdx.x;
+    for (int q = 0; q < Policy::kPassItems; ++q) {
+      const std::uint32_t i = base + q * Policy::kPassThreads + threadIdx.x;
       if constexpr (std::is_same_v<Src, PackedPairs>) {
         const uint2 p = i < n ? src.pair(i) : make_uint2(0u, 0u);
         key[q] = p.x;
@@ -168,8 +169,8 @@ __global__ void __launch_bounds__(kPassThreads) scatter_kernel(Src src, std::uin
       }
     }
 #pragma unroll
-    for (int q = 0; q < kPassItems; ++q) {
-      const std::uint32_t i = base + q * kPassThreads + threadIdx.x;
+    for (int q = 0; q < Policy::kPassItems; ++q) {
+      const std::uint32_t i = base + q * Policy::kPassThreads + threadIdx.x;
       const bool valid = i < n;
       bucket[q] = valid ? bucket_of(i, key[q]) : 0u;
       if constexpr (kSmem) {
@@ -181,21 +182,21 @@ __global__ void __launch_bounds__(kPassThreads) scatter_kernel(Src src, std::uin
     if constexpr (kSmem) {
       __syncthreads();
 #pragma unroll
-      for (int q = 0; q < kPassItems; ++q)
+      for (int q = 0; q < Policy::kPassItems; ++q)
         if (rank[q] == 0) sh_rank[bucket[q]] = atomicAdd(&cursor[bucket[q]], sh_rank[bucket[q]]);
       __syncthreads();
 #pragma unroll
-      for (int q = 0; q < kPassItems; ++q)
+      for (int q = 0; q < Policy::kPassItems; ++q)
         if (rank[q] != 0xFFFFFFFFu) dst.store(sh_rank[bucket[q]] + rank[q], key[q], value[q]);
       __syncthreads();
 #pragma unroll
-      for (int q = 0; q < kPassItems; ++q)
+      for (int q = 0; q < Policy::kPassItems; ++q)
         if (rank[q] == 0) sh_rank[bucket[q]] = 0;
       __syncthreads();
     } else {
 #pragma unroll
-      for (int q = 0; q < kPassItems; ++q) {
-        const std::uint32_t i = base + q * kPassThreads + threadIdx.x;
+      for (int q = 0; q < Policy::kPassItems; ++q) {
+        const std::uint32_t i = base + q * Policy::kPassThreads + threadIdx.x;
         if (i < n) dst.store(rank[q], key[q], value[q]);
       }
     }
@@ -203,26 +204,23 @@ __global__ void __launch_bounds__(kPassThreads) scatter_kernel(Src src, std::uin
 }
 
 // Step 6, two-level reposition (default while L <= 65536). One scatter into L buckets writes L
-// interleaved streams of 8-byte pairs: on an H200 that cost 0.6-0.9 ms at 16M pairs, whether the
-// slots came from global atomics or from a per-block count matrix (partial sectors thrash L2).
-// Instead the pairs move twice, each time to at most kCoarse (or F = L / kCoarse) destinations:
-// a tile of kScatterTile pairs is ordered by destination in shared memory, one global atomicAdd per
-// destination reserves its slots, and the pairs leave in runs (coalesced). The bucket of every
-// element comes from the count pass (16-bit), so neither pass searches the pivots again.
-inline constexpr int kCoarse = 128;
-inline constexpr int kScatterThreads = 512;
-inline constexpr int kScatterItems = 8;
-inline constexpr int kScatterTile = kScatterThreads * kScatterItems;
+// interleaved streams of 8-byte pairs: on an H200 that cost two to three times the two-level pass
+// at 16M pairs (docs/results/hybrid.md), whether the slots came from global atomics or from a
+// per-block count matrix (partial sectors thrash L2). Instead the pairs move twice, each time to at
+// most kCoarse (or F = L / kCoarse) destinations: a tile of kScatterTile pairs is ordered by
+// destination in shared memory, one global atomicAdd per destination reserves its slots, and the
+// pairs leave in runs (coalesced). The bucket of every element comes from the count pass (16-bit),
+// so neither pass searches the pivots again.
 inline constexpr int kMaxFine = 512;  // F <= 512 since L <= 65536 (16-bit bucket ids)
 
 struct TileScatterSmem {
   std::uint32_t hist[kMaxFine];
   std::uint32_t offs[kMaxFine];
   std::uint32_t base[kMaxFine];
-  std::uint32_t key[kScatterTile];
-  std::uint32_t value[kScatterTile];
-  std::uint16_t bucket[kScatterTile];
-  std::uint16_t digit[kScatterTile];
+  std::uint32_t key[Policy::kScatterTile];
+  std::uint32_t value[Policy::kScatterTile];
+  std::uint16_t bucket[Policy::kScatterTile];
+  std::uint16_t digit[Policy::kScatterTile];
 };
 
 // Orders one tile by digit (< digits) in shared memory and writes it to cursor[digit_base + d] +
@@ -231,21 +229,21 @@ template <class Load>
 __device__ __forceinline__ void scatter_tile(TileScatterSmem& sm, const Load& load, std::uint32_t len, int digits,
                                              std::uint32_t* __restrict__ cursor, uint2* __restrict__ out_pairs,
                                              std::uint16_t* __restrict__ out_bucket) {
-  using Scan = cub::BlockScan<std::uint32_t, kScatterThreads>;
+  using Scan = cub::BlockScan<std::uint32_t, Policy::kScatterThreads>;
   __shared__ typename Scan::TempStorage scan_temp;
   const int tid = threadIdx.x;
-  for (int d = tid; d < digits; d += kScatterThreads) sm.hist[d] = 0;
+  for (int d = tid; d < digits; d += Policy::kScatterThreads) sm.hist[d] = 0;
   __syncthreads();
-  std::uint32_t k[kScatterItems], v[kScatterItems], rank[kScatterItems];
-  std::uint16_t bk[kScatterItems], dg[kScatterItems];
+  std::uint32_t k[Policy::kScatterItems], v[Policy::kScatterItems], rank[Policy::kScatterItems];
+  std::uint16_t bk[Policy::kScatterItems], dg[Policy::kScatterItems];
 #pragma unroll
-  for (int q = 0; q < kScatterItems; ++q) {
-    const std::uint32_t i = q * kScatterThreads + tid;
+  for (int q = 0; q < Policy::kScatterItems; ++q) {
+    const std::uint32_t i = q * Policy::kScatterThreads + tid;
     if (i < len) load(i, k[q], v[q], bk[q], dg[q]);
   }
 #pragma unroll
-  for (int q = 0; q < kScatterItems; ++q) {
-    const std::uint32_t i = q * kScatterThreads + tid;
+  for (int q = 0; q < Policy::kScatterItems; ++q) {
+    const std::uint32_t i = q * Policy::kScatterThreads + tid;
     rank[q] = i < len ? atomicAdd(&sm.hist[dg[q]], 1u) : 0u;
   }
   __syncthreads();
@@ -258,8 +256,8 @@ __device__ __forceinline__ void scatter_tile(TileScatterSmem& sm, const Load& lo
   }
   __syncthreads();
 #pragma unroll
-  for (int q = 0; q < kScatterItems; ++q) {
-    const std::uint32_t i = q * kScatterThreads + tid;
+  for (int q = 0; q < Policy::kScatterItems; ++q) {
+    const std::uint32_t i = q * Policy::kScatterThreads + tid;
     if (i < len) {
       const std::uint32_t at = sm.offs[dg[q]] + rank[q];
       sm.key[at] = k[q];
@@ -269,7 +267,7 @@ __device__ __forceinline__ void scatter_tile(TileScatterSmem& sm, const Load& lo
     }
   }
   __syncthreads();
-  for (std::uint32_t i = tid; i < len; i += kScatterThreads) {
+  for (std::uint32_t i = tid; i < len; i += Policy::kScatterThreads) {
     const std::uint32_t d = sm.digit[i];
     const std::uint32_t pos = sm.base[d] + (i - sm.offs[d]);
     out_pairs[pos] = make_uint2(sm.key[i], sm.value[i]);
@@ -279,7 +277,7 @@ __device__ __forceinline__ void scatter_tile(TileScatterSmem& sm, const Load& lo
 }
 
 // Pass 1: input pairs -> coarse buckets (bucket / F), bucket ids carried along.
-__global__ void __launch_bounds__(kScatterThreads, 2) scatter_coarse_kernel(FloatPairs src, std::uint32_t n,
+__global__ void __launch_bounds__(Policy::kScatterThreads, 2) scatter_coarse_kernel(FloatPairs src, std::uint32_t n,
                                                                          const std::uint16_t* __restrict__ bucket_of,
                                                                          std::uint32_t fine, int coarse,
                                                                          std::uint32_t* __restrict__ coarse_cursor,
@@ -287,8 +285,8 @@ __global__ void __launch_bounds__(kScatterThreads, 2) scatter_coarse_kernel(Floa
                                                                          std::uint16_t* __restrict__ out_bucket) {
   extern __shared__ __align__(16) unsigned char scatter_smem[];
   TileScatterSmem& sm = *reinterpret_cast<TileScatterSmem*>(scatter_smem);
-  for (std::uint32_t base = blockIdx.x * kScatterTile; base < n; base += gridDim.x * kScatterTile) {
-    const std::uint32_t len = min(static_cast<std::uint32_t>(kScatterTile), n - base);
+  for (std::uint32_t base = blockIdx.x * Policy::kScatterTile; base < n; base += gridDim.x * Policy::kScatterTile) {
+    const std::uint32_t len = min(static_cast<std::uint32_t>(Policy::kScatterTile), n - base);
     scatter_tile(
         sm,
         [&](std::uint32_t i, std::uint32_t& k, std::uint32_t& v, std::uint16_t& b, std::uint16_t& d) {
@@ -302,7 +300,7 @@ __global__ void __launch_bounds__(kScatterThreads, 2) scatter_coarse_kernel(Floa
 }
 
 // Pass 2: each coarse bucket -> its F fine buckets (one block per tile of a coarse bucket).
-__global__ void __launch_bounds__(kScatterThreads, 2) scatter_fine_kernel(const uint2* __restrict__ in_pairs,
+__global__ void __launch_bounds__(Policy::kScatterThreads, 2) scatter_fine_kernel(const uint2* __restrict__ in_pairs,
                                                                        const std::uint16_t* __restrict__ in_bucket,
                                                                        const std::uint32_t* __restrict__ offset,
                                                                        const uint2* __restrict__ items,
@@ -315,8 +313,8 @@ __global__ void __launch_bounds__(kScatterThreads, 2) scatter_fine_kernel(const 
   const uint2 item = items[blockIdx.x];
   const std::uint32_t first_bucket = item.x * fine;
   const std::uint32_t last_bucket = min(static_cast<std::uint32_t>(L), first_bucket + fine);
-  const std::uint32_t begin = offset[first_bucket] + item.y * kScatterTile;
-  const std::uint32_t end = min(begin + kScatterTile, offset[last_bucket]);
+  const std::uint32_t begin = offset[first_bucket] + item.y * Policy::kScatterTile;
+  const std::uint32_t end = min(begin + Policy::kScatterTile, offset[last_bucket]);
   scatter_tile(
       sm,
       [&](std::uint32_t i, std::uint32_t& k, std::uint32_t& v, std::uint16_t& b, std::uint16_t& d) {
@@ -330,18 +328,18 @@ __global__ void __launch_bounds__(kScatterThreads, 2) scatter_fine_kernel(const 
 }
 
 // Coarse cursors and the tiles of pass 2 (one block; at most kCoarse coarse buckets).
-__global__ void __launch_bounds__(kCoarse) coarse_kernel(const std::uint32_t* __restrict__ offset, int L,
+__global__ void __launch_bounds__(Policy::kCoarse) coarse_kernel(const std::uint32_t* __restrict__ offset, int L,
                                                          std::uint32_t fine, int coarse,
                                                          std::uint32_t* __restrict__ coarse_cursor,
                                                          uint2* __restrict__ items, Control* ctrl) {
-  using Scan = cub::BlockScan<std::uint32_t, kCoarse>;
+  using Scan = cub::BlockScan<std::uint32_t, Policy::kCoarse>;
   __shared__ typename Scan::TempStorage scan_temp;
   const int c = threadIdx.x;
   std::uint32_t tiles = 0, first = 0;
   if (c < coarse) {
     first = offset[c * fine];
     const std::uint32_t last = offset[min(static_cast<std::uint32_t>(L), (c + 1) * fine)];
-    tiles = (last - first + kScatterTile - 1) / kScatterTile;
+    tiles = (last - first + Policy::kScatterTile - 1) / Policy::kScatterTile;
     coarse_cursor[c] = first;
   }
   std::uint32_t at = 0, total = 0;
@@ -384,15 +382,15 @@ struct OffsetsArgs {
 };
 
 __device__ __forceinline__ OffsetTotals bucket_totals(std::uint32_t c, bool special) {
-  const std::uint32_t chunks = (c + kCap - 1) / kCap;
+  const std::uint32_t chunks = (c + Policy::kCap - 1) / Policy::kCap;
   const bool ov = !special && chunks > 1;
   return {c, (c + 3u) & ~3u, chunks, ov ? 1u : 0u, ov ? chunks : 0u};
 }
 
-__global__ void __launch_bounds__(kOneBlock) offsets_kernel(OffsetsArgs a) {
-  using Scan = cub::BlockScan<OffsetTotals, kOneBlock>;
+__global__ void __launch_bounds__(Policy::kOneBlock) offsets_kernel(OffsetsArgs a) {
+  using Scan = cub::BlockScan<OffsetTotals, Policy::kOneBlock>;
   __shared__ typename Scan::TempStorage scan_temp;
-  const int per = (a.L + kOneBlock - 1) / kOneBlock;
+  const int per = (a.L + Policy::kOneBlock - 1) / Policy::kOneBlock;
   const int begin = min(a.L, static_cast<int>(threadIdx.x) * per), end = min(a.L, begin + per);
   OffsetTotals local{0, 0, 0, 0, 0};
   for (int b = begin; b < end; ++b)

@@ -34,7 +34,7 @@ __global__ void sample_keys_kernel(const float* __restrict__ keys, std::uint32_t
 // Fig. 5's (reserved buckets, binning.cuh). The bins of the pivot search span the sample's smallest
 // to largest key (keys outside fall in the end bins: the search stays exact, binning.cuh), written
 // to ctrl for the count, then the pivot table.
-__global__ void __launch_bounds__(kOneBlock) pivots_from_sample_kernel(const std::uint32_t* __restrict__ sorted,
+__global__ void __launch_bounds__(Policy::kOneBlock) pivots_from_sample_kernel(const std::uint32_t* __restrict__ sorted,
                                                                        std::uint32_t s, Control* ctrl, int bins,
                                                                        int L, std::uint32_t* pivots,
                                                                        std::uint32_t* table) {
@@ -86,10 +86,11 @@ __global__ void sample_hits_kernel(const float* __restrict__ keys, std::uint32_t
 
 // hybrid-coherent, step `validate` (one block): verdict[0] += buckets of the real range (1 .. L-2)
 // holding more than `limit`, verdict[1] = the largest of them. verdict zeroed first.
-__global__ void __launch_bounds__(kOneBlock) bucket_overflow_kernel(const std::uint32_t* __restrict__ counts, int L,
-                                                                    std::uint32_t limit, std::uint32_t* verdict) {
+__global__ void __launch_bounds__(Policy::kOneBlock)
+    bucket_overflow_kernel(const std::uint32_t* __restrict__ counts, int L, std::uint32_t limit,
+                           std::uint32_t* verdict) {
   std::uint32_t over = 0, largest = 0;
-  for (int b = 1 + static_cast<int>(threadIdx.x); b < L - 1; b += kOneBlock) {
+  for (int b = 1 + static_cast<int>(threadIdx.x); b < L - 1; b += Policy::kOneBlock) {
     const std::uint32_t c = counts[b];
     over += c > limit;
     largest = max(largest, c);

@@ -143,7 +143,8 @@ template <bool KeyOnly = false>
 __device__ __forceinline__ void block_sort(std::uint64_t* smem, std::uint32_t P) {
   for_each_round(P, [&](std::uint32_t k, int low, int bits) {
     const std::uint32_t groups = P >> bits;
-    for (std::uint32_t g = threadIdx.x; g < groups; g += blockDim.x) run_round<KeyOnly>(smem, g, low, bits, k, PaddedIndex{});
+    for (std::uint32_t g = threadIdx.x; g < groups; g += blockDim.x)
+      run_round<KeyOnly>(smem, g, low, bits, k, PaddedIndex{});
     __syncthreads();
   });
 }

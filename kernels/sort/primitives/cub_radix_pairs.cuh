@@ -1,6 +1,6 @@
 // CUB's radix sort of pairs on bits [0, end_bit), with the offset type CUB picks from num_items:
 // sizes that fit go as int, the type the reference numbers were measured with; 64-bit offsets were
-// slower on an H200 (0.613 against 0.559 ms at 16M pairs). Shared by cub-radix (float keys) and
+// slower on an H200 at 16M pairs (docs/results/baselines.md). Shared by cub-radix (float keys) and
 // the range-reduced sort (key_range.hpp, uint32 keys).
 #pragma once
 

@@ -162,8 +162,8 @@ void RangeRadix::sort(const SortBuffers& b, const KeyRange* range, const KeyRang
   {
     StepScope step(timer, "radix sort (span bits)", StepStart::AtLastStepEnd);
     std::size_t bytes = temp_.bytes();
-    DEPTHSORT_CUDA_CHECK(
-        cub_radix_sort_pairs(temp_.data(), bytes, reduced_.data(), keys_out, b.values_in, b.values_out, b.n, bits, stream));
+    DEPTHSORT_CUDA_CHECK(cub_radix_sort_pairs(temp_.data(), bytes, reduced_.data(), keys_out, b.values_in, b.values_out,
+                                              b.n, bits, stream));
   }
   StepScope step(timer, "expand keys", StepStart::AtLastStepEnd);
   launch_expand_keys(keys_out, b.n, range, stream);

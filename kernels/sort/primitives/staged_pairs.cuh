@@ -1,6 +1,6 @@
 // Double-buffered staging of pairs of word runs (keys and values) from global into shared memory,
 // for a block that works on one run while the next one is on its way (first user: run-bucket's
-// small-bucket sort, kernels/sort/run_bucket/bucket_sort.cuh). Not from a paper. The path is the
+// small-bucket sort, kernels/sort/run_bucket/sort_buckets.cuh). Not from a paper. The path is the
 // device pass's architecture's (staging.hpp):
 //   sm_90 and newer  the bulk copy engine: one thread starts both copies of a run, a transaction
 //                    mbarrier per buffer says when their bytes have landed; no thread holds them

@@ -23,9 +23,10 @@ __global__ void gather_overflowed_kernel(const std::uint32_t* __restrict__ list,
                                          const std::uint32_t* __restrict__ spill_values, std::uint32_t spilled,
                                          std::uint32_t* __restrict__ keys, std::uint32_t* __restrict__ values) {
   const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  const std::uint32_t in_regions = listed * kBucketCapacity;
+  const std::uint32_t in_regions = listed * Policy::kBucketCapacity;
   if (i < in_regions) {
-    const std::size_t from = std::size_t{list[i / kBucketCapacity]} * kBucketCapacity + i % kBucketCapacity;
+    const std::size_t from =
+        std::size_t{list[i / Policy::kBucketCapacity]} * Policy::kBucketCapacity + i % Policy::kBucketCapacity;
     keys[i] = bucketed_keys[from];
     values[i] = bucketed_values[from];
   } else if (i < in_regions + spilled) {
@@ -45,9 +46,9 @@ __global__ void __launch_bounds__(256) place_overflowed_kernel(const std::uint32
                                                                const std::uint32_t* __restrict__ starts,
                                                                float* __restrict__ keys_out,
                                                                std::uint32_t* __restrict__ values_out) {
-  static_assert(kMostOverflowedBuckets <= 256);
-  __shared__ std::uint32_t ordered[kMostOverflowedBuckets];  // the listed buckets in bucket order
-  __shared__ std::uint32_t first[kMostOverflowedBuckets];    // each one's first pair in the sorted set
+  static_assert(Policy::kMostOverflowedBuckets <= 256);
+  __shared__ std::uint32_t ordered[Policy::kMostOverflowedBuckets];  // the listed buckets in bucket order
+  __shared__ std::uint32_t first[Policy::kMostOverflowedBuckets];    // each one's first pair in the sorted set
   if (threadIdx.x < listed) {
     const std::uint32_t b = list[threadIdx.x];
     std::uint32_t rank = 0;

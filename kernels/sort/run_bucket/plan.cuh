@@ -29,7 +29,7 @@ __global__ void pick_splitters_kernel(const std::uint32_t* __restrict__ sorted_s
                                       std::uint32_t* __restrict__ splitters) {
   const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < searched_slots(buckets - 1))
-    splitters[i] = i + 1 < buckets ? sorted_sample[(i + 1) * kSamplesPerBucket] : 0xFFFFFFFFu;
+    splitters[i] = i + 1 < buckets ? sorted_sample[(i + 1) * Policy::kSamplesPerBucket] : 0xFFFFFFFFu;
 }
 
 // The scatter's verdict on an input, from its sample (or the probe's): whether the tiles leave long
@@ -40,12 +40,12 @@ __global__ void pick_splitters_kernel(const std::uint32_t* __restrict__ sorted_s
 // share one: each of the 240 ordered pairs of a tile's 16 samples does so with a chance of 1/D for
 // pairs spread evenly over D buckets, more where they crowd into a few (a mesh's tile, whose rings
 // lie at the same depths, against a camera step's, whose keys are spread by the motion).
-inline constexpr std::uint64_t kMostOutsideInFewRuns = 400;
 DEPTHSORT_HD bool few_runs(std::uint64_t outside, std::uint64_t shared_buckets, std::uint64_t samples,
                            std::uint32_t max_outside_permille, std::uint32_t max_runs) {
   if (outside * 1000 <= max_outside_permille * samples) return true;
-  const std::uint64_t sample_pairs = samples / kSamplesPerTile * kSamplesPerTile * (kSamplesPerTile - 1);
-  return max_runs != 0 && outside * 1000 <= kMostOutsideInFewRuns * samples &&
+  const std::uint64_t sample_pairs =
+      samples / Policy::kSamplesPerTile * Policy::kSamplesPerTile * (Policy::kSamplesPerTile - 1);
+  return max_runs != 0 && outside * 1000 <= Policy::kMostOutsideInFewRuns * samples &&
          shared_buckets * max_runs >= sample_pairs;
 }
 
@@ -66,21 +66,23 @@ __device__ __forceinline__ unsigned same_bucket_lanes(std::uint32_t bucket, bool
 __device__ __forceinline__ void judge_tile_samples(std::uint32_t bucket, bool valid, unsigned peers,
                                                    std::uint32_t* outside, std::uint32_t* spread_sum,
                                                    std::uint32_t* shared_buckets) {
-  static_assert(32 % kSamplesPerTile == 0 && kSamplesPerTile < 32);
-  const unsigned group_lanes = ((1u << kSamplesPerTile) - 1) << (threadIdx.x & 31 & ~(kSamplesPerTile - 1));
+  static_assert(32 % Policy::kSamplesPerTile == 0 && Policy::kSamplesPerTile < 32);
+  const unsigned group_lanes = ((1u << Policy::kSamplesPerTile) - 1)
+                               << (threadIdx.x & 31 & ~(Policy::kSamplesPerTile - 1));
   const unsigned same_bucket = peers & group_lanes;
   const std::uint32_t shared_in_warp = primitives::warp_reduce_add(0xFFFFFFFFu, valid ? __popc(same_bucket) - 1 : 0u);
-  const std::uint32_t middle = __shfl_sync(0xFFFFFFFFu, bucket, kSamplesPerTile / 2, kSamplesPerTile);
-  const std::uint32_t low = middle > kWindow / 2 ? middle - kWindow / 2 : 0u;
-  const unsigned outside_in_warp = __popc(__ballot_sync(0xFFFFFFFFu, valid && bucket - low >= kWindow));
+  const std::uint32_t middle = __shfl_sync(0xFFFFFFFFu, bucket, Policy::kSamplesPerTile / 2, Policy::kSamplesPerTile);
+  const std::uint32_t low = middle > Policy::kWindow / 2 ? middle - Policy::kWindow / 2 : 0u;
+  const unsigned outside_in_warp = __popc(__ballot_sync(0xFFFFFFFFu, valid && bucket - low >= Policy::kWindow));
   std::uint32_t lowest = bucket, highest = bucket;
 #pragma unroll
-  for (int lanes = kSamplesPerTile / 2; lanes > 0; lanes /= 2) {
-    lowest = min(lowest, __shfl_xor_sync(0xFFFFFFFFu, lowest, lanes, kSamplesPerTile));
-    highest = max(highest, __shfl_xor_sync(0xFFFFFFFFu, highest, lanes, kSamplesPerTile));
+  for (int lanes = Policy::kSamplesPerTile / 2; lanes > 0; lanes /= 2) {
+    lowest = min(lowest, __shfl_xor_sync(0xFFFFFFFFu, lowest, lanes, Policy::kSamplesPerTile));
+    highest = max(highest, __shfl_xor_sync(0xFFFFFFFFu, highest, lanes, Policy::kSamplesPerTile));
   }
-  const bool group_lead = threadIdx.x % kSamplesPerTile == 0;
-  const std::uint32_t spread_in_warp = primitives::warp_reduce_add(0xFFFFFFFFu, valid && group_lead ? highest - lowest : 0u);
+  const bool group_lead = threadIdx.x % Policy::kSamplesPerTile == 0;
+  const std::uint32_t spread_in_warp =
+      primitives::warp_reduce_add(0xFFFFFFFFu, valid && group_lead ? highest - lowest : 0u);
   if ((threadIdx.x & 31) == 0) {
     if (outside_in_warp != 0) atomicAdd(outside, outside_in_warp);
     if (spread_in_warp != 0) atomicAdd(spread_sum, spread_in_warp);
@@ -100,7 +102,7 @@ __device__ __forceinline__ void judge_tile_samples(std::uint32_t bucket, bool va
 // The blocks after the first plan_blocks(m) build the scatter's splitter table (splitter_search.cuh)
 // meanwhile, one thread an entry: like the plan's searches it waits on dependent loads, and beside
 // them it costs nearly nothing, where as a kernel of its own between the plan and the scatter it
-// took about 6 microseconds of every attempt.
+// added to every attempt (docs/results/run-bucket.md).
 DEPTHSORT_HD std::uint32_t plan_blocks(std::uint32_t m) { return (m + 255) / 256; }
 inline constexpr std::uint32_t kTableBlocks = (kTableSlots + 1 + 255) / 256;
 __global__ void __launch_bounds__(256) plan_kernel(const float* __restrict__ keys, std::uint32_t n, std::uint32_t m,
@@ -134,7 +136,7 @@ __global__ void __launch_bounds__(256) plan_kernel(const float* __restrict__ key
   load_search_top(splitters, buckets - 1, search_top);
   __syncthreads();
   // The scatter's bucket (with its spread of a repeated splitter value by tile) for the balance.
-  const std::uint32_t b = valid ? bucket_of(splitters, buckets - 1, key, j / kSamplesPerTile, search_top) : 0u;
+  const std::uint32_t b = valid ? bucket_of(splitters, buckets - 1, key, j / Policy::kSamplesPerTile, search_top) : 0u;
   const unsigned peers = same_bucket_lanes(b, valid);
   judge_tile_samples(b, valid, peers, &outside, &spread, &shared_buckets);
   // The sample's key range: where the plan calls the bucket path off and the sample's keys alone
@@ -169,7 +171,8 @@ __global__ void __launch_bounds__(256) plan_kernel(const float* __restrict__ key
       __threadfence();
       // What every block added, and the verdict on it.
       Plan outcome = load_plan(plan);
-      const bool unfit = outcome.hot_buckets > kMostOverflowedBuckets || outcome.excess_samples > most_excess_samples;
+      const bool unfit =
+          outcome.hot_buckets > Policy::kMostOverflowedBuckets || outcome.excess_samples > most_excess_samples;
       const bool coherent =
           few_runs(outcome.outside_samples, outcome.shared_buckets, m, max_outside_permille, max_runs);
       outcome.verdict = !coherent ? kIncoherent : unfit ? kUnfit : kBucketPath;
@@ -199,7 +202,6 @@ __global__ void __launch_bounds__(256) plan_kernel(const float* __restrict__ key
 // their tile's window, the sum of the tiles' spreads and the pairs of samples that share a bucket
 // to the verdict (page-locked host memory, read once an event after the launch has completed) and
 // zeroes its counters for the next.
-inline constexpr std::uint32_t kProbeTiles = 512;
 // The probe's verdict, kProbeVerdictWords words, and its counters, kProbeCounterWords words.
 enum ProbeVerdictWord : std::uint32_t { kProbedOutside, kProbedSpread, kProbedSharedBuckets, kProbeVerdictWords };
 enum ProbeCounterWord : std::uint32_t {
@@ -211,23 +213,23 @@ enum ProbeCounterWord : std::uint32_t {
 };
 // The tiles the probe looks at for n pairs (fewer than kProbeTiles where the input has fewer).
 DEPTHSORT_HD std::uint32_t probed_tiles(std::uint32_t n) {
-  const std::uint32_t tiles = (n + kTile - 1) / kTile;
-  return tiles < kProbeTiles ? tiles : kProbeTiles;
+  const std::uint32_t tiles = (n + Policy::kTile - 1) / Policy::kTile;
+  return tiles < Policy::kProbeTiles ? tiles : Policy::kProbeTiles;
 }
 __global__ void __launch_bounds__(256) probe_kernel(const float* __restrict__ keys, std::uint32_t n,
                                                     const std::uint32_t* __restrict__ splitters,
                                                     std::uint32_t buckets, std::uint32_t* counters,
                                                     std::uint32_t* verdict) {
   const std::uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
-  const std::uint32_t tiles = (n + kTile - 1) / kTile;
+  const std::uint32_t tiles = (n + Policy::kTile - 1) / Policy::kTile;
   const std::uint32_t probed = probed_tiles(n);
-  const std::uint32_t group = j / kSamplesPerTile;
+  const std::uint32_t group = j / Policy::kSamplesPerTile;
   const bool valid = group < probed;
   const std::uint32_t tile = valid ? static_cast<std::uint32_t>(std::uint64_t{group} * tiles / probed) : 0u;
-  const std::uint32_t sample = tile * kSamplesPerTile + j % kSamplesPerTile;
+  const std::uint32_t sample = tile * Policy::kSamplesPerTile + j % Policy::kSamplesPerTile;
   const std::uint32_t b =
-      valid ? bucket_of(splitters, buckets - 1, ordered_key(keys[sample_position(sample, n, tiles * kSamplesPerTile)]),
-                        tile)
+      valid ? bucket_of(splitters, buckets - 1,
+                        ordered_key(keys[sample_position(sample, n, tiles * Policy::kSamplesPerTile)]), tile)
             : 0u;
   judge_tile_samples(b, valid, same_bucket_lanes(b, valid), &counters[kOutsideCounter], &counters[kSpreadCounter],
                      &counters[kSharedBucketsCounter]);
@@ -251,8 +253,6 @@ __global__ void __launch_bounds__(256) probe_kernel(const float* __restrict__ ke
 // (up to 30 times its share on the benchmark's fly-through), which the bucket path must then sort
 // after the others. After an attempt, the last kernel on the stream, it also zeroes what the next
 // attempt counts in (clear_attempt): the bucket path's own kernels end without a kernel for it.
-inline constexpr std::uint32_t kOuterBuckets = 32;
-inline constexpr std::uint32_t kEndWidthBuckets = 8;  // the end buckets whose mean width the outer ones take
 __global__ void keep_from_output_kernel(const float* __restrict__ keys_out, std::uint64_t n, std::uint32_t buckets,
                                         std::uint32_t* __restrict__ splitters, std::uint32_t* ends,
                                         AttemptToClear clear) {
@@ -267,19 +267,20 @@ __global__ void keep_from_output_kernel(const float* __restrict__ keys_out, std:
     splitters[i] = 0xFFFFFFFFu;
     return;
   }
-  const std::uint32_t outer = buckets >= 8 * kOuterBuckets ? kOuterBuckets : 0u;
+  const std::uint32_t outer = buckets >= 8 * Policy::kOuterBuckets ? Policy::kOuterBuckets : 0u;
   const std::uint32_t inner = buckets - 2 * outer;  // buckets within the range: inner - 1 splitters
   const auto inner_splitter = [&](std::uint32_t k) { return ordered_key(keys_out[(k + 1) * n / inner]); };
   if (i < outer) {
     const std::uint32_t first = inner_splitter(0);
-    const std::uint32_t width = (inner_splitter(kEndWidthBuckets) - first) / kEndWidthBuckets;
+    const std::uint32_t width = (inner_splitter(Policy::kEndWidthBuckets) - first) / Policy::kEndWidthBuckets;
     const std::uint64_t below = std::uint64_t{outer - i} * width;
     splitters[i] = first > below ? static_cast<std::uint32_t>(first - below) : 0u;
   } else if (i < outer + inner - 1) {
     splitters[i] = inner_splitter(i - outer);
   } else {
     const std::uint32_t last = inner_splitter(inner - 2);
-    const std::uint32_t width = (last - inner_splitter(inner - 2 - kEndWidthBuckets)) / kEndWidthBuckets;
+    const std::uint32_t width =
+        (last - inner_splitter(inner - 2 - Policy::kEndWidthBuckets)) / Policy::kEndWidthBuckets;
     const std::uint64_t above = std::uint64_t{i - (outer + inner - 2)} * width;
     splitters[i] = 0xFFFFFFFFull - last > above ? static_cast<std::uint32_t>(last + above) : 0xFFFFFFFFu;
   }

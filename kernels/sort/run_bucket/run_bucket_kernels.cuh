@@ -2,10 +2,10 @@
 // design): a sample sort for depth streams whose input order already follows the key order (a
 // frame's keys listed in the last frame's order, a mesh's triangles in mesh order), so that a tile
 // of consecutive input keys falls into a few consecutive buckets and leaves as a few long runs.
-// This file holds what every step shares (the tile and bucket shapes, the plan the steps leave
+// This file holds what every step shares (the plan the steps leave
 // for the host, the verdict, the plan's post) and the counts cleared for the next attempt;
 // plan.cuh the sample, the plan, the probe and the splitters kept from an output; scatter.cuh the
-// scatter; bucket_sort.cuh (with the bucket starts) and overflow.cuh the bucket sort.
+// scatter; sort_buckets.cuh (with the bucket starts) and overflow.cuh the bucket sort.
 //
 // Keys are handled as ordered keys (keys.hpp); which bucket a key belongs to is said in
 // splitter_search.cuh.
@@ -17,50 +17,16 @@
 #include "depthsort/sort/keys.hpp"
 #include "sort/primitives/key_range.hpp"
 #include "sort/primitives/pinned_mailbox.hpp"
+#include "sort/run_bucket/policy.hpp"
 #include "sort/run_bucket/splitter_search.cuh"
 
 namespace depthsort::run_bucket {
 
-// The scatter's tile: kTileThreads * kTileItems consecutive input pairs per step of a block.
-inline constexpr int kTileThreads = 256;
-inline constexpr int kTileItems = 8;
-inline constexpr std::uint32_t kTile = kTileThreads * kTileItems;
-static_assert(kTileItems % 4 == 0, "the scatter moves a thread's pairs 16 bytes at a time");
-// The room every bucket has (three times the target size), and the two block shapes of the
-// bucket sort: most buckets fit the small one, which leaves room for more blocks per
-// multiprocessor; the large one holds a full bucket and sorts the few listed for it.
-inline constexpr std::uint32_t kBucketTarget = 2048;
-inline constexpr std::uint32_t kBucketCapacity = 3 * kBucketTarget;
-struct SortShape {
-  int threads;
-  int items;
-  int min_blocks;  // per multiprocessor, for the register budget
-  int radix_bits;  // of CUB's block radix sort
-  constexpr std::uint32_t capacity() const { return static_cast<std::uint32_t>(threads * items); }
-};
-inline constexpr SortShape kSmallSort{256, 12, 3, 5};
-inline constexpr SortShape kLargeSort{512, 12, 1, 5};
-static_assert(kLargeSort.capacity() == kBucketCapacity && kSmallSort.capacity() < kBucketCapacity);
-// Samples per bucket: with 16, a bucket's size has a spread of about a quarter of its mean, and
-// three times the mean is beyond any of 32768 buckets.
-inline constexpr std::uint32_t kSamplesPerBucket = 16;
-// At most this many buckets (64M pairs): the splitter search takes at most 15 steps (kSearchSteps).
-inline constexpr std::uint32_t kMaxBuckets = 32768;
-static_assert(kSplitterSlots >= kMaxBuckets - 1);
-// Samples of one tile's worth of input (kTile / (kBucketTarget / kSamplesPerBucket)).
-inline constexpr std::uint32_t kSamplesPerTile = kTile * kSamplesPerBucket / kBucketTarget;
-static_assert(kSamplesPerTile == 16);
-
-// Four scatter blocks fit a multiprocessor's shared memory, and the register budget matches (64,
-// no spills). Three took as long: the scatter is bound by instruction issue and its barriers
-// (docs/results/run-bucket.md).
-inline constexpr int kScatterBlocksPerMultiprocessor = 4;
-
-// The scatter counts the pairs of a tile whose buckets lie within this many around the bucket of
-// the tile's middle pair in shared memory and writes them in runs. Tiles of frames that take the
-// bucket path span about 10-150 buckets (camera steps, the orbit, a fly-through, the mesh at 4M
-// pairs: docs/algorithms/run-bucket.md); the window's scan grows with it.
-inline constexpr std::uint32_t kWindow = 512;
+static_assert(Policy::kTileItems % 4 == 0, "the scatter moves a thread's pairs 16 bytes at a time");
+static_assert(Policy::kLargeSort.capacity() == Policy::kBucketCapacity &&
+              Policy::kSmallSort.capacity() < Policy::kBucketCapacity);
+static_assert(kSplitterSlots >= Policy::kMaxBuckets - 1);
+static_assert(Policy::kSamplesPerTile == 16);
 
 // What the plan and the scatter leave for the host (zeroed for the next attempt by the kept
 // splitters' kernel, clear_attempt, or by the plan's last block where it calls the attempt off).
@@ -84,9 +50,8 @@ static_assert(sizeof(Plan) % sizeof(std::uint32_t) == 0 && alignof(Plan) == alig
 
 // A bucket that receives more than kBucketCapacity pairs keeps that many in its region; the rest
 // go to the spill area, and the bucket is sorted after the others with every other overflowed
-// bucket (overflow.cuh). At most this many buckets overflow, and the spill area holds n/64 pairs:
-// beyond either, the fallback (the plan judges the same from its sample).
-inline constexpr std::uint32_t kMostOverflowedBuckets = 16;
+// bucket (overflow.cuh). At most kMostOverflowedBuckets buckets overflow, and the spill area holds
+// n/kSpillShare pairs: beyond either, the fallback (the plan judges the same from its sample).
 
 // The plan's decision, taken on the device and posted to the host by the plan's last block. The
 // scatter is queued before the host has it and returns at once unless it is kBucketPath; the host
@@ -98,14 +63,11 @@ enum Verdict : std::uint32_t {
   kUnfit = 2,       // the last sort's splitters leave too many buckets, or pairs, beyond their room: the library sort
 };
 
-// Buckets whose keys span fewer values than this are sorted by counting (one pass).
-inline constexpr std::uint32_t kCountingSlots = 4096;
-
 // Whether bucket b's keys, by its splitters alone, span fewer than kCountingSlots values: a bucket
 // between two splitters holds keys in [s[b-1], s[b]), or only s[b-1] between equal splitters
 // (splitter_search.cuh). The first and the last bucket are open-ended.
 __device__ __forceinline__ bool counting_sorts(const std::uint32_t* s, std::uint32_t count, std::uint32_t b) {
-  return b > 0 && b < count && s[b] - s[b - 1] <= kCountingSlots;
+  return b > 0 && b < count && s[b] - s[b - 1] <= Policy::kCountingSlots;
 }
 
 // The plan as every block has added to it, read word by word past the L1 cache (after a fence).

@@ -33,7 +33,8 @@
 #include "sort/primitives/launch.hpp"
 #include "sort/primitives/dynamic_smem.hpp"
 #include "sort/primitives/staging.hpp"
-#include "sort/run_bucket/bucket_sort.cuh"
+#include "sort/run_bucket/fallback.hpp"
+#include "sort/run_bucket/sort_buckets.cuh"
 #include "sort/run_bucket/overflow.cuh"
 #include "sort/run_bucket/plan.cuh"
 #include "sort/run_bucket/run_bucket_kernels.cuh"
@@ -43,35 +44,37 @@
 namespace depthsort::run_bucket {
 namespace {
 
-// The bucket sort's kernels (bucket_sort.cuh).
+// The bucket sort's kernels (sort_buckets.cuh).
 template <std::uint32_t kMostBucketsPerBlock>
-constexpr auto kSmallBucketSort = small_bucket_sort_kernel<kSmallSort.threads, kSmallSort.items, kSmallSort.min_blocks,
-                                                           kSmallSort.radix_bits, kMostBucketsPerBlock>;
+constexpr auto kSmallBucketSort =
+    small_bucket_sort_kernel<Policy::kSmallSort.threads, Policy::kSmallSort.items, Policy::kSmallSort.min_blocks,
+                             Policy::kSmallSort.radix_bits, kMostBucketsPerBlock>;
 constexpr auto kLargeBucketSort =
-    large_bucket_sort_kernel<kLargeSort.threads, kLargeSort.items, kLargeSort.min_blocks, kLargeSort.radix_bits>;
+    large_bucket_sort_kernel<Policy::kLargeSort.threads, Policy::kLargeSort.items, Policy::kLargeSort.min_blocks,
+                             Policy::kLargeSort.radix_bits>;
 
 // The most pairs the bucket path takes: kMaxBuckets buckets of kBucketTarget pairs.
-constexpr std::size_t kMaxBucketPairs = std::size_t{kMaxBuckets} * kBucketTarget;
+constexpr std::size_t kMaxBucketPairs = std::size_t{Policy::kMaxBuckets} * Policy::kBucketTarget;
 
-// Pairs beyond their bucket's room that a sort of n pairs keeps (more: the fallback). Sorting more
-// after the other buckets cost more than the fallback saves (the cuts path's shots spilled up to
-// a million pairs at 15M: 0.4 ms).
-std::size_t spill_capacity_for(std::size_t n) { return std::max<std::size_t>(n / 64, kBucketCapacity); }
+// Pairs beyond their bucket's room that a sort of n pairs keeps (more: the fallback; Policy::kSpillShare).
+std::size_t spill_capacity_for(std::size_t n) {
+  return std::max<std::size_t>(n / Policy::kSpillShare, Policy::kBucketCapacity);
+}
 
 std::uint32_t buckets_for(std::size_t n) {
-  return static_cast<std::uint32_t>(std::max<std::size_t>(2, (n + kBucketTarget - 1) / kBucketTarget));
+  return static_cast<std::uint32_t>(std::max<std::size_t>(2, (n + Policy::kBucketTarget - 1) / Policy::kBucketTarget));
 }
 
 class RunBucketSorter final : public Sorter {
  public:
-  explicit RunBucketSorter(const OptionValues& options)
+  explicit RunBucketSorter(const RunBucketOptions& options)
       : Sorter("run-bucket", Backend::Gpu),
-        max_outside_permille_(static_cast<std::uint32_t>(option_value(options, "max_outside"))),
-        min_pairs_(std::size_t{1} << option_value(options, "min_pairs_log2")),
-        span_bits_(option_value(options, "span") != 0),
-        max_spread_(static_cast<std::uint32_t>(option_value(options, "max_spread"))),
-        max_runs_(static_cast<std::uint32_t>(option_value(options, "max_runs"))),
-        probe_every_(static_cast<std::uint32_t>(option_value(options, "probe_every"))) {}
+        max_outside_permille_(static_cast<std::uint32_t>(options.max_outside)),
+        min_pairs_(std::size_t{1} << options.min_pairs_log2),
+        span_bits_(options.span),
+        max_spread_(static_cast<std::uint32_t>(options.max_spread)),
+        max_runs_(static_cast<std::uint32_t>(options.max_runs)),
+        probe_every_(static_cast<std::uint32_t>(options.probe_every)) {}
 
   std::size_t workspace_bytes() const override { return workspace_bytes_ + zero_fixup_.bytes(); }
 
@@ -93,18 +96,18 @@ class RunBucketSorter final : public Sorter {
     const std::string& owner = name();
     const std::size_t bucket_n = std::min(max_n, kMaxBucketPairs);
     const std::uint32_t buckets = buckets_for(bucket_n);
-    const std::uint32_t samples = buckets * kSamplesPerBucket;
-    bucketed_keys_ = DeviceBuffer<std::uint32_t>(std::size_t{buckets} * kBucketCapacity, owner);
-    bucketed_values_ = DeviceBuffer<std::uint32_t>(std::size_t{buckets} * kBucketCapacity, owner);
+    const std::uint32_t samples = buckets * Policy::kSamplesPerBucket;
+    bucketed_keys_ = DeviceBuffer<std::uint32_t>(std::size_t{buckets} * Policy::kBucketCapacity, owner);
+    bucketed_values_ = DeviceBuffer<std::uint32_t>(std::size_t{buckets} * Policy::kBucketCapacity, owner);
     // The spill area holds a 64th of the pairs; the overflowed buckets' sort, their regions too.
     const std::size_t spill_capacity = spill_capacity_for(bucket_n);
     spill_keys_ = DeviceBuffer<std::uint32_t>(spill_capacity, owner);
     spill_values_ = DeviceBuffer<std::uint32_t>(spill_capacity, owner);
     const std::size_t overflowed_pairs =
-        std::size_t{std::min(kMostOverflowedBuckets, buckets)} * kBucketCapacity + spill_capacity;
+        std::size_t{std::min(Policy::kMostOverflowedBuckets, buckets)} * Policy::kBucketCapacity + spill_capacity;
     for (auto* buffer : {&overflowed_keys_, &overflowed_values_, &sorted_overflowed_keys_, &sorted_overflowed_values_})
       *buffer = DeviceBuffer<std::uint32_t>(overflowed_pairs, owner);
-    overflowed_list_ = DeviceBuffer<std::uint32_t>(kMostOverflowedBuckets, owner);
+    overflowed_list_ = DeviceBuffer<std::uint32_t>(Policy::kMostOverflowedBuckets, owner);
     sample_ = DeviceBuffer<std::uint32_t>(samples, owner);
     sorted_sample_ = DeviceBuffer<std::uint32_t>(samples, owner);
     splitters_ = DeviceBuffer<std::uint32_t>(kSplitterSlots, owner);
@@ -141,26 +144,27 @@ class RunBucketSorter final : public Sorter {
                                                           sorted_overflowed_keys_.data(), overflowed_values_.data(),
                                                           sorted_overflowed_values_.data(), overflowed_pairs, 32,
                                                           nullptr));
-    DEPTHSORT_CUDA_CHECK(primitives::cub_radix_sort_pairs<float>(nullptr, fallback_bytes, nullptr, nullptr, nullptr,
-                                                                 nullptr, max_n, 32, nullptr));
-    temp_ = DeviceBuffer<unsigned char>(std::max({sort_bytes, fallback_bytes, overflowed_bytes, std::size_t{1}}), owner);
+    fallback_bytes = fallback_temp_bytes(max_n);
+    temp_ =
+        DeviceBuffer<unsigned char>(std::max({sort_bytes, fallback_bytes, overflowed_bytes, std::size_t{1}}), owner);
     zero_fixup_ = SignedZeroFixup(max_n, owner);
     int per_multiprocessor = 0;
     DEPTHSORT_CUDA_CHECK(
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, scatter_kernel, kTileThreads, 0));
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, scatter_kernel, Policy::kTileThreads, 0));
     const int multiprocessors = primitives::multiprocessor_count();
     scatter_blocks_ = static_cast<unsigned>(std::max(1, per_multiprocessor) * multiprocessors);
     // The small kernel's buffers: two where its architecture copies a bucket while the last is
     // sorted, one where it cannot (primitives/staging.hpp).
-    small_staged_bytes_ = staged_bucket_bytes<kSmallSort.threads, kSmallSort.items>(
-        primitives::staging_path_for(primitives::compiled_arch(kSmallBucketSort<kManyBucketsPerSmallSortBlock>)));
-    primitives::allow_dynamic_smem(kSmallBucketSort<kFewBucketsPerSmallSortBlock>, small_staged_bytes_,
+    small_staged_bytes_ =
+        staged_bucket_bytes<Policy::kSmallSort.threads, Policy::kSmallSort.items>(primitives::staging_path_for(
+            primitives::compiled_arch(kSmallBucketSort<Policy::kManyBucketsPerSmallSortBlock>)));
+    primitives::allow_dynamic_smem(kSmallBucketSort<Policy::kFewBucketsPerSmallSortBlock>, small_staged_bytes_,
                                    "run-bucket small_bucket_sort_kernel");
-    primitives::allow_dynamic_smem(kSmallBucketSort<kManyBucketsPerSmallSortBlock>, small_staged_bytes_,
+    primitives::allow_dynamic_smem(kSmallBucketSort<Policy::kManyBucketsPerSmallSortBlock>, small_staged_bytes_,
                                    "run-bucket small_bucket_sort_kernel");
-    DEPTHSORT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor,
-                                                                     kSmallBucketSort<kManyBucketsPerSmallSortBlock>,
-                                                                     kSmallSort.threads, small_staged_bytes_));
+    DEPTHSORT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &per_multiprocessor, kSmallBucketSort<Policy::kManyBucketsPerSmallSortBlock>, Policy::kSmallSort.threads,
+        small_staged_bytes_));
     small_blocks_ = static_cast<unsigned>(std::max(1, per_multiprocessor) * multiprocessors);
     large_blocks_ = static_cast<unsigned>(multiprocessors);
     workspace_bytes_ = plan_.bytes() + temp_.bytes() + range_reader_.bytes();
@@ -177,7 +181,7 @@ class RunBucketSorter final : public Sorter {
       // No splitters to keep. Above the bucket path's sizes the library sort leaves the keys'
       // range where the host reads it; below min_pairs it is cub-radix's sort as it is, with no
       // range for the span sort, which starts there (writing it to host memory made 1M-pair sorts
-      // 1.5-3.5 us slower).
+      // slower: docs/results/run-bucket.md).
       const bool keep_range = b.n >= min_pairs_;
       if (fall_back(b, stream, timer, keep_range) && keep_range) note_output_ends(stream);
       return;
@@ -197,7 +201,7 @@ class RunBucketSorter final : public Sorter {
       // Input that stays in no order (a scene listed in its own order) pays for a probe and the
       // splitters it needs at every sort only at first; then at every probe_every-th.
       fallbacks_in_a_row_ = fallbacks_before + 1;
-      if (fallbacks_in_a_row_ > kFallbacksProbedEachTime && fallbacks_in_a_row_ % probe_every_ != 0) {
+      if (fallbacks_in_a_row_ > Policy::kFallbacksProbedEachTime && fallbacks_in_a_row_ % probe_every_ != 0) {
         if (fall_back(b, stream, timer)) note_output_ends(stream);
         return;
       }
@@ -228,15 +232,8 @@ class RunBucketSorter final : public Sorter {
   }
 
  private:
-  // Above this many samples in one bucket (three times the expected 16, the room a bucket has),
-  // the last sort's splitters are not used.
-  static constexpr std::uint32_t kMostSamplesInABucket = 3 * kSamplesPerBucket;
-  // This many fallbacks in a row each have a probe beside them (the frames after a cut find the
-  // bucket path again at once); after them, every probe_every-th.
-  static constexpr std::uint32_t kFallbacksProbedEachTime = 8;
-
   void pick_fresh_splitters(std::uint32_t buckets, cudaStream_t stream) {
-    const std::uint32_t samples = buckets * kSamplesPerBucket;
+    const std::uint32_t samples = buckets * Policy::kSamplesPerBucket;
     std::size_t bytes = temp_.bytes();
     DEPTHSORT_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp_.data(), bytes, sample_.data(), sorted_sample_.data(),
                                                         static_cast<int>(samples), 0, 32, stream));
@@ -249,7 +246,7 @@ class RunBucketSorter final : public Sorter {
   // spill area gathered, sorted by CUB and written at their places.
   void sort_overflowed_buckets(const SortBuffers& b, const Plan& plan, cudaStream_t stream, StepTimer& timer) {
     StepScope step(timer, "overflowed buckets", StepStart::AtLastStepEnd);
-    const std::uint32_t pairs = plan.overflowed_buckets * kBucketCapacity + plan.spilled_pairs;
+    const std::uint32_t pairs = plan.overflowed_buckets * Policy::kBucketCapacity + plan.spilled_pairs;
     gather_overflowed_kernel<<<primitives::grid_for(pairs, 256), 256, 0, stream>>>(
         overflowed_list_.data(), plan.overflowed_buckets, bucketed_keys_.data(), bucketed_values_.data(),
         spill_keys_.data(), spill_values_.data(), plan.spilled_pairs, overflowed_keys_.data(),
@@ -272,7 +269,7 @@ class RunBucketSorter final : public Sorter {
     if (!arrived(probe_pending_, *probe_done_)) return false;
     const std::uint64_t tiles = probed_tiles(static_cast<std::uint32_t>(n));
     const bool coherent = few_runs(probe_verdict_[kProbedOutside], probe_verdict_[kProbedSharedBuckets],
-                                   tiles * kSamplesPerTile, max_outside_permille_, runs_limit(n));
+                                   tiles * Policy::kSamplesPerTile, max_outside_permille_, runs_limit(n));
     return coherent &&
            (!span_sort_pays(n) || probe_verdict_[kProbedSpread] <= std::uint64_t{max_spread_} * tiles);
   }
@@ -285,9 +282,9 @@ class RunBucketSorter final : public Sorter {
     if (probe_pending_) return false;
     DEPTHSORT_CUDA_CHECK(cudaEventRecord(probe_start_->get(), stream));
     DEPTHSORT_CUDA_CHECK(cudaStreamWaitEvent(probe_stream_->get(), probe_start_->get(), 0));
-    probe_kernel<<<primitives::grid_for(kProbeTiles * kSamplesPerTile, 256), 256, 0, probe_stream_->get()>>>(
-        b.keys_in, static_cast<std::uint32_t>(b.n), splitters_.data(), buckets, probe_counters_.data(),
-        probe_verdict_.device_data());
+    probe_kernel<<<primitives::grid_for(Policy::kProbeTiles * Policy::kSamplesPerTile, 256), 256, 0,
+                   probe_stream_->get()>>>(b.keys_in, static_cast<std::uint32_t>(b.n), splitters_.data(), buckets,
+                                           probe_counters_.data(), probe_verdict_.device_data());
     DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket probe_kernel");
     DEPTHSORT_CUDA_CHECK(cudaEventRecord(probe_done_->get(), probe_stream_->get()));
     probe_pending_ = true;
@@ -305,7 +302,7 @@ class RunBucketSorter final : public Sorter {
   // plan at the attempt's end instead left the device idle for the host's turn in every sort.
   Plan attempt(const SortBuffers& b, std::uint32_t buckets, bool fresh, cudaStream_t stream, StepTimer& timer) {
     const std::uint32_t n = static_cast<std::uint32_t>(b.n);
-    const std::uint32_t samples = buckets * kSamplesPerBucket;
+    const std::uint32_t samples = buckets * Policy::kSamplesPerBucket;
     if (fresh) {
       StepScope step(timer, "sample");
       gather_sample_kernel<<<primitives::grid_for(samples, 256), 256, 0, stream>>>(b.keys_in, n, samples,
@@ -318,17 +315,17 @@ class RunBucketSorter final : public Sorter {
       // Fresh splitters come from this sample: no bucket is judged by it. Otherwise what the
       // sample says goes beyond the buckets' room should fill at most half the spill area.
       const auto most_excess_samples =
-          static_cast<std::uint32_t>(spill_capacity_for(n) / 2 / (kBucketTarget / kSamplesPerBucket));
+          static_cast<std::uint32_t>(spill_capacity_for(n) / 2 / (Policy::kBucketTarget / Policy::kSamplesPerBucket));
       plan_kernel<<<plan_blocks(samples) + kTableBlocks, 256, 0, stream>>>(
           b.keys_in, n, samples, splitters_.data(), buckets, sample_counts_.data(), plan_.data(),
           max_outside_permille_, runs_limit(b.n),
-          fresh ? 0xFFFFFFFFu : kMostSamplesInABucket, fresh ? 0xFFFFFFFFu : most_excess_samples,
+          fresh ? 0xFFFFFFFFu : Policy::kMostSamplesInABucket, fresh ? 0xFFFFFFFFu : most_excess_samples,
           splitter_table_.data(), judged_mailbox_.slot(), judged_mailbox_.next_sequence());
       DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket plan_kernel");
     }
     {
       StepScope step(timer, "scatter", StepStart::AtLastStepEnd);
-      scatter_kernel<<<primitives::grid_for(n, kTile, scatter_blocks_), kTileThreads, 0, stream>>>(
+      scatter_kernel<<<primitives::grid_for(n, Policy::kTile, scatter_blocks_), Policy::kTileThreads, 0, stream>>>(
           b.keys_in, b.values_in, n, splitters_.data(), splitter_table_.data(), buckets, cursors_.data(),
           bucketed_keys_.data(), bucketed_values_.data(),
           SpillArea{spill_keys_.data(), spill_values_.data(), static_cast<std::uint32_t>(spill_capacity_for(n))},
@@ -342,16 +339,19 @@ class RunBucketSorter final : public Sorter {
     StepScope step(timer, "bucket sort", StepStart::AtLastStepEnd);
     // Every block keeps the starts of at most 64 buckets where such a grid fits the GPU at once,
     // else of at most 128.
-    const bool few = (buckets + kFewBucketsPerSmallSortBlock) / kFewBucketsPerSmallSortBlock <= small_blocks_;
-    const std::uint32_t most_per_block = few ? kFewBucketsPerSmallSortBlock : kManyBucketsPerSmallSortBlock;
+    const bool few =
+        (buckets + Policy::kFewBucketsPerSmallSortBlock) / Policy::kFewBucketsPerSmallSortBlock <= small_blocks_;
+    const std::uint32_t most_per_block =
+        few ? Policy::kFewBucketsPerSmallSortBlock : Policy::kManyBucketsPerSmallSortBlock;
     const std::uint32_t small_blocks =
         std::max(std::min(small_blocks_, buckets + 1), (buckets + most_per_block) / most_per_block);
     DEPTHSORT_CUDA_CHECK(cudaEventRecord(small_queued_->get(), stream));
-    (few ? kSmallBucketSort<kFewBucketsPerSmallSortBlock> : kSmallBucketSort<kManyBucketsPerSmallSortBlock>)
-        <<<small_blocks, kSmallSort.threads, small_staged_bytes_, stream>>>(
-            bucketed_keys_.data(), bucketed_values_.data(), cursors_.data(), splitters_.data(), buckets,
-            starts_.data(), large_list_.data(), overflowed_list_.data(), plan_.data(), plan_mailbox_.slot(),
-            plan_mailbox_.next_sequence(), b.keys_out, b.values_out);
+    const auto small_sort = few ? kSmallBucketSort<Policy::kFewBucketsPerSmallSortBlock>
+                                : kSmallBucketSort<Policy::kManyBucketsPerSmallSortBlock>;
+    small_sort<<<small_blocks, Policy::kSmallSort.threads, small_staged_bytes_, stream>>>(
+        bucketed_keys_.data(), bucketed_values_.data(), cursors_.data(), splitters_.data(), buckets, starts_.data(),
+        large_list_.data(), overflowed_list_.data(), plan_.data(), plan_mailbox_.slot(), plan_mailbox_.next_sequence(),
+        b.keys_out, b.values_out);
     DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket small_bucket_sort_kernel");
     const Plan scattered = plan_mailbox_.wait(stream);
     if (scattered.overflow == 0 && scattered.large_buckets != 0) {
@@ -361,7 +361,7 @@ class RunBucketSorter final : public Sorter {
       // the last of them.
       const cudaStream_t large = large_stream_->get();
       DEPTHSORT_CUDA_CHECK(cudaStreamWaitEvent(large, small_queued_->get(), 0));
-      kLargeBucketSort<<<std::min(large_blocks_, scattered.large_buckets), kLargeSort.threads, 0, large>>>(
+      kLargeBucketSort<<<std::min(large_blocks_, scattered.large_buckets), Policy::kLargeSort.threads, 0, large>>>(
           bucketed_keys_.data(), bucketed_values_.data(), cursors_.data(), starts_.data(), large_list_.data(),
           scattered.large_buckets, b.keys_out, b.values_out);
       DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket large_bucket_sort_kernel");
@@ -427,38 +427,9 @@ class RunBucketSorter final : public Sorter {
   // read-back), and CUB sorts only the bits its keys differ in. Returns whether it took
   // cub-radix's sort, which leaves the output's range in output_ends_ where keep_range says so.
   bool fall_back(const SortBuffers& b, cudaStream_t stream, StepTimer& timer, bool keep_range = true) {
-    StepStart sort_start = StepStart::OwnEvent;  // after the key span: at its end
-    if (span_sort_pays(b.n)) {
-      primitives::KeyRange range;
-      {
-        StepScope step(timer, "key span");
-        range = range_reader_.read(b.keys_in, b.n, stream,
-                                   {primitives::RangeUse::Width::CubDifferingBits, primitives::kMostBitsThatSaveAPass});
-      }
-      const int bits = range.cub_differing_bits();
-      last_differing_bits_ = bits;
-      sort_start = StepStart::AtLastStepEnd;
-      if (bits == 0) {
-        StepScope step(timer, "copy (one key value)", sort_start);
-        primitives::copy_pairs_in_order(b, stream);
-        return false;
-      }
-      if (bits <= primitives::kMostBitsThatSaveAPass) {
-        // No range below 32 bits holds both -0.0 and +0.0: CUB's order is the exact one.
-        StepScope step(timer, "fallback-cub (span bits)", sort_start);
-        std::size_t bytes = temp_.bytes();
-        DEPTHSORT_CUDA_CHECK(primitives::cub_radix_sort_pairs(temp_.data(), bytes, b.keys_in, b.keys_out,
-                                                              b.values_in, b.values_out, b.n, bits, stream));
-        return false;
-      }
-    }
-    // cub-radix's sort: CUB's, then the signed-zero fixup for the exact key order.
-    StepScope step(timer, "fallback-cub", sort_start);
-    std::size_t bytes = temp_.bytes();
-    DEPTHSORT_CUDA_CHECK(primitives::cub_radix_sort_pairs(temp_.data(), bytes, b.keys_in, b.keys_out, b.values_in,
-                                                          b.values_out, b.n, 32, stream));
-    zero_fixup_.run(b.keys_out, b.values_out, b.n, stream, keep_range ? output_ends_.device_data() : nullptr);
-    return true;
+    return run_bucket::fall_back(b, stream, timer, span_sort_pays(b.n),
+                                 keep_range ? output_ends_.device_data() : nullptr, last_differing_bits_,
+                                 FallbackTools{range_reader_, temp_, zero_fixup_});
   }
 
   std::uint32_t max_outside_permille_ = 0;
@@ -517,7 +488,7 @@ class RunBucketSorter final : public Sorter {
 }  // namespace
 
 std::unique_ptr<Sorter> make_run_bucket_sorter(const OptionValues& options) {
-  return std::make_unique<RunBucketSorter>(options);
+  return std::make_unique<RunBucketSorter>(RunBucketOptions::from(options));
 }
 
 }  // namespace depthsort::run_bucket

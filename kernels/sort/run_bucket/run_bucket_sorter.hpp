@@ -30,9 +30,31 @@ inline constexpr OptionSpec kRunBucketOptions[] = {
      128, 0, 8192},
     {"probe_every",
      "after 8 sorts in a row that fell back (input in no order), probe whether the bucket path pays again only "
-     "every this many sorts instead of at each (the probe and the splitters it needs add 0.003-0.008 ms to a sort "
-     "on an H100); 1: at each",
+     "every this many sorts instead of at each (the probe and the splitters it needs add a few microseconds to a "
+     "sort on an H100: docs/results/run-bucket.md); 1: at each",
      8, 1, 64},
+};
+
+// The options of `run-bucket` (kRunBucketOptions), read once by the factory.
+struct RunBucketOptions {
+  int max_outside = 0;  // per 1000 samples
+  int min_pairs_log2 = 0;
+  bool span = false;
+  int max_spread = 0;
+  int max_runs = 0;
+  int probe_every = 0;
+
+  static RunBucketOptions from(const OptionValues& values) {
+    RunBucketOptions o;
+    o.max_outside = option_value(values, "max_outside");
+    o.min_pairs_log2 = option_value(values, "min_pairs_log2");
+    o.span = option_value(values, "span") != 0;
+    o.max_spread = option_value(values, "max_spread");
+    o.max_runs = option_value(values, "max_runs");
+    o.probe_every = option_value(values, "probe_every");
+    return o;
+  }
+  bool operator==(const RunBucketOptions&) const = default;
 };
 
 std::unique_ptr<Sorter> make_run_bucket_sorter(const OptionValues& options);

@@ -20,7 +20,7 @@ namespace depthsort::run_bucket {
 // Bucket regions index below 2^32 (kMaxBuckets * kBucketCapacity), and below kSpilled, which marks
 // a staged pair beyond its bucket's room.
 inline constexpr std::uint32_t kSpilled = 0xFFFFFFFFu;
-static_assert(std::uint64_t{kMaxBuckets} * kBucketCapacity < kSpilled);
+static_assert(std::uint64_t{Policy::kMaxBuckets} * Policy::kBucketCapacity < kSpilled);
 
 // primitives::warp_aggregated_add (one atomic per group of lanes with equal buckets, each lane's
 // place returned) with a shortcut for a warp whose keys all fall into one bucket: one atomic and
@@ -77,61 +77,62 @@ __device__ __forceinline__ void spill_pair(bool spill, std::uint32_t key, std::u
 // warp and bucket in global memory and are written directly. The order of equal keys is not kept.
 // Buckets are regions of kBucketCapacity pairs; a pair beyond its bucket's room goes to the spill
 // area, and where that is full sets plan->overflow (the host then sorts with the fallback).
-__global__ void __launch_bounds__(kTileThreads, kScatterBlocksPerMultiprocessor) scatter_kernel(
+__global__ void __launch_bounds__(Policy::kTileThreads, Policy::kScatterBlocksPerMultiprocessor) scatter_kernel(
     const float* __restrict__ keys, const std::uint32_t* __restrict__ values, std::uint32_t n,
     const std::uint32_t* __restrict__ splitters, const std::uint32_t* __restrict__ table, std::uint32_t buckets,
     std::uint32_t* __restrict__ cursors, std::uint32_t* __restrict__ bucketed_keys,
     std::uint32_t* __restrict__ bucketed_values, SpillArea spill, Plan* plan) {
   if (plan->verdict != kBucketPath) return;
   const std::uint32_t table_first = table[kTableSlots + 1], table_shift = table[kTableSlots + 2];
-  constexpr int kWindowItems = kWindow / kTileThreads;
-  using Scan = cub::BlockScan<std::uint32_t, kTileThreads>;
+  constexpr int kWindowItems = Policy::kWindow / Policy::kTileThreads;
+  using Scan = cub::BlockScan<std::uint32_t, Policy::kTileThreads>;
   __shared__ typename Scan::TempStorage scan_storage;
-  __shared__ std::uint32_t counters[kWindow];  // pairs per bucket, then their place at its front
-  __shared__ std::uint32_t firsts[kWindow];    // a bucket's first place in the staged tile
+  __shared__ std::uint32_t counters[Policy::kWindow];  // pairs per bucket, then their place at its front
+  __shared__ std::uint32_t firsts[Policy::kWindow];    // a bucket's first place in the staged tile
   // The staged pairs at place p are at staged(p): a thread stages its pairs 8 places apart, a
   // warp writes them out at consecutive places, and neither meets a bank twice.
   const auto staged = [](std::uint32_t p) { return p + (p >> 5); };
-  constexpr std::uint32_t kStaged = kTile + kTile / 32;
+  constexpr std::uint32_t kStaged = Policy::kTile + Policy::kTile / 32;
   __shared__ std::uint32_t staged_keys[kStaged], staged_values[kStaged];
   // Where each staged pair goes in the bucket regions (kSpilled: beyond its bucket's room), found
   // when it is staged, so that the write-out reads one word for it instead of its bucket and then
-  // two words of the bucket's (scatter 0.184 to 0.179 ms at 16M camera-step keys on an H100).
+  // two words of the bucket's (a faster scatter at 16M camera-step keys on an H100:
+  // docs/results/run-bucket.md).
   __shared__ std::uint32_t staged_to[kStaged];
-  __shared__ __align__(16) std::uint32_t tile_values[kTile];  // the tile's values as they come
+  __shared__ __align__(16) std::uint32_t tile_values[Policy::kTile];  // the tile's values as they come
   __shared__ std::uint32_t window_low, in_window_total;
   const std::uint32_t count = buckets - 1;
-  const std::uint32_t tiles = (n + kTile - 1) / kTile;
+  const std::uint32_t tiles = (n + Policy::kTile - 1) / Policy::kTile;
   // A thread takes kTileItems consecutive pairs of a tile: loaded 16 bytes at a time where the
   // arrays allow, and, on input in nearly key order, falling into one or a few buckets each.
   const bool aligned =
       ((reinterpret_cast<std::uintptr_t>(keys) | reinterpret_cast<std::uintptr_t>(values)) & 15) == 0;
-  const std::uint32_t mine = threadIdx.x * kTileItems;  // this thread's first pair in a tile
+  const std::uint32_t mine = threadIdx.x * Policy::kTileItems;  // this thread's first pair in a tile
   bool overflow = false;  // a pair of this thread's found the spill area full
   for (std::uint32_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-    const std::uint32_t base = tile * kTile;
-    const std::uint32_t size = min(kTile, n - base);
-    const bool whole = aligned && mine + kTileItems <= size;
+    const std::uint32_t base = tile * Policy::kTile;
+    const std::uint32_t size = min(Policy::kTile, n - base);
+    const bool whole = aligned && mine + Policy::kTileItems <= size;
     // The values go to shared memory while the keys are searched and ranked; each thread copies
     // the ones it stages later, so its own wait is enough.
     if (whole) {
 #pragma unroll
-      for (int j = 0; j < kTileItems; j += 4)
+      for (int j = 0; j < Policy::kTileItems; j += 4)
         __pipeline_memcpy_async(&tile_values[mine + j], &values[base + mine + j], 4 * sizeof(std::uint32_t));
     } else {
 #pragma unroll
-      for (int j = 0; j < kTileItems; ++j)
+      for (int j = 0; j < Policy::kTileItems; ++j)
         if (mine + j < size)
           __pipeline_memcpy_async(&tile_values[mine + j], &values[base + mine + j], sizeof(std::uint32_t));
     }
     __pipeline_commit();
-    for (std::uint32_t i = threadIdx.x; i < kWindow; i += kTileThreads) counters[i] = 0;
+    for (std::uint32_t i = threadIdx.x; i < Policy::kWindow; i += Policy::kTileThreads) counters[i] = 0;
     // All of a thread's key loads in flight at once, then their table entries, then their
     // searches side by side.
-    std::uint32_t key[kTileItems], bucket[kTileItems];
+    std::uint32_t key[Policy::kTileItems], bucket[Policy::kTileItems];
     if (whole) {
 #pragma unroll
-      for (int j = 0; j < kTileItems; j += 4) {
+      for (int j = 0; j < Policy::kTileItems; j += 4) {
         const float4 four = *reinterpret_cast<const float4*>(&keys[base + mine + j]);
         key[j] = ordered_key(four.x);
         key[j + 1] = ordered_key(four.y);
@@ -140,36 +141,36 @@ __global__ void __launch_bounds__(kTileThreads, kScatterBlocksPerMultiprocessor)
       }
     } else {
 #pragma unroll
-      for (int j = 0; j < kTileItems; ++j) key[j] = mine + j < size ? ordered_key(keys[base + mine + j]) : 0u;
+      for (int j = 0; j < Policy::kTileItems; ++j) key[j] = mine + j < size ? ordered_key(keys[base + mine + j]) : 0u;
     }
     buckets_by_table(splitters, count, table, table_first, table_shift, key, tile, bucket);
 #pragma unroll
-    for (int j = 0; j < kTileItems; ++j)
-      if (mine + j == size / 2) window_low = bucket[j] > kWindow / 2 ? bucket[j] - kWindow / 2 : 0u;
+    for (int j = 0; j < Policy::kTileItems; ++j)
+      if (mine + j == size / 2) window_low = bucket[j] > Policy::kWindow / 2 ? bucket[j] - Policy::kWindow / 2 : 0u;
     __syncthreads();
     const std::uint32_t low = window_low;
     // The pairs inside the window, ranked run by run: a run of a thread's consecutive pairs in one
     // bucket takes its places with one shared atomic (its length, found from the end backwards).
-    bool inside[kTileItems];
-    std::uint32_t run[kTileItems], rank[kTileItems];
+    bool inside[Policy::kTileItems];
+    std::uint32_t run[Policy::kTileItems], rank[Policy::kTileItems];
 #pragma unroll
-    for (int j = 0; j < kTileItems; ++j) inside[j] = mine + j < size && bucket[j] - low < kWindow;
-    run[kTileItems - 1] = 1;
+    for (int j = 0; j < Policy::kTileItems; ++j) inside[j] = mine + j < size && bucket[j] - low < Policy::kWindow;
+    run[Policy::kTileItems - 1] = 1;
 #pragma unroll
-    for (int j = kTileItems - 2; j >= 0; --j)
+    for (int j = Policy::kTileItems - 2; j >= 0; --j)
       run[j] = inside[j] && inside[j + 1] && bucket[j] == bucket[j + 1] ? run[j + 1] + 1 : 1;
     // A warp whose pairs all fall into one bucket (sorted keys, between two buckets' edges) takes
     // its places with one atomic: a run's atomic from every lane on one word would queue 32 deep.
     const std::uint32_t first_lane_bucket = __shfl_sync(0xFFFFFFFFu, bucket[0], 0);
-    if (__all_sync(0xFFFFFFFFu, inside[0] && run[0] == kTileItems && bucket[0] == first_lane_bucket)) {
+    if (__all_sync(0xFFFFFFFFu, inside[0] && run[0] == Policy::kTileItems && bucket[0] == first_lane_bucket)) {
       std::uint32_t warp_base = 0;
-      if ((threadIdx.x & 31) == 0) warp_base = atomicAdd(&counters[first_lane_bucket - low], 32u * kTileItems);
-      warp_base = __shfl_sync(0xFFFFFFFFu, warp_base, 0) + (threadIdx.x & 31) * kTileItems;
+      if ((threadIdx.x & 31) == 0) warp_base = atomicAdd(&counters[first_lane_bucket - low], 32u * Policy::kTileItems);
+      warp_base = __shfl_sync(0xFFFFFFFFu, warp_base, 0) + (threadIdx.x & 31) * Policy::kTileItems;
 #pragma unroll
-      for (int j = 0; j < kTileItems; ++j) rank[j] = warp_base + j;
+      for (int j = 0; j < Policy::kTileItems; ++j) rank[j] = warp_base + j;
     } else {
 #pragma unroll
-      for (int j = 0; j < kTileItems; ++j) {
+      for (int j = 0; j < Policy::kTileItems; ++j) {
         if (!inside[j]) continue;
         if (j > 0 && inside[j - 1] && bucket[j - 1] == bucket[j])
           rank[j] = rank[j - 1] + 1;
@@ -181,20 +182,20 @@ __global__ void __launch_bounds__(kTileThreads, kScatterBlocksPerMultiprocessor)
     // and bucket in global memory, written directly. One vote a warp first: most warps have none.
     bool any_outside = false;
 #pragma unroll
-    for (int j = 0; j < kTileItems; ++j) any_outside |= mine + j < size && !inside[j];
+    for (int j = 0; j < Policy::kTileItems; ++j) any_outside |= mine + j < size && !inside[j];
     const bool warp_outside = __any_sync(0xFFFFFFFFu, any_outside);
 #pragma unroll
-    for (int j = 0; j < kTileItems && warp_outside; ++j) {
+    for (int j = 0; j < Policy::kTileItems && warp_outside; ++j) {
       const bool outside = mine + j < size && !inside[j];
       if (!__any_sync(0xFFFFFFFFu, outside)) continue;
       const std::uint32_t at = add_by_group(cursors, outside ? bucket[j] : 0u, outside);
       const std::uint32_t value = outside ? values[base + mine + j] : 0u;
-      if (outside && at < kBucketCapacity) {
-        const std::uint32_t to = bucket[j] * kBucketCapacity + at;
+      if (outside && at < Policy::kBucketCapacity) {
+        const std::uint32_t to = bucket[j] * Policy::kBucketCapacity + at;
         bucketed_keys[to] = key[j];
         bucketed_values[to] = value;
       }
-      spill_pair(outside && at >= kBucketCapacity, key[j], value, spill, plan, overflow);
+      spill_pair(outside && at >= Policy::kBucketCapacity, key[j], value, spill, plan, overflow);
     }
     __syncthreads();
     std::uint32_t tally[kWindowItems], first[kWindowItems], inside_total;
@@ -212,7 +213,7 @@ __global__ void __launch_bounds__(kTileThreads, kScatterBlocksPerMultiprocessor)
     __syncthreads();
     bool beyond_room = false;  // some pair of this thread's goes to the spill area
 #pragma unroll
-    for (int j = 0; j < kTileItems; j += 4) {
+    for (int j = 0; j < Policy::kTileItems; j += 4) {
       const uint4 four = *reinterpret_cast<const uint4*>(&tile_values[mine + j]);  // one access, not four 8 apart
       const std::uint32_t value[4] = {four.x, four.y, four.z, four.w};
 #pragma unroll
@@ -223,8 +224,8 @@ __global__ void __launch_bounds__(kTileThreads, kScatterBlocksPerMultiprocessor)
           const std::uint32_t at = counters[b] + rank[j + k];  // its place in its bucket's region
           staged_keys[p] = key[j + k];
           staged_values[p] = value[k];
-          staged_to[p] = at < kBucketCapacity ? bucket[j + k] * kBucketCapacity + at : kSpilled;
-          beyond_room |= at >= kBucketCapacity;
+          staged_to[p] = at < Policy::kBucketCapacity ? bucket[j + k] * Policy::kBucketCapacity + at : kSpilled;
+          beyond_room |= at >= Policy::kBucketCapacity;
         }
       }
     }
@@ -234,8 +235,8 @@ __global__ void __launch_bounds__(kTileThreads, kScatterBlocksPerMultiprocessor)
     const std::uint32_t in_window = in_window_total;
     if (!tile_spills) {
 #pragma unroll
-      for (int j = 0; j < kTileItems; ++j) {
-        const std::uint32_t p = j * kTileThreads + threadIdx.x;
+      for (int j = 0; j < Policy::kTileItems; ++j) {
+        const std::uint32_t p = j * Policy::kTileThreads + threadIdx.x;
         if (p < in_window) {
           const std::uint32_t to = staged_to[staged(p)];
           bucketed_keys[to] = staged_keys[staged(p)];
@@ -244,8 +245,8 @@ __global__ void __launch_bounds__(kTileThreads, kScatterBlocksPerMultiprocessor)
       }
     }
 #pragma unroll
-    for (int j = 0; j < kTileItems && tile_spills; ++j) {
-      const std::uint32_t p = j * kTileThreads + threadIdx.x;
+    for (int j = 0; j < Policy::kTileItems && tile_spills; ++j) {
+      const std::uint32_t p = j * Policy::kTileThreads + threadIdx.x;
       bool beyond = false;
       if (p < in_window) {
         const std::uint32_t to = staged_to[staged(p)];

@@ -50,9 +50,10 @@ __device__ __forceinline__ std::uint32_t stored_key(std::uint32_t ordered, bool 
 }
 
 // Step (2). Grid: one block per tile; dynamic shared memory 2t words. keys_in holds float bits.
-__global__ void __launch_bounds__(256) tile_sort_kernel(const std::uint32_t* __restrict__ keys_in, const std::uint32_t* __restrict__ values_in,
-                                 std::uint32_t* __restrict__ keys_out, std::uint32_t* __restrict__ values_out,
-                                 std::uint32_t n, std::uint32_t t, bool to_float) {
+__global__ void __launch_bounds__(256)
+    tile_sort_kernel(const std::uint32_t* __restrict__ keys_in, const std::uint32_t* __restrict__ values_in,
+                     std::uint32_t* __restrict__ keys_out, std::uint32_t* __restrict__ values_out, std::uint32_t n,
+                     std::uint32_t t, bool to_float) {
   extern __shared__ std::uint32_t smem[];
   std::uint32_t* sk = smem;
   std::uint32_t* sv = smem + t;
@@ -109,17 +110,18 @@ __global__ void splitter_kernel(const std::uint32_t* __restrict__ keys, Level lv
 }
 
 // Step (3b). kPer = t / blockDim.x pairs a thread (1 in the paper's configuration; a template
-// argument so the registers hold no more than a configuration needs). One block per pair of sub-tiles: blockIdx.x = pair * (2R + 1) + s merges the
-// elements between split points s and s + 1. Dynamic shared memory: 2t words, plus 4t more
-// when `staged`.
+// argument so the registers hold no more than a configuration needs). One block per pair of sub-tiles: blockIdx.x =
+// pair * (2R + 1) + s merges the elements between split points s and s + 1. Dynamic shared memory: 2t words, plus 4t
+// more when `staged`.
 //  - faithful (!staged): each thread writes its elements straight to their output places, as
 //    the paper describes;
 //  - staged: the block first places them in shared memory, then writes its output range in
 //    order, so the global stores are whole coalesced lines.
 template <int kPer>
-__global__ void __launch_bounds__(256) merge_tiles_kernel(const std::uint32_t* __restrict__ keys_in, const std::uint32_t* __restrict__ values_in,
-                                   std::uint32_t* __restrict__ keys_out, std::uint32_t* __restrict__ values_out,
-                                   Level lv, const SplitPoint* __restrict__ points, bool staged, bool to_float) {
+__global__ void __launch_bounds__(256)
+    merge_tiles_kernel(const std::uint32_t* __restrict__ keys_in, const std::uint32_t* __restrict__ values_in,
+                       std::uint32_t* __restrict__ keys_out, std::uint32_t* __restrict__ values_out, Level lv,
+                       const SplitPoint* __restrict__ points, bool staged, bool to_float) {
   extern __shared__ std::uint32_t smem[];
   const std::uint32_t slots = 2 * lv.tiles_per_run + 1;
   const std::uint32_t pair = blockIdx.x / slots;

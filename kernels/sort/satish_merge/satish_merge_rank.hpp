@@ -29,8 +29,8 @@ struct SplitPoint {
 //  - rank in the other run: binary search inside the t-element window those splitters bracket.
 // own(i) / other(i) read the keys of the splitter's run and of the other run; other_len may be 0.
 template <bool from_b, class OwnKeyAt, class OtherKeyAt>
-DEPTHSORT_HD SplitPoint splitter_point(const OwnKeyAt& own, const OtherKeyAt& other, std::uint32_t other_len, std::uint32_t t,
-                                       std::uint32_t i, std::uint32_t* slot_in_s) {
+DEPTHSORT_HD SplitPoint splitter_point(const OwnKeyAt& own, const OtherKeyAt& other, std::uint32_t other_len,
+                                       std::uint32_t t, std::uint32_t i, std::uint32_t* slot_in_s) {
   const std::uint32_t key = own(i * t);
   const std::uint32_t other_splitters = (other_len + t - 1) / t;
   const std::uint32_t r =

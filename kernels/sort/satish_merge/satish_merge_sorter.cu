@@ -14,6 +14,7 @@
 #include "depthsort/sort/device_buffer.hpp"
 #include "depthsort/sort/errors.hpp"
 #include "sort/satish_merge/satish_merge_kernels.cuh"
+#include "sort/satish_merge/policy.hpp"
 #include "sort/satish_merge/satish_merge_sorter.hpp"
 
 namespace depthsort::satish_merge {
@@ -48,21 +49,20 @@ constexpr LevelNames make_level_names() {
 constexpr LevelNames kLevelNames = make_level_names();
 
 constexpr std::uint32_t kPaperTile = 256;
-constexpr std::uint32_t kDefaultTile = 1024;
-constexpr std::uint32_t kMaxThreads = 256;
 constexpr std::uint32_t kMaxTile = 2048;  // the option's range
-static_assert(kMaxTile / kMaxThreads <= kMaxPerThread, "a merge block holds at most kMaxPerThread pairs a thread");
+static_assert(kMaxTile / Policy::kMaxThreads <= kMaxPerThread,
+              "a merge block holds at most kMaxPerThread pairs a thread");
 
 class SatishMergeSorter final : public Sorter {
  public:
-  explicit SatishMergeSorter(const OptionValues& options) : Sorter("satish-merge", Backend::Gpu) {
-    faithful_ = option_value(options, "faithful") != 0;
-    const int t = option_value(options, "t");
+  explicit SatishMergeSorter(const SatishMergeOptions& options) : Sorter("satish-merge", Backend::Gpu) {
+    faithful_ = options.faithful;
+    const int t = options.t;
     if (t != 0 && (t < 64 || (t & (t - 1)) != 0))
       throw OptionError("satish-merge: option 't' must be 0 (auto) or a power of two in 64..2048, got " +
                         std::to_string(t));
-    t_ = t != 0 ? static_cast<std::uint32_t>(t) : faithful_ ? kPaperTile : kDefaultTile;
-    threads_ = std::min(t_, kMaxThreads);
+    t_ = t != 0 ? static_cast<std::uint32_t>(t) : faithful_ ? kPaperTile : Policy::kDefaultTile;
+    threads_ = std::min(t_, Policy::kMaxThreads);
     switch (t_ / threads_) {
       case 1: merge_kernel_ = merge_tiles_kernel<1>; break;
       case 2: merge_kernel_ = merge_tiles_kernel<2>; break;
@@ -127,8 +127,8 @@ class SatishMergeSorter final : public Sorter {
   std::size_t merge_smem() const { return (faithful_ ? 2 : 6) * std::size_t{t_} * 4; }
 
   bool faithful_ = false;
-  std::uint32_t t_ = kDefaultTile;
-  std::uint32_t threads_ = kMaxThreads;
+  std::uint32_t t_ = Policy::kDefaultTile;
+  std::uint32_t threads_ = Policy::kMaxThreads;
   decltype(&merge_tiles_kernel<1>) merge_kernel_ = nullptr;
   DeviceBuffer<std::uint32_t> keys_;
   DeviceBuffer<std::uint32_t> values_;
@@ -138,7 +138,7 @@ class SatishMergeSorter final : public Sorter {
 }  // namespace
 
 std::unique_ptr<Sorter> make_satish_merge_sorter(const OptionValues& options) {
-  return std::make_unique<SatishMergeSorter>(options);
+  return std::make_unique<SatishMergeSorter>(SatishMergeOptions::from(options));
 }
 
 }  // namespace depthsort::satish_merge

@@ -16,6 +16,20 @@ inline constexpr OptionSpec kSatishMergeOptions[] = {
     {"t", "tile size t, a power of two in 64..2048 (0 = auto: 256 when faithful, else 1024)", 0, 0, 2048},
 };
 
+// The options of `satish-merge` (kSatishMergeOptions), read once by the factory.
+struct SatishMergeOptions {
+  bool faithful = false;
+  int t = 0;  // 0: auto
+
+  static SatishMergeOptions from(const OptionValues& values) {
+    SatishMergeOptions o;
+    o.faithful = option_value(values, "faithful") != 0;
+    o.t = option_value(values, "t");
+    return o;
+  }
+  bool operator==(const SatishMergeOptions&) const = default;
+};
+
 std::unique_ptr<Sorter> make_satish_merge_sorter(const OptionValues& options);
 
 }  // namespace depthsort::satish_merge

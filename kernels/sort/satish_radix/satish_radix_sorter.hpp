@@ -24,7 +24,29 @@ inline constexpr OptionSpec kSatishRadixOptions[] = {
                     "then local sort scatters from shared memory", 2, 0, 2},
     {"ballot_scan", "the splits' block scan by warp ballots over warp-striped items (0: CUB BlockScan, blocked)",
      1, 0, 1},
-    {"faithful", "the paper's configuration whatever the other options say: b = 4, 4 items, four kernels, CUB block scan", 0, 0, 1},
+    {"faithful",
+     "the paper's configuration whatever the other options say: b = 4, 4 items, four kernels, CUB block scan", 0, 0,
+     1},
+};
+
+// The options of `satish-radix` (kSatishRadixOptions), read once by the factory.
+struct SatishRadixOptions {
+  int bits = 0;
+  int items = 0;
+  Arrangement arrangement = Arrangement::Paper;
+  bool ballot_scan = false;
+  bool faithful = false;
+
+  static SatishRadixOptions from(const OptionValues& values) {
+    SatishRadixOptions o;
+    o.bits = option_value(values, "bits");
+    o.items = option_value(values, "items");
+    o.arrangement = static_cast<Arrangement>(option_value(values, "arrangement"));
+    o.ballot_scan = option_value(values, "ballot_scan") != 0;
+    o.faithful = option_value(values, "faithful") != 0;
+    return o;
+  }
+  bool operator==(const SatishRadixOptions&) const = default;
 };
 
 std::unique_ptr<Sorter> make_satish_radix_sorter(const OptionValues& options);

@@ -23,9 +23,9 @@ enum class TimerClock { CudaEvents, Host };
 
 // Where a step starts: at an event of its own, or at the last step's end event, for a step that
 // follows it with nothing queued on the stream between them. Each timing event recorded between
-// two kernels holds the next one back by about 1.3 us on an H100 (1.8 us from one kernel's end
-// to the next's start with none between, 3.2 with one, 4.4 with two), so two steps that follow
-// each other share one.
+// two kernels holds the next one back on an H100 (from one kernel's end to the next's start, each
+// event between adds about as much as the gap with none: docs/profiling.md), so two steps that
+// follow each other share one.
 enum class StepStart { OwnEvent, AtLastStepEnd };
 
 class StepTimer {

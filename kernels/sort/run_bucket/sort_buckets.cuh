@@ -40,7 +40,7 @@ template <int kThreads, int kItems, int kRadixBits>
 union SmallBucketWork {
   using Scan = cub::BlockScan<std::uint32_t, kThreads>;
   struct {
-    std::uint32_t slots[kCountingSlots];
+    std::uint32_t slots[Policy::kCountingSlots];
     typename Scan::TempStorage scan;
   } counting;
   typename BucketRadixSort<kThreads, kItems, kRadixBits>::TempStorage radix;
@@ -50,11 +50,10 @@ union SmallBucketWork {
 // 0xFFFFFFFF), on the bits its keys span above `low`; written out striped from `to`. The pads
 // have every one of those bits set and the sort is stable, so they stay behind every real key.
 template <int kThreads, int kItems, int kRadixBits>
-__device__ __forceinline__ void radix_sort_bucket(std::uint32_t (&key)[kItems], std::uint32_t (&value)[kItems],
-                                                  int count, std::uint32_t low, std::uint32_t span,
-                                                  typename BucketRadixSort<kThreads, kItems, kRadixBits>::TempStorage& storage,
-                                                  std::uint32_t to, float* __restrict__ keys_out,
-                                                  std::uint32_t* __restrict__ values_out) {
+__device__ __forceinline__ void radix_sort_bucket(
+    std::uint32_t (&key)[kItems], std::uint32_t (&value)[kItems], int count, std::uint32_t low, std::uint32_t span,
+    typename BucketRadixSort<kThreads, kItems, kRadixBits>::TempStorage& storage, std::uint32_t to,
+    float* __restrict__ keys_out, std::uint32_t* __restrict__ values_out) {
   const int bits = 32 - __clz(span);
 #pragma unroll
   for (int j = 0; j < kItems; ++j)
@@ -125,7 +124,7 @@ __device__ __forceinline__ void counting_sort_staged_bucket(int pairs, std::uint
                                                             float* __restrict__ keys_out,
                                                             std::uint32_t* __restrict__ values_out) {
   using Work = SmallBucketWork<kThreads, kItems, kRadixBits>;
-  static_assert(kSlots % kThreads == 0 && kSlots <= kCountingSlots);
+  static_assert(kSlots % kThreads == 0 && kSlots <= Policy::kCountingSlots);
   constexpr int kSlotsPerThread = kSlots / kThreads;
   std::uint32_t key[kItems];
   bool valid[kItems];
@@ -200,26 +199,21 @@ __device__ __forceinline__ void radix_sort_staged_bucket(int pairs, std::uint32_
                                                   values_out);
 }
 
-// The most buckets one block of the small-bucket kernel keeps the starts of (its grid is at least
-// (buckets + 1) / this): 64 where a grid of one block per 64 buckets fits the GPU at once (up to
-// about 25000 buckets on an H100, three blocks on each of 132 multiprocessors), else 128, which
-// keeps the grid to one wave up to 32768 buckets. One instantiation each: with 128 at every size,
-// the bucket sort at 15M pairs took 3-4 microseconds longer on an H100.
-inline constexpr std::uint32_t kFewBucketsPerSmallSortBlock = 64;
-inline constexpr std::uint32_t kManyBucketsPerSmallSortBlock = 128;
+// The small-bucket kernel's grid: Policy::kFewBucketsPerSmallSortBlock or
+// kManyBucketsPerSmallSortBlock buckets a block (policy.hpp says when each).
 
 // The small-bucket kernel: a persistent grid; block i owns the buckets i, i + gridDim.x, ... (and
 // the entry `buckets`, the total, if it falls to it). First each block finds the starts of the
 // buckets it owns from their counts, in L2 where the scatter just counted them, while the bulk
 // copy of its first bucket is on its way, and lists those of its buckets too large for this shape
-// (for the large kernel) or beyond their room (sorted with the spill area). That took a one-block
-// kernel of its own before, 0.009-0.013 ms at 4M-16M pairs. The last block to have listed posts
+// (for the large kernel) or beyond their room (sorted with the spill area), which a one-block
+// kernel of its own cost more (docs/results/run-bucket.md). The last block to have listed posts
 // the plan (with the lists' lengths and the spill) to the host, which queues what comes after the
 // small buckets while they are sorted: the large kernel where a bucket needs it (on a stream of
 // its own, so that its blocks start as the small kernel's finish), the overflowed buckets' sort
 // or the fallback, the kept splitters. (Posted at the attempt's end instead, the
 // device waited for the host's turn in every sort; posted by the scatter's last block, with the
-// lists made by the scatter, the scatter took 2-9 microseconds longer at 16M pairs.) Then it
+// lists made by the scatter, the scatter took longer at 16M pairs.) Then it
 // sorts its buckets of 1 to kThreads * kItems pairs, each one's pairs fetched while the one before
 // is sorted (a fixed share each: blocks claiming buckets from a counter took 10% longer): by
 // counting where the splitters are fewer than kCountingSlots values apart, otherwise by radix. Its
@@ -239,7 +233,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) small_bucket_sort_kernel
     std::uint32_t sequence, float* __restrict__ keys_out, std::uint32_t* __restrict__ values_out) {
   using Work = SmallBucketWork<kThreads, kItems, kRadixBits>;
   constexpr std::uint32_t kCapacity = kThreads * kItems;
-  static_assert(kBucketCapacity * sizeof(std::uint32_t) % 16 == 0,
+  static_assert(Policy::kBucketCapacity * sizeof(std::uint32_t) % 16 == 0,
                 "a bucket's region starts 16-byte aligned, and a run may be read to its next 16 bytes");
   __shared__ Work work;
   __shared__ std::uint32_t range_parts[2 * kThreads / 32];
@@ -255,7 +249,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) small_bucket_sort_kernel
   // Bucket b's pairs, where the scatter left them (the copies round up to 16 bytes, within the
   // bucket's region).
   const auto pairs_of = [&](std::uint32_t b) {
-    const std::size_t from = std::size_t{b} * kBucketCapacity;
+    const std::size_t from = std::size_t{b} * Policy::kBucketCapacity;
     return [=] { return primitives::StagedRun{bucketed_keys + from, bucketed_values + from, counts[b]}; };
   };
   std::uint32_t bucket = next_small(blockIdx.x);
@@ -299,9 +293,9 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) small_bucket_sort_kernel
         owned_starts[k] = through;
         starts[b] = through;
         const std::uint32_t pairs = b < buckets ? counts[b] : 0u;
-        if (pairs > kBucketCapacity) {
+        if (pairs > Policy::kBucketCapacity) {
           const std::uint32_t at = atomicAdd(&plan->overflowed_buckets, 1u);
-          if (at < kMostOverflowedBuckets)
+          if (at < Policy::kMostOverflowedBuckets)
             overflowed_list[at] = b;
           else
             past_list = true;
@@ -342,14 +336,14 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) small_bucket_sort_kernel
       const std::uint32_t low = splitters[bucket - 1], span = splitters[bucket] - low;
       if (span == 0)  // between equal splitters: one key value
         copy_one_value_bucket<kThreads>(pairs, to, low, stage.values(k), keys_out, values_out);
-      else if (span <= kCountingSlots / 4)
-        counting_sort_staged_bucket<kThreads, kItems, kRadixBits, kCountingSlots / 4>(
+      else if (span <= Policy::kCountingSlots / 4)
+        counting_sort_staged_bucket<kThreads, kItems, kRadixBits, Policy::kCountingSlots / 4>(
             pairs, to, low, stage.keys(k), stage.values(k), work, keys_out, values_out);
-      else if (span <= kCountingSlots / 2)
-        counting_sort_staged_bucket<kThreads, kItems, kRadixBits, kCountingSlots / 2>(
+      else if (span <= Policy::kCountingSlots / 2)
+        counting_sort_staged_bucket<kThreads, kItems, kRadixBits, Policy::kCountingSlots / 2>(
             pairs, to, low, stage.keys(k), stage.values(k), work, keys_out, values_out);
       else
-        counting_sort_staged_bucket<kThreads, kItems, kRadixBits, kCountingSlots>(
+        counting_sort_staged_bucket<kThreads, kItems, kRadixBits, Policy::kCountingSlots>(
             pairs, to, low, stage.keys(k), stage.values(k), work, keys_out, values_out);
     }
     __syncthreads();  // the buffer and the work areas are free
@@ -382,7 +376,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) large_bucket_sort_kernel
     if (pairs > kCapacity) continue;
     __syncthreads();  // the last bucket of this block is done with the shared memory
     const int count = static_cast<int>(pairs);
-    const std::size_t from = static_cast<std::size_t>(bucket) * kBucketCapacity;
+    const std::size_t from = static_cast<std::size_t>(bucket) * Policy::kBucketCapacity;
     std::uint32_t key[kItems], value[kItems];
     Load(storage.load).Load(bucketed_keys + from, key, count, 0xFFFFFFFFu);
     __syncthreads();
@@ -394,7 +388,8 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) large_bucket_sort_kernel
     bucket_key_range<kThreads, kItems>(key, valid, range_parts, low, high);
     __syncthreads();  // the loads are done with the shared memory the sort takes
     if (high == low) {
-      copy_one_value_bucket<kThreads>(count, __ldcg(&starts[bucket]), low, bucketed_values + from, keys_out, values_out);
+      copy_one_value_bucket<kThreads>(count, __ldcg(&starts[bucket]), low, bucketed_values + from, keys_out,
+                                      values_out);
       continue;
     }
     radix_sort_bucket<kThreads, kItems, kRadixBits>(key, value, count, low, high - low, storage.sort,
