@@ -108,7 +108,7 @@ void FrameOrder::order_single(const FrameRecords& records, const OrderRequest& r
     if (!fused_) throw std::logic_error("frame order: a fused order from a unit made without depth-bucket");
     {
       StepScope step(timer, "order (fused)");
-      order_fused(records, request, out, stream, timer);
+      order_fused(records, request, out, stream);
     }
     last_ids_ = out;
     have_order_ = true;
@@ -139,7 +139,7 @@ void FrameOrder::order_single(const FrameRecords& records, const OrderRequest& r
 }
 
 void FrameOrder::order_fused(const FrameRecords& records, const OrderRequest& request, std::uint32_t* out,
-                             cudaStream_t stream, StepTimer& /*frame timer*/) {
+                             cudaStream_t stream) {
   const std::size_t n = records.size();
   fused_timer_.begin_frame(stream);
   bool made = false;

@@ -129,8 +129,9 @@ class FrameOrder {
   bool check_pending() const noexcept { return check_pending_; }
 
  private:
+  // depth-bucket's order of the frame into `order`, on fused_timer(); its fallback where handed back.
   void order_fused(const FrameRecords& records, const OrderRequest& request, std::uint32_t* order,
-                   cudaStream_t stream, StepTimer& timer);
+                   cudaStream_t stream);
 
   std::size_t max_triangles_, max_primitives_;
   DeviceBuffer<float4> centroids_;
