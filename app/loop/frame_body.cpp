@@ -75,8 +75,8 @@ void FrameBody::collect(bool sorted, double now, std::uint64_t frame, float host
   if (wait_for_timings_) {
     for (const StepTime& s : pipeline.timer().wait_last()) timings.add("frame", s.name, s.ms, now, frame);
     timings.add("frame", "compute", pipeline.timer().last_frame_ms(), now, frame);
-    if (sorted && pipeline.sorter())
-      for (const StepTime& s : pipeline.sorter()->timer().wait_last()) timings.add("sort", s.name, s.ms, now, frame);
+    if (StepTimer* sort = pipeline.sort_steps_timer(); sorted && sort)
+      for (const StepTime& s : sort->wait_last()) timings.add("sort", s.name, s.ms, now, frame);
     if (sorted && pipeline.particle_sorter())
       for (const StepTime& s : pipeline.particle_sorter()->timer().wait_last())
         timings.add("particle sort", s.name, s.ms, now, frame);
@@ -93,7 +93,7 @@ void FrameBody::collect(bool sorted, double now, std::uint64_t frame, float host
       }
       timings.add("frame", "step sum", total, now, frame);
     }
-    if (pipeline.sorter() && pipeline.sorter()->timer().poll(steps_))
+    if (StepTimer* sort = pipeline.sort_steps_timer(); sort && sort->poll(steps_))
       for (const StepTime& s : steps_) timings.add("sort", s.name, s.ms, now, frame);
     if (pipeline.particle_sorter() && pipeline.particle_sorter()->timer().poll(steps_))
       for (const StepTime& s : steps_) timings.add("particle sort", s.name, s.ms, now, frame);

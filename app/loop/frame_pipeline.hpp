@@ -65,6 +65,12 @@ class FramePipeline {
   // the panel's readout of the fused order (null on the CPU path).
   virtual std::size_t order_bytes() const { return 0; }
   virtual const FrameOrder* frame_order() const { return nullptr; }
+  // The timer of the last frame's sort steps: the sorter's, or depth-bucket's where the frame's
+  // order was fused (null where neither sorted).
+  virtual StepTimer* sort_steps_timer() {
+    Sorter* current = sorter();
+    return current ? &current->timer() : nullptr;
+  }
 
   StepTimer& timer() noexcept { return timer_; }
   // The sorter of the last frame's order: the single order's, or with --separate-passes the

@@ -227,6 +227,9 @@ class GpuPipeline final : public FramePipeline {
   }
 
   std::size_t order_bytes() const override { return order_->workspace_bytes(); }
+  StepTimer* sort_steps_timer() override {
+    return order_->last_asked_fused() ? &order_->fused_timer() : FramePipeline::sort_steps_timer();
+  }
   const FrameOrder* frame_order() const override { return &*order_; }
 
  private:

@@ -96,6 +96,7 @@ void FrameOrder::order_single(const FrameRecords& records, const OrderRequest& r
   last_fused_ = false;
   last_sorted_ = request.sort;
   last_keys_sorted_ = false;
+  last_asked_fused_ = request.sort && request.method == OrderMethod::Fused && n > 0;
   if (n == 0) return;
   if (!request.sort) {
     StepScope step(timer, "order (submission)");
@@ -172,6 +173,7 @@ void FrameOrder::order_separate(const FrameRecords& records, const OrderRequest&
   last_fused_ = false;
   last_sorted_ = request.sort;
   last_keys_sorted_ = request.sort;
+  last_asked_fused_ = false;
   have_order_ = false;
   if (n == 0) return;
   const std::uint32_t* ids = values_in_.data();

@@ -164,6 +164,42 @@ PY
     demo "$t-fused" --triangles "$t" --particles "$p" --camera-path orbit --order fused
   done
   (cd "$LOGS" && tar czf "$OUT/demo-json.tgz" demo-*.json)
+  # Where the order's bytes go, per primitive (Nsight Compute, --clock-control none): the fused
+  # order's kernels of frame 1 (frame 0 is handed back: no splitters yet), and frame 0's depth pass
+  # and cub-radix (the kernels before its order check). 5M triangles + 10M particles, the orbit.
+  if command -v ncu >/dev/null; then
+    metrics=dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum
+    scene=(--headless --no-draw --quiet --triangles 5M --particles 10M --camera-path orbit)
+    timeout 200 ncu --clock-control none --metrics "$metrics" --csv --page raw --print-units base \
+      --kernel-name regex:"extend_splitters|sample_kernel|scatter_kernel|bucket_sort_kernel" --launch-count 4 \
+      "$BIN/depthsort" "${scene[@]}" --order fused --frames 3 >"$LOGS/ncu-demo-fused.csv" 2>"$LOGS/ncu-demo-fused.err"
+    timeout 200 ncu --clock-control none --metrics "$metrics" --csv --page raw --print-units base \
+      --kernel-name regex:"record_depth|DeviceRadixSort|fix_zero" --launch-count 8 \
+      "$BIN/depthsort" "${scene[@]}" --sorter cub-radix --frames 1 >"$LOGS/ncu-demo-cub.csv" 2>"$LOGS/ncu-demo-cub.err"
+    for what in fused cub; do
+      echo "== ncu demo, $what (bytes a primitive, 5M + 10M)"
+      python3 - "$LOGS/ncu-demo-$what.csv" <<'PY'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+head = next((i for i, r in enumerate(rows) if r and r[0] == "ID"), None)
+if head is None:
+    sys.exit("no ncu table")
+cols = rows[head]
+k, rd, wr, t = (cols.index(c) for c in ("Kernel Name", "dram__bytes_read.sum", "dram__bytes_write.sum", "gpu__time_duration.sum"))
+n = 15 * 2**20
+num = lambda text: float(text.replace(",", "") or 0)
+total_b = total_t = 0
+for r in rows[head + 2:]:
+    if not r or not r[0].isdigit():
+        continue
+    read, write, ns = num(r[rd]), num(r[wr]), num(r[t])
+    total_b += read + write
+    total_t += ns
+    print(f"  {r[k][:56]:56s} {read / n:6.2f} + {write / n:5.2f} B {ns / 1e3:7.1f} us {(read + write) / max(ns, 1):6.1f} GB/s")
+print(f"  whole order: {total_b / n:.1f} bytes a primitive, {total_t / 1e3:.1f} us of kernels")
+PY
+    done
+  fi
 fi
 
 if has sanitize && command -v compute-sanitizer >/dev/null; then

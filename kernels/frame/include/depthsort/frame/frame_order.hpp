@@ -109,6 +109,9 @@ class FrameOrder {
   // depth-bucket's own (not handed back to the fallback).
   bool last_coherent() const noexcept { return last_coherent_; }
   bool last_fused() const noexcept { return last_fused_; }
+  // Whether the last order was asked of depth-bucket (made by it, or by its fallback): its steps
+  // are then on fused_timer(), not on a sorter's.
+  bool last_asked_fused() const noexcept { return last_asked_fused_; }
   // depth-bucket's steps of the last fused frame (sample, depth + scatter, bucket sort, and the
   // fallback's where it was handed back), and its fullest bucket.
   StepTimer& fused_timer() noexcept { return fused_timer_; }
@@ -152,6 +155,7 @@ class FrameOrder {
   const std::uint32_t* last_ids_ = nullptr;
   bool have_order_ = false, last_separate_ = false, last_coherent_ = false, last_fused_ = false;
   bool last_sorted_ = false;       // the last order was sorted (not the submission order)
+  bool last_asked_fused_ = false;  // the last order was a fused request
   bool last_keys_sorted_ = false;  // keys_out holds its keys (a registry sorter's order)
 };
 
