@@ -339,6 +339,8 @@ void check_combinations(const RunOptions& r, const Settings& s) {
                      transparency_mode_name(s.transparency.mode) + " does not sort (drop one)");
   if (s.transparency.mode != Transparency::Sorted && s.wipe_on)
     throw UsageError("--wipe splits the sorted picture; use it with --transparency sorted");
+  if (s.transparency.difference && s.colour != ColourMode::Scene)
+    throw UsageError("--difference compares the scene's colours with the reference's; drop --colour");
   if (s.transparency.difference && s.wipe_on)
     throw UsageError("--difference and --wipe each fill the picture; give one of them");
   if (s.wipe_on && s.separate_passes)

@@ -20,7 +20,9 @@ FramePlan plan_frame(const Settings& s, const Scene& scene, FrameClock clock, fl
   // The expanded draw draws the single order; the separate passes draw two others.
   p.expand = expanded_path && !p.separate && primitives > 0 && sorted_mode;
   // Rank, segment and the wipe show the single order; the separate passes draw the scene's colours.
-  p.colour = p.separate || !sorted_mode ? ColourMode::Scene : s.colour;
+  // The other modes draw submission order (its ranks mean nothing), and the difference view
+  // compares the scene's colours.
+  p.colour = p.separate || !sorted_mode || s.transparency.difference ? ColourMode::Scene : s.colour;
   // The expanded draw colours its vertices itself: it reads no segment ids.
   p.segments = p.order && !p.separate && !expanded_path && p.colour == ColourMode::Segment;
   p.check_every = cycling_sorters ? 1 : s.check_every;  // cycling: every frame's sorter checked
