@@ -106,8 +106,8 @@ struct Cli {
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
         ->group(scene);
     text("--scene", "knot (default: a procedural torus knot of ~2M triangles, scaled down on the CPU path), "
-                    "test (3 overlapping triangles), mixed (a particle between two triangles), intersect (triangles through "
-                    "each other and in a cycle: no order of whole triangles is right), none",
+                    "test (3 overlapping triangles), mixed (a particle between two triangles), intersect "
+                    "(triangles through each other and in a cycle: no order of whole triangles is right), none",
          "NAME", [&s](const std::string& v) {
            if (v == "knot") s.scene.kind = SceneKind::Knot;
            else if (v == "test") s.scene.kind = SceneKind::Test;
@@ -331,6 +331,9 @@ void check_combinations(const RunOptions& r, const Settings& s) {
   if (r.cycle_sorters && !r.sorter.empty())
     throw UsageError("--cycle-sorters and --sorter exclude each other (cycling goes through every sorter)");
   if (r.cycle_sorters && !s.sort) throw UsageError("--cycle-sorters needs sorting on (drop --no-sort)");
+  if (r.cycle_sorters && s.transparency.mode != Transparency::Sorted)
+    throw UsageError("--cycle-sorters sorts every frame; --transparency " +
+                     std::string(transparency_mode_name(s.transparency.mode)) + " does not sort (drop one)");
   if (s.scene.kind == SceneKind::Mixed && s.scene.particles)
     throw UsageError("--particles: --scene mixed has its own single particle");
   if (r.panel && !r.draw) throw UsageError("--panel draws the panel over the frame; drop --no-draw");

@@ -30,7 +30,8 @@ std::uint64_t gl_free_memory() {
 }
 
 ABuffer::ABuffer()
-    : build_program_({"shade.glsl", "abuffer.frag"}), resolve_program_(make_program("fullscreen.vert", "abuffer_resolve.frag")) {
+    : build_program_({"shade.glsl", "abuffer.frag"}),
+      resolve_program_(make_program("fullscreen.vert", "abuffer_resolve.frag")) {
   build_budget_ = build_program_.uniform("u_budget");
   build_width_ = build_program_.uniform("u_width");
   const auto location = [&](const char* name) {

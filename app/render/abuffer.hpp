@@ -70,7 +70,9 @@ class ABuffer {
   // Every buffer's bytes: the per-pixel heads and lost counts and the pool.
   std::size_t bytes() const noexcept { return pixels_ * 8 + budget_ * kNodeBytes; }
   // The same for a target of `pixels` and a pool of `budget` fragments, before it is built.
-  static std::size_t bytes_for(std::size_t pixels, std::size_t budget) noexcept { return pixels * 8 + budget * kNodeBytes; }
+  static std::size_t bytes_for(std::size_t pixels, std::size_t budget) noexcept {
+    return pixels * 8 + budget * kNodeBytes;
+  }
   bool fixed() const noexcept { return fixed_; }
 
  private:

@@ -41,7 +41,8 @@ TransparencyPasses::TransparencyPasses() {
   fullscreen_vao_ = make_vertex_array();
   live_ = make_buffer(kStatWords * sizeof(GLuint), nullptr, GL_DYNAMIC_COPY, "transparency statistics");
   for (Slot& slot : slots_)
-    slot.buffer = make_buffer(kStatWords * sizeof(GLuint), nullptr, GL_STREAM_READ, "transparency statistics read-back");
+    slot.buffer =
+        make_buffer(kStatWords * sizeof(GLuint), nullptr, GL_STREAM_READ, "transparency statistics read-back");
 }
 
 void TransparencyPasses::resize(int width, int height) {

@@ -52,7 +52,8 @@ run() {
 }
 
 note "transparency.sh on $(hostname), $(date -u +%FT%TZ), budget ${BUDGET} s, $FRAMES frames a timed run"
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | sed 's/^/gpu: /' | tee -a "$SUMMARY"
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | sed 's/^/gpu: /' |
+  tee -a "$SUMMARY"
 "$DS" --version | tee -a "$SUMMARY"
 
 # 1. Each mode timed: the small scene first (fast), then the goal's; the screenshots from the

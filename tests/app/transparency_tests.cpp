@@ -113,8 +113,8 @@ class CpuRaster {
     // The sorted mode's order: ascending keys, far first.
     order_.resize(triangles_.size());
     std::iota(order_.begin(), order_.end(), 0);
-    std::stable_sort(order_.begin(), order_.end(),
-                     [&](int a, int b) { return triangles_[static_cast<std::size_t>(a)].key < triangles_[static_cast<std::size_t>(b)].key; });
+    const auto key = [&](int id) { return triangles_[static_cast<std::size_t>(id)].key; };
+    std::stable_sort(order_.begin(), order_.end(), [&](int a, int b) { return key(a) < key(b); });
   }
 
   // The triangles covering window point (x, y), far first by their depth there.
@@ -301,10 +301,13 @@ TEST(Transparency, FlagsAreChecked) {
   };
   const CommandResult unknown = status({"--transparency", "depth-peeling"});
   EXPECT_EQ(unknown.status, 2);
-  EXPECT_NE(unknown.output.find("valid modes: sorted, unsorted, wboit, reference"), std::string::npos) << unknown.output;
+  EXPECT_NE(unknown.output.find("valid modes: sorted, unsorted, wboit, reference"), std::string::npos)
+      << unknown.output;
   EXPECT_EQ(status({"--transparency", "wboit", "--separate-passes"}).status, 2);
   EXPECT_EQ(status({"--difference", "--wipe", "0.5"}).status, 2);
   EXPECT_EQ(status({"--fragment-budget", "0"}).status, 2);
+  EXPECT_EQ(status({"--difference", "--colour", "rank"}).status, 2);
+  EXPECT_EQ(status({"--cycle-sorters", "--transparency", "wboit"}).status, 2);
   EXPECT_EQ(status({"--transparency", "unsorted"}).status, 0);
 }
 
