@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <numeric>
 #include <string>
@@ -116,6 +117,27 @@ TEST(Transparency, DifferenceViewCountsInJson) {
   EXPECT_GT(intersect["pixels"].get<int>(), 500);
   EXPECT_GT(intersect["largest"].get<int>(), 20);
   EXPECT_GT(difference("test", "wboit")["pixels"].get<int>(), 100);
+}
+
+// In a window (Xvfb): the passes draw into the window's own framebuffer, the difference view's
+// pictures are textures of the window's size, and the counts reach the summary.
+TEST(Transparency, DifferenceViewInAWindow) {
+  if (std::system("command -v xvfb-run > /dev/null 2>&1") != 0) GTEST_SKIP() << "xvfb-run not installed";
+  const std::string png = out_path("window_difference.png");
+  const CommandResult r = run_depthsort({"--cpu", "--scene", "intersect", "--size", "800x450", "--frames", "12",
+                                         "--difference", "--screenshot", png},
+                                        "xvfb-run -a -s '-screen 0 800x600x24'");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const Image image = read_png(png);
+  ASSERT_EQ(image.width, 800);
+  // The differing pixels, orange to yellow, right of the panel (which covers the left half).
+  int differing = 0;
+  for (int y = 0; y < image.height; ++y)
+    for (int x = 420; x < image.width; ++x) {
+      const auto p = image.at(x, y);
+      differing += p[0] > 240 && p[1] > 60 && p[2] < 100 ? 1 : 0;
+    }
+  EXPECT_GT(differing, 300) << r.output;
 }
 
 // ------------------------------------------------------------------ the budget
