@@ -5,6 +5,10 @@
 // root because every folder reads it and none of them owns it.
 #pragma once
 
+#include <cstddef>
+#include <optional>
+#include <string_view>
+
 #include "depthsort/frame/frame_order.hpp"
 #include "depthsort/sort/registry.hpp"
 #include "scene/camera.hpp"
@@ -26,6 +30,46 @@ enum class ColourMode { Scene, Rank, Segment };
 constexpr const char* colour_mode_name(ColourMode mode) {
   return mode == ColourMode::Rank ? "rank" : mode == ColourMode::Segment ? "segment" : "scene";
 }
+
+// How the transparent primitives are blended (render/transparency.hpp): every primitive sorted
+// back to front and blended in that order (the sorter's order), blended in submission order
+// (no depth or sort step), weighted blended order-independent transparency (McGuire & Bavoil
+// 2013: one pass into weighted sums, one composite), or the exact per-pixel reference (an
+// A-buffer: every fragment kept in per-pixel lists, each pixel's sorted by depth and blended).
+enum class Transparency { Sorted, Unsorted, Weighted, Reference };
+inline constexpr int kTransparencyModes = 4;
+// "sorted", "unsorted", "wboit", "reference": the --transparency value, for the console, the
+// panel, the on-screen state line and --json.
+constexpr const char* transparency_mode_name(Transparency mode) {
+  switch (mode) {
+    case Transparency::Unsorted: return "unsorted";
+    case Transparency::Weighted: return "wboit";
+    case Transparency::Reference: return "reference";
+    default: return "sorted";
+  }
+}
+// The mode a --transparency value names (transparency_mode_name's), or none.
+inline std::optional<Transparency> parse_transparency(std::string_view name) {
+  for (int i = 0; i < kTransparencyModes; ++i)
+    if (name == transparency_mode_name(static_cast<Transparency>(i))) return static_cast<Transparency>(i);
+  return std::nullopt;
+}
+// Whether a mode's picture is exact per primitive order (sorted) or per pixel (reference), as
+// opposed to a known approximation (unsorted, wboit).
+constexpr bool transparency_exact(Transparency mode) {
+  return mode == Transparency::Sorted || mode == Transparency::Reference;
+}
+
+struct TransparencySettings {
+  Transparency mode = Transparency::Sorted;  // --transparency, the panel, key T
+  // --difference: the mode's picture against the per-pixel reference, the pixels beyond the
+  // tolerance (render/transparency.hpp: kDifferenceTolerance) highlighted.
+  bool difference = false;
+  // --fragment-budget N: the A-buffer holds N fragments, fixed (0: sized from the window and the
+  // free memory, grown once a frame asks for more).
+  std::size_t fragment_budget = 0;
+  bool operator==(const TransparencySettings&) const = default;
+};
 
 struct Settings {
   // Scene (its counts are applied by the panel's "rebuild scene")
@@ -50,6 +94,7 @@ struct Settings {
   float wipe = 0.5f;             // F, kept while the wipe is off
   bool triangle_sprites = true;  // --sprite-shape triangle (default) or quad
   DrawPath draw_path = DrawPath::Pull;  // --draw-path (fixed for the run: the expanded buffer is sized at start)
+  TransparencySettings transparency;
   // Window
   bool vsync = true;  // --no-vsync
   CameraMode camera_mode = CameraMode::Orbit;

@@ -257,6 +257,8 @@ if has_part studies; then
     name=$(basename "$study" .sh)
     [[ " ${STUDIES:-$name} " == *" $name "* ]] || continue  # STUDIES="bucket-sort gpu-mms" narrows
     [[ $name == hybrid && -z ${STUDIES:-} ]] && continue  # the hybrid part runs it (HYBRID_PARTS)
+    # The demo's transparency modes draw (GL libraries) and take about 4 minutes: run alone.
+    [[ $name == transparency && -z ${STUDIES:-} ]] && continue
     fits "study $name" 100 || continue
     note "== $study"
     mkdir -p "$work/study/$name"

@@ -106,14 +106,16 @@ struct Cli {
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
         ->group(scene);
     text("--scene", "knot (default: a procedural torus knot of ~2M triangles, scaled down on the CPU path), "
-                    "test (3 overlapping triangles), mixed (a particle between two triangles), none",
+                    "test (3 overlapping triangles), mixed (a particle between two triangles), intersect "
+                    "(triangles through each other and in a cycle: no order of whole triangles is right), none",
          "NAME", [&s](const std::string& v) {
            if (v == "knot") s.scene.kind = SceneKind::Knot;
            else if (v == "test") s.scene.kind = SceneKind::Test;
            else if (v == "mixed") s.scene.kind = SceneKind::Mixed;
+           else if (v == "intersect") s.scene.kind = SceneKind::Intersect;
            else if (v == "none") s.scene.kind = SceneKind::None;
            else throw UsageError("--scene: unknown scene " + quote_for_message(v) +
-                                 "; valid scenes: knot, test, mixed, none");
+                                 "; valid scenes: knot, test, mixed, intersect, none");
          })->group(scene);
     text("--copies", "tile the mesh (or the knot) N times", "N", [&s](const std::string& v) {
       s.scene.copies = count_value("--copies", v, 1, kMaxCopies);
@@ -258,6 +260,37 @@ struct Cli {
          })->group(drawing);
     app.add_flag("--panel", r.panel, "headless: draw the control panel into the frames (and the screenshot)")
         ->group(drawing);
+    add_transparency_options(s, text);
+  }
+
+  // The transparency modes (docs/transparency.md).
+  template <class Text>
+  void add_transparency_options(Settings& s, const Text& text) {
+    const char* group = "Transparency";
+    text("--transparency", "sorted (default: every primitive in one back-to-front order), unsorted (submission "
+                           "order: no depth or sort step), wboit (weighted blended order-independent transparency, "
+                           "McGuire & Bavoil 2013: one pass, approximate), reference (exact per pixel: every "
+                           "fragment kept in per-pixel lists, sorted by depth and blended; costly)",
+         "MODE", [&s](const std::string& v) {
+           const auto mode = parse_transparency(v);
+           if (!mode)
+             throw UsageError("--transparency: unknown mode " + quote_for_message(v) +
+                              "; valid modes: sorted, unsorted, wboit, reference");
+           s.transparency.mode = *mode;
+         })->group(group);
+    app.add_flag("--difference", s.transparency.difference,
+                 wrap("show where the mode's picture differs from the per-pixel reference's by more than 2/255 in "
+                      "a channel (orange to yellow: a larger difference), the rest dimmed; the count, share and "
+                      "largest difference in the panel, the summary and --json",
+                      kHelpWidth - kHelpColumn))
+        ->group(group);
+    text("--fragment-budget", "fragments the reference's per-pixel lists hold, fixed (default: 16 a pixel, grown "
+                              "to what a frame needs within a quarter of the free memory); pixels that lose "
+                              "fragments are counted and drawn in magenta stripes",
+         "N", [&s](const std::string& v) {
+           s.transparency.fragment_budget = count_value("--fragment-budget", v, 1, 0xFFFFFFFEu,
+                                                        "fragments (the lists' node indices are 32-bit)");
+         })->group(group);
   }
 
   // The window's controls (ui/controls.hpp), one a line.
@@ -298,9 +331,21 @@ void check_combinations(const RunOptions& r, const Settings& s) {
   if (r.cycle_sorters && !r.sorter.empty())
     throw UsageError("--cycle-sorters and --sorter exclude each other (cycling goes through every sorter)");
   if (r.cycle_sorters && !s.sort) throw UsageError("--cycle-sorters needs sorting on (drop --no-sort)");
+  if (r.cycle_sorters && s.transparency.mode != Transparency::Sorted)
+    throw UsageError("--cycle-sorters sorts every frame; --transparency " +
+                     std::string(transparency_mode_name(s.transparency.mode)) + " does not sort (drop one)");
   if (s.scene.kind == SceneKind::Mixed && s.scene.particles)
     throw UsageError("--particles: --scene mixed has its own single particle");
   if (r.panel && !r.draw) throw UsageError("--panel draws the panel over the frame; drop --no-draw");
+  if (s.transparency.mode != Transparency::Sorted && s.separate_passes)
+    throw UsageError(std::string("--separate-passes is a way to sort; --transparency ") +
+                     transparency_mode_name(s.transparency.mode) + " does not sort (drop one)");
+  if (s.transparency.mode != Transparency::Sorted && s.wipe_on)
+    throw UsageError("--wipe splits the sorted picture; use it with --transparency sorted");
+  if (s.transparency.difference && s.colour != ColourMode::Scene)
+    throw UsageError("--difference compares the scene's colours with the reference's; drop --colour");
+  if (s.transparency.difference && s.wipe_on)
+    throw UsageError("--difference and --wipe each fill the picture; give one of them");
   if (s.wipe_on && s.separate_passes)
     throw UsageError("--wipe compares the single order with submission order; drop --separate-passes");
   if (s.colour != ColourMode::Scene && s.separate_passes)
@@ -315,7 +360,10 @@ void check_combinations(const RunOptions& r, const Settings& s) {
     throw UsageError("--copies and --triangles both size the tiling of --mesh files; give one of them");
   if (s.scene.meshes.empty() && s.scene.kind != SceneKind::Knot && (s.scene.copies || s.scene.triangles))
     throw UsageError(std::string(s.scene.copies ? "--copies" : "--triangles") + " sizes a mesh, but --scene " +
-                     (s.scene.kind == SceneKind::Test ? "test" : s.scene.kind == SceneKind::Mixed ? "mixed" : "none") +
+                     (s.scene.kind == SceneKind::Test        ? "test"
+                      : s.scene.kind == SceneKind::Mixed     ? "mixed"
+                      : s.scene.kind == SceneKind::Intersect ? "intersect"
+                                                             : "none") +
                      " has none to tile (use --mesh FILE or the knot)");
   // Options belong to one sorter: they are checked against the one asked for, not against the one
   // a machine without a GPU falls back to (the app drops them then, with a note).

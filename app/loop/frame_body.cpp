@@ -40,9 +40,8 @@ bool FrameBody::run(FramePlatform& platform, std::uint64_t frame, FrameClock clo
   if (draw_) {
     {
       NvtxRange range("draw");
-      gl_timer.begin_step("draw");
-      stage.renderer().draw(stage.scene(), run_.camera, plan);
-      gl_timer.end_step();
+      // The renderer times each phase of the transparency mode ("draw" for the blended draw).
+      stage.renderer().draw(stage.scene(), run_.camera, plan, gl_timer);
     }
     if (platform.panel_frame(frame)) {
       gl_timer.begin_step("ui");

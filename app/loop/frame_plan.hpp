@@ -38,6 +38,11 @@ struct FramePlan {
   // shifted right by half of it, so the scene is centred in the part the panel leaves free, and
   // the wipe's fraction is of that part (a shift of the image only: the order does not change).
   float covered_left = 0.0f;
+  // How the primitives blend (render/transparency.hpp). Only the sorted mode orders them: the
+  // others draw submission order, so their frames have no depth, sort or gather step.
+  Transparency transparency = Transparency::Sorted;
+  bool difference = false;          // the mode's picture against the per-pixel reference
+  std::size_t fragment_budget = 0;  // the A-buffer's, fixed (0: sized by the renderer)
 };
 
 // The frame's time: `now` in seconds (the particles' clock and the timings'), `dt` since the last

@@ -40,6 +40,7 @@ int HeadlessLoop::run() {
   FramePipeline& pipeline = run_.stage.pipeline();
   pipeline.finish_checks();
   DEPTHSORT_GL_CHECK(glFinish());
+  run_.stage.renderer().finish_stats();  // the last frame's counts, for the summary and --json
 
   // Each output on its own: one that fails is reported and does not cost the other.
   bool outputs_ok = true;
@@ -56,6 +57,7 @@ int HeadlessLoop::run() {
   }
   summarize(run_, frames_run);
   report_dropped(run_.timings);
+  report_over_budget(run_);
   if (!run_.options.json.empty()) outputs_ok &= write_json(run_, frames_run);
   const CheckState& check = pipeline.check();
   if (check_exit_status(check) != 0) {  // any failed check, not only the last

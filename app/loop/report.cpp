@@ -58,6 +58,60 @@ void report_dropped(const Timings& timings) {
                  static_cast<unsigned long long>(timings.dropped()), Timings::kMaxSeries);
 }
 
+std::size_t sorted_mode_bytes(const RunState& run) {
+  const FramePipeline& pipeline = run.stage.pipeline();
+  const Scene& scene = run.stage.scene();
+  const std::size_t n = scene.mesh.triangles() + scene.particles;
+  const std::size_t pairs = pipeline.on_gpu() ? pipeline.order_bytes() : n * 16;
+  return pipeline.workspace_bytes() + pairs + n * 2 * sizeof(std::uint32_t);
+}
+
+std::string transparency_line(const RunState& run) {
+  const TransparencyStats& t = run.stage.renderer().transparency_stats();
+  if (t.reference_frames == 0) return "";
+  const auto mib = [](std::size_t bytes) { return byte_text(bytes, ByteUnits::MiB); };
+  return "a-buffer (the per-pixel reference): budget " + format_count(t.budget) + " fragments (" +
+         mib(ABuffer::bytes_for(t.pixels, t.budget)) + " with the per-pixel lists), last frame " +
+         std::to_string(t.fragments) + " fragments, deepest pixel " + std::to_string(t.deepest_list) + ", " +
+         std::to_string(t.over_budget_pixels) + " pixels over the budget; " + std::to_string(t.frames_over_budget) +
+         " of " + std::to_string(t.reference_frames) + " frames read back went over it" +
+         (t.frames_over_budget > 0 ? " (at most " + std::to_string(t.most_over_budget_pixels) +
+                                         " pixels, drawn in magenta stripes)"
+                                   : "");
+}
+
+std::string difference_line(const RunState& run) {
+  const TransparencyStats& t = run.stage.renderer().transparency_stats();
+  if (!t.difference) return "";
+  char share[32];
+  std::snprintf(share, sizeof share, "%.3f", 100.0 * t.differing_share());
+  return std::string("difference (") + transparency_mode_name(run.settings.transparency.mode) +
+         " against the reference, last frame): " + std::to_string(t.differing_pixels) + " pixels (" + share +
+         " %) beyond " + std::to_string(kDifferenceTolerance) + "/255, largest " +
+         std::to_string(t.largest_difference) + "/255" +
+         (t.not_compared > 0 ? "; " + std::to_string(t.not_compared) + " pixels not compared (over the budget)" : "");
+}
+
+std::string transparency_memory_line(const RunState& run) {
+  const TransparencyMemory m = run.stage.renderer().transparency_memory(run.settings.transparency.fragment_budget);
+  const auto mib = [](std::size_t bytes) { return byte_text(bytes, ByteUnits::MiB); };
+  return "memory of each mode at " + std::to_string(run.stage.renderer().width()) + "x" +
+         std::to_string(run.stage.renderer().height()) + ": sorted " + mib(sorted_mode_bytes(run)) +
+         " (workspace, pairs, draw order), unsorted 0, wboit " + mib(m.wboit) + ", reference " + mib(m.reference) +
+         ", difference view " + mib(m.difference) + " more";
+}
+
+void report_over_budget(const RunState& run) {
+  const TransparencyStats& t = run.stage.renderer().transparency_stats();
+  if (t.frames_over_budget == 0) return;
+  std::fprintf(stderr,
+               "depthsort: warning: the per-pixel reference's fragment budget (%zu fragments) was exceeded in %llu of "
+               "%llu frames read back (at most %u pixels lost fragments; they are drawn in magenta stripes and left "
+               "out of the difference count)\n",
+               t.budget, static_cast<unsigned long long>(t.frames_over_budget),
+               static_cast<unsigned long long>(t.reference_frames), t.most_over_budget_pixels);
+}
+
 void summarize(const RunState& run, std::uint64_t frames) {
   const Timings& timings = run.timings;
   std::string line = std::to_string(frames) + " frames, medians (ms):";
@@ -69,7 +123,10 @@ void summarize(const RunState& run, std::uint64_t frames) {
   }
   run.console.say(line);
   const CheckState& c = run.stage.pipeline().check();
-  if (run.settings.sort)
+  run.console.say(std::string("transparency: ") + transparency_mode_name(run.settings.transparency.mode));
+  for (const std::string& more : {transparency_line(run), difference_line(run), transparency_memory_line(run)})
+    if (!more.empty()) run.console.say(more);
+  if (run.settings.sort && run.settings.transparency.mode == Transparency::Sorted)
     run.console.say("order checks: " + std::to_string(c.checks - c.failures) + "/" + std::to_string(c.checks) +
                     " passed");
   if (run.cycle.active()) run.console.say(memory_summary(run.cycle, run.stage.pipeline().on_gpu()));
@@ -111,6 +168,26 @@ nlohmann::ordered_json meta_json(const RunState& run, std::uint64_t frames) {
   m["draw_path"] = draw_path_name(settings.draw_path);
   m["colour"] = colour_mode_name(settings.colour);
   if (settings.wipe_on && !settings.separate_passes) m["wipe"] = settings.wipe;
+  m["transparency"] = transparency_mode_name(settings.transparency.mode);
+  {
+    const Renderer& renderer = run.stage.renderer();
+    const TransparencyStats& t = renderer.transparency_stats();
+    const TransparencyMemory memory = renderer.transparency_memory(settings.transparency.fragment_budget);
+    m["transparency_memory_bytes"] = {{"sorted", sorted_mode_bytes(run)}, {"unsorted", 0},
+                                      {"wboit", memory.wboit}, {"reference", memory.reference},
+                                      {"difference", memory.difference}};
+    if (t.reference_frames > 0)
+      m["abuffer"] = {{"budget_fragments", t.budget}, {"fixed_budget", settings.transparency.fragment_budget > 0},
+                      {"fragments", t.fragments}, {"deepest_pixel", t.deepest_list},
+                      {"over_budget_pixels", t.over_budget_pixels}, {"frames_read", t.reference_frames},
+                      {"frames_over_budget", t.frames_over_budget},
+                      {"most_over_budget_pixels", t.most_over_budget_pixels}};
+    if (t.difference)
+      m["difference"] = {{"mode", transparency_mode_name(settings.transparency.mode)}, {"against", "reference"},
+                         {"tolerance", kDifferenceTolerance}, {"pixels", t.differing_pixels},
+                         {"share", t.differing_share()}, {"largest", t.largest_difference},
+                         {"not_compared", t.not_compared}, {"frame_pixels", t.pixels}};
+  }
   m["order_checks"] = c.checks;
   m["order_check_failures"] = c.failures;
   if (run.cycle.active()) {

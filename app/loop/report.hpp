@@ -31,6 +31,20 @@ std::string memory_summary(const SorterCycle& cycle, bool gpu);
 // Timing samples that could not be kept: a warning on stderr, never silent.
 void report_dropped(const Timings& timings);
 
+// The bytes the sorted mode needs beside the scene: the sorter's workspace, the key/id pairs (the
+// GPU path's frame order unit, or the CPU path's host pairs) and the GL draw order with its
+// segment ids.
+std::size_t sorted_mode_bytes(const RunState& run);
+// The transparency mode's lines: the A-buffer's budget and use, the difference view's count, each
+// mode's memory (empty strings where a line does not apply).
+std::string transparency_line(const RunState& run);
+std::string difference_line(const RunState& run);
+std::string transparency_memory_line(const RunState& run);
+
+// The per-pixel reference's budget exceeded in some frame: a warning on stderr (even with
+// --quiet), never silent.
+void report_over_budget(const RunState& run);
+
 // A headless run's summary: the medians of every series, the order checks, memory over the run.
 void summarize(const RunState& run, std::uint64_t frames);
 // --json's "meta": the program, the device, the path, the scene, the settings and the checks.

@@ -38,6 +38,7 @@ class Stage {
 
   const Scene& scene() const noexcept { return scene_; }
   Renderer& renderer() noexcept { return *renderer_; }
+  const Renderer& renderer() const noexcept { return *renderer_; }
   FramePipeline& pipeline() noexcept { return *pipeline_; }
   const FramePipeline& pipeline() const noexcept { return *pipeline_; }
   GlTimerRing& gl_timer() noexcept { return *gl_timer_; }

@@ -107,6 +107,10 @@ void WindowInput::take_keys(RunState& run, const ImGuiLayer& imgui, const Panel&
       console.say("key R: camera reset");
     } else if (key == GLFW_KEY_N) {
       next_sorter(run);
+    } else if (key == GLFW_KEY_T) {
+      const int next = (static_cast<int>(settings.transparency.mode) + 1) % kTransparencyModes;
+      settings.transparency.mode = static_cast<Transparency>(next);
+      console.say(std::string("key T: transparency ") + transparency_mode_name(settings.transparency.mode));
     }
   }
 }

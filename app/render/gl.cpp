@@ -55,14 +55,55 @@ GlQuery make_query(GLenum target) {
   return GlQuery(id);
 }
 
+GlTexture make_texture(GLenum format, int width, int height, const char* label) {
+  GLuint id = 0;
+  DEPTHSORT_GL_CHECK(glCreateTextures(GL_TEXTURE_2D, 1, &id));
+  GlTexture texture(id);
+  glTextureStorage2D(id, 1, format, width, height);
+  if (const GLenum code = glGetError(); code != GL_NO_ERROR)
+    throw GlError("glTextureStorage2D(" + std::string(label) + ", " + std::to_string(width) + "x" +
+                  std::to_string(height) + ") failed at " + __FILE__ + ":" + std::to_string(__LINE__) + ": " +
+                  gl_error_name(code));
+  DEPTHSORT_GL_CHECK(glTextureParameteri(id, GL_TEXTURE_MIN_FILTER, GL_NEAREST));
+  DEPTHSORT_GL_CHECK(glTextureParameteri(id, GL_TEXTURE_MAG_FILTER, GL_NEAREST));
+  if (GLAD_GL_KHR_debug) DEPTHSORT_GL_CHECK(glObjectLabel(GL_TEXTURE, id, -1, label));
+  return texture;
+}
+
+void GlFence::place() {
+  reset();
+  sync_ = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+  check_gl("glFenceSync", __FILE__, __LINE__);
+  if (!sync_) throw GlError(std::string("glFenceSync returned no fence at ") + __FILE__);
+}
+
+bool GlFence::done(bool wait) {
+  if (!sync_) return true;
+  // A blocking wait flushes first, so that the fence reaches the GPU; a poll does not wait.
+  const GLbitfield flags = wait ? GL_SYNC_FLUSH_COMMANDS_BIT : 0;
+  const GLuint64 timeout = wait ? GLuint64{10'000'000'000} : 0;  // 10 s: a lost fence is an error, not a hang
+  GLenum status = 0;
+  DEPTHSORT_GL_CHECK(status = glClientWaitSync(sync_, flags, timeout));
+  if (status == GL_WAIT_FAILED) throw GlError("glClientWaitSync failed");
+  if (wait && status == GL_TIMEOUT_EXPIRED) throw GlError("a GL fence was not reached within 10 s");
+  return status == GL_ALREADY_SIGNALED || status == GL_CONDITION_SATISFIED;
+}
+
 namespace {
-GlShader compile(GLenum stage, const char* name) {
-  const std::string_view text = shader_source(name);
+GlShader compile(GLenum stage, std::initializer_list<const char*> names) {
+  const char* name = *names.begin();
   GlShader shader(glCreateShader(stage));
   if (!shader) throw GlError(std::string("glCreateShader failed for ") + name);
-  const char* source = text.data();
-  const GLint length = static_cast<GLint>(text.size());
-  DEPTHSORT_GL_CHECK(glShaderSource(shader.get(), 1, &source, &length));
+  const char* sources[8];
+  GLint lengths[8];
+  if (names.size() > 8) throw GlError(std::string("too many parts for shaders/") + name);
+  GLsizei count = 0;
+  for (const char* part : names) {
+    const std::string_view text = shader_source(part);
+    sources[count] = text.data();
+    lengths[count++] = static_cast<GLint>(text.size());
+  }
+  DEPTHSORT_GL_CHECK(glShaderSource(shader.get(), count, sources, lengths));
   DEPTHSORT_GL_CHECK(glCompileShader(shader.get()));
   GLint ok = 0, log_length = 0;
   DEPTHSORT_GL_CHECK(glGetShaderiv(shader.get(), GL_COMPILE_STATUS, &ok));
@@ -70,15 +111,22 @@ GlShader compile(GLenum stage, const char* name) {
     DEPTHSORT_GL_CHECK(glGetShaderiv(shader.get(), GL_INFO_LOG_LENGTH, &log_length));
     std::vector<char> log(static_cast<std::size_t>(log_length > 1 ? log_length : 1));
     DEPTHSORT_GL_CHECK(glGetShaderInfoLog(shader.get(), log_length, nullptr, log.data()));
-    throw GlError(std::string("compiling shaders/") + name + " failed:\n" + log.data());
+    std::string parts;
+    for (const char* part : names) parts += (parts.empty() ? "shaders/" : " + shaders/") + std::string(part);
+    throw GlError("compiling " + parts + " failed:\n" + log.data());
   }
   return shader;
 }
 }  // namespace
 
 GlProgram make_program(const char* vertex_name, const char* fragment_name) {
-  const GlShader vs = compile(GL_VERTEX_SHADER, vertex_name);
-  const GlShader fs = compile(GL_FRAGMENT_SHADER, fragment_name);
+  return make_program(vertex_name, {fragment_name});
+}
+
+GlProgram make_program(const char* vertex_name, std::initializer_list<const char*> fragment_parts) {
+  const char* fragment_name = *fragment_parts.begin();
+  const GlShader vs = compile(GL_VERTEX_SHADER, {vertex_name});
+  const GlShader fs = compile(GL_FRAGMENT_SHADER, fragment_parts);
   GlProgram program(glCreateProgram());
   if (!program) throw GlError("glCreateProgram failed");
   DEPTHSORT_GL_CHECK(glAttachShader(program.get(), vs.get()));

@@ -25,11 +25,6 @@ GLsizei draw_count(std::size_t count, const char* what) {
   return static_cast<GLsizei>(count);
 }
 
-// Sorted positions per draw of the single order: up to six vertices each, and a draw's vertex
-// count is a GLsizei, so huge orders take several draws (still one order: they run in sequence).
-constexpr std::size_t kPositionsPerDraw =
-    (static_cast<std::size_t>(std::numeric_limits<GLsizei>::max()) / 6) & ~std::size_t{63};
-
 // Both kinds of vertex are a float position (xyz, or xyz + size) followed by an RGBA8 colour.
 GlVertexArray make_position_colour_vao(GLuint vertices, GLsizei stride, GLint position_components,
                                       GLuint colour_offset, GLuint elements) {
@@ -220,20 +215,9 @@ Renderer::Renderer(const Scene& scene, bool offscreen, int width, int height, Dr
   sprite_projection_ = location(sprite_program_, "u_projection");
   sprite_opacity_ = location(sprite_program_, "u_opacity");
   sprite_scale_ = location(sprite_program_, "u_point_scale");
-  pull_program_ = make_program("primitive.vert", "primitive.frag");
-  pull_view_ = location(pull_program_, "u_view");
-  pull_projection_ = location(pull_program_, "u_projection");
-  pull_triangles_ = location(pull_program_, "u_triangles");
-  pull_primitives_ = location(pull_program_, "u_primitives");
-  pull_first_ = location(pull_program_, "u_first");
-  pull_vertices_ = location(pull_program_, "u_vertices");
-  pull_identity_ = location(pull_program_, "u_identity");
-  pull_colour_ = location(pull_program_, "u_colour_mode");
-  pull_point_scale_ = location(pull_program_, "u_point_scale");
-  pull_opacity_ = location(pull_program_, "u_opacity");
-  pull_lighting_ = location(pull_program_, "u_lighting");
+  pull_ = PulledProgram({"shade.glsl", "primitive.frag"});
   if (path == DrawPath::Expanded) {
-    expanded_program_ = make_program("expanded.vert", "primitive.frag");
+    expanded_program_ = make_program("expanded.vert", {"shade.glsl", "primitive.frag"});
     expanded_view_ = location(expanded_program_, "u_view");
     expanded_projection_ = location(expanded_program_, "u_projection");
     expanded_opacity_ = location(expanded_program_, "u_opacity");
@@ -246,6 +230,7 @@ void Renderer::resize(int width, int height) {
   if (width == width_ && height == height_) return;
   width_ = width;
   height_ = height;
+  transparency_.resize(width, height);
   if (!offscreen_ || width <= 0 || height <= 0) return;
   GLuint id = 0;
   DEPTHSORT_GL_CHECK(glCreateRenderbuffers(1, &id));
@@ -265,26 +250,67 @@ void Renderer::resize(int width, int height) {
                   " is incomplete (status 0x" + std::to_string(status) + ")");
 }
 
-void Renderer::bind_target() const {
-  DEPTHSORT_GL_CHECK(glBindFramebuffer(GL_FRAMEBUFFER, offscreen_ ? framebuffer_.get() : 0));
+void Renderer::bind_target(GLuint framebuffer) const {
+  DEPTHSORT_GL_CHECK(glBindFramebuffer(GL_FRAMEBUFFER, framebuffer));
   DEPTHSORT_GL_CHECK(glViewport(0, 0, width_, height_));
 }
 
-void Renderer::clear(const Scene& scene) {
-  bind_target();
+void Renderer::clear_target(GLuint framebuffer, const Scene& scene) {
+  bind_target(framebuffer);
   DEPTHSORT_GL_CHECK(glDepthMask(GL_TRUE));
   DEPTHSORT_GL_CHECK(glClearColor(scene.background.r, scene.background.g, scene.background.b, 1.0f));
   DEPTHSORT_GL_CHECK(glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT));
 }
 
-void Renderer::draw(const Scene& scene, const Camera& camera, const FramePlan& plan) {
+void Renderer::clear(const Scene& scene) { clear_target(target(), scene); }
+
+void Renderer::draw(const Scene& scene, const Camera& camera, const FramePlan& plan, GlTimerRing& timer) {
   GlDebugGroup group("draw");
-  clear(scene);
+  transparency_.collect(false);  // the statistics of frames the GPU has finished
   const glm::mat4 view = camera.view();
   const float covered = std::clamp(plan.covered_left, 0.0f, 0.9f);
   // x_ndc += covered: half the covered fraction of the width (NDC spans 2).
   const glm::mat4 shift = glm::translate(glm::mat4(1.0f), glm::vec3(covered, 0.0f, 0.0f));
   const glm::mat4 projection = shift * camera.projection(static_cast<float>(width_) / static_cast<float>(height_));
+  const bool reference = plan.transparency == Transparency::Reference || plan.difference;
+  if (reference) transparency_.begin_frame();
+  if (!plan.difference) {
+    draw_mode(plan.transparency, target(), scene, view, projection, plan, timer);
+  } else {
+    // Both pictures offscreen (the reference's once where it is the mode), then their difference.
+    const bool mode_is_reference = plan.transparency == Transparency::Reference;
+    if (!mode_is_reference)
+      draw_mode(plan.transparency, transparency_.mode_target(), scene, view, projection, plan, timer);
+    draw_mode(Transparency::Reference, transparency_.reference_target(), scene, view, projection, plan, timer);
+    transparency_.difference(target(), mode_is_reference, timer);
+  }
+  if (reference) transparency_.end_frame(true, plan.difference);
+  // The panel is drawn next, over the picture, into the same target.
+  bind_target(target());
+  DEPTHSORT_GL_CHECK(glBindVertexArray(0));
+  DEPTHSORT_GL_CHECK(glDepthMask(GL_TRUE));
+  DEPTHSORT_GL_CHECK(glDisable(GL_BLEND));
+}
+
+void Renderer::draw_mode(Transparency mode, GLuint framebuffer, const Scene& scene, const glm::mat4& view,
+                         const glm::mat4& projection, const FramePlan& plan, GlTimerRing& timer) {
+  clear_target(framebuffer, scene);
+  if (mode == Transparency::Weighted) {
+    if (!pull_limit_.empty()) throw GlError(pull_limit_);
+    transparency_.weighted(framebuffer, buffers_, pull_vao_.get(), view, projection, plan, timer);
+  } else if (mode == Transparency::Reference) {
+    if (!pull_limit_.empty()) throw GlError(pull_limit_);
+    transparency_.reference(framebuffer, buffers_, pull_vao_.get(), view, projection, plan, scene.background, timer);
+  } else {
+    timer.begin_step("draw");
+    draw_blended(view, projection, plan, mode == Transparency::Unsorted);
+    timer.end_step();
+  }
+}
+
+void Renderer::draw_blended(const glm::mat4& view, const glm::mat4& projection, const FramePlan& plan,
+                            bool unsorted) {
+  const float covered = std::clamp(plan.covered_left, 0.0f, 0.9f);
   // Opaque geometry would be drawn here first, with depth writes on. Then the transparent
   // primitives, back to front: depth test on (against opaque depth), depth writes off.
   DEPTHSORT_GL_CHECK(glEnable(GL_DEPTH_TEST));
@@ -293,9 +319,14 @@ void Renderer::draw(const Scene& scene, const Camera& camera, const FramePlan& p
   DEPTHSORT_GL_CHECK(glEnable(GL_BLEND));
   DEPTHSORT_GL_CHECK(glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA));
   DEPTHSORT_GL_CHECK(glDisable(GL_CULL_FACE));
-  if (plan.separate) {
+  if (unsorted) {
+    if (!pull_limit_.empty()) throw GlError(pull_limit_);
+    GlDebugGroup pulled_group("draw primitives (submission order)");
+    pull_.use(buffers_, pull_vao_.get(), view, projection, plan);
+    pull_.draw(buffers_, true, plan.triangle_sprites ? 3 : 6);
+  } else if (plan.separate) {
     draw_separate(view, projection, plan);
-  } else if (buffers_.triangles + buffers_.particles > 0) {
+  } else {
     if (plan.expand && !buffers_.expanded_vertices.get())
       throw GlError("the expanded draw was asked for, but the renderer was built for --draw-path pull");
     // Expanded: the sorted side from the expanded buffer; pull only draws the wipe's unsorted side.
@@ -304,7 +335,7 @@ void Renderer::draw(const Scene& scene, const Camera& camera, const FramePlan& p
     GlDebugGroup pulled_group("draw primitives");
     const GLuint vertices = plan.triangle_sprites ? 3 : 6;
     const auto draw_sorted = [&] {
-      if (!plan.expand) return draw_pulled(false, vertices);
+      if (!plan.expand) return pull_.draw(buffers_, false, vertices);
       use_expanded(view, projection, plan);
       draw_expanded();
     };
@@ -316,8 +347,8 @@ void Renderer::draw(const Scene& scene, const Camera& camera, const FramePlan& p
           static_cast<int>(std::lround(free_from + plan.wipe * (static_cast<float>(width_) - free_from))), 0, width_);
       DEPTHSORT_GL_CHECK(glEnable(GL_SCISSOR_TEST));
       DEPTHSORT_GL_CHECK(glScissor(0, 0, split, height_));
-      use_pulled(view, projection, plan);
-      draw_pulled(true, vertices);
+      pull_.use(buffers_, pull_vao_.get(), view, projection, plan);
+      pull_.draw(buffers_, true, vertices);
       DEPTHSORT_GL_CHECK(glScissor(split, 0, width_ - split, height_));
       draw_sorted();
       DEPTHSORT_GL_CHECK(glScissor(std::max(split - 1, 0), 0, 2, height_));
@@ -325,41 +356,9 @@ void Renderer::draw(const Scene& scene, const Camera& camera, const FramePlan& p
       DEPTHSORT_GL_CHECK(glClear(GL_COLOR_BUFFER_BIT));
       DEPTHSORT_GL_CHECK(glDisable(GL_SCISSOR_TEST));
     } else {
-      if (pull) use_pulled(view, projection, plan);
+      if (pull) pull_.use(buffers_, pull_vao_.get(), view, projection, plan);
       draw_sorted();
     }
-  }
-  DEPTHSORT_GL_CHECK(glBindVertexArray(0));
-  DEPTHSORT_GL_CHECK(glDepthMask(GL_TRUE));
-  DEPTHSORT_GL_CHECK(glDisable(GL_BLEND));
-}
-
-void Renderer::use_pulled(const glm::mat4& view, const glm::mat4& projection, const FramePlan& plan) {
-  DEPTHSORT_GL_CHECK(glUseProgram(pull_program_.get()));
-  DEPTHSORT_GL_CHECK(glUniformMatrix4fv(pull_view_, 1, GL_FALSE, glm::value_ptr(view)));
-  DEPTHSORT_GL_CHECK(glUniformMatrix4fv(pull_projection_, 1, GL_FALSE, glm::value_ptr(projection)));
-  DEPTHSORT_GL_CHECK(glUniform1ui(pull_triangles_, static_cast<GLuint>(buffers_.triangles)));
-  DEPTHSORT_GL_CHECK(glUniform1ui(pull_primitives_, static_cast<GLuint>(buffers_.triangles + buffers_.particles)));
-  DEPTHSORT_GL_CHECK(glUniform1i(pull_colour_, static_cast<GLint>(plan.colour)));
-  DEPTHSORT_GL_CHECK(glUniform1f(pull_point_scale_, plan.point_scale));
-  DEPTHSORT_GL_CHECK(glUniform1f(pull_opacity_, plan.opacity));
-  DEPTHSORT_GL_CHECK(glUniform1i(pull_lighting_, plan.lighting ? 1 : 0));
-  const GLuint bound[5] = {buffers_.mesh_vertices.get(), buffers_.mesh_indices.get(),
-                           buffers_.particle_vertices.get(), buffers_.primitive_order.get(),
-                           buffers_.segment_ids.get()};
-  for (GLuint b = 0; b < 5; ++b) DEPTHSORT_GL_CHECK(glBindBufferBase(GL_SHADER_STORAGE_BUFFER, b, bound[b]));
-  DEPTHSORT_GL_CHECK(glBindVertexArray(pull_vao_.get()));
-  DEPTHSORT_GL_CHECK(glUniform1ui(pull_vertices_, plan.triangle_sprites ? 3u : 6u));
-}
-
-void Renderer::draw_pulled(bool identity, GLuint vertices_per_primitive) {
-  DEPTHSORT_GL_CHECK(glUniform1i(pull_identity_, identity ? 1 : 0));
-  // Huge orders take several draws, each starting at u_first.
-  const std::size_t primitives = buffers_.triangles + buffers_.particles;
-  for (std::size_t first = 0; first < primitives; first += kPositionsPerDraw) {
-    const std::size_t count = std::min(kPositionsPerDraw, primitives - first);
-    DEPTHSORT_GL_CHECK(glUniform1ui(pull_first_, static_cast<GLuint>(first)));
-    DEPTHSORT_GL_CHECK(glDrawArrays(GL_TRIANGLES, 0, static_cast<GLsizei>(vertices_per_primitive * count)));
   }
 }
 

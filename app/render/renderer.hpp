@@ -1,7 +1,8 @@
 // The GL side of a frame: the scene's buffers (vertex and element buffers of the mesh and the
-// particles, which CUDA maps), its programs, the offscreen target of headless runs, the blended
-// back-to-front draw of the frame's plan, GL timer queries for the draw and UI phases, and pixel
-// read-back.
+// particles, which CUDA maps), its programs, the offscreen target of headless runs, the draw of
+// the frame's plan in its transparency mode (the blended draw of the sorted or the submission
+// order here; weighted blended OIT, the per-pixel reference and the difference view in
+// render/transparency.hpp), GL timer queries for the draw and UI phases, and pixel read-back.
 #pragma once
 
 #include <array>
@@ -16,6 +17,8 @@
 #include "depthsort/sort/step_timer.hpp"
 #include "loop/frame_plan.hpp"
 #include "render/gl.hpp"
+#include "render/pulled_draw.hpp"
+#include "render/transparency.hpp"
 #include "scene/scene.hpp"
 #include "settings.hpp"
 
@@ -47,7 +50,9 @@ float point_scale(const Camera& camera, int height);
 // step ends with glFinish and is timed on the host clock.
 class GlTimerRing {
  public:
-  static constexpr int kFrames = 4, kSteps = 4;
+  // Steps a frame: the draw's phases (up to five: a mode's two, the reference's two, the
+  // difference view) and the panel.
+  static constexpr int kFrames = 4, kSteps = 8;
   explicit GlTimerRing(bool host_clock = false);
   void begin_frame();
   void begin_step(const char* name);
@@ -84,33 +89,46 @@ class Renderer {
   int width() const noexcept { return width_; }
   int height() const noexcept { return height_; }
 
-  // Clears the target and draws every primitive as the frame's plan says: in the order of
-  // primitive_order (one pulled draw) or from the expanded vertices, or with the separate passes
-  // the mesh, then the particles, in their element buffers' order: blending on, depth test on,
-  // depth writes off (there is no opaque geometry in these scenes).
-  void draw(const Scene& scene, const Camera& camera, const FramePlan& plan);
+  // Clears the target and draws every primitive in the plan's transparency mode, each phase a
+  // step of `timer` ("draw" for the blended draw). Sorted: in the order of primitive_order (one
+  // pulled draw) or from the expanded vertices, or with the separate passes the mesh, then the
+  // particles, in their element buffers' order: blending on, depth test on, depth writes off
+  // (there is no opaque geometry in these scenes). Unsorted: submission order, blended alike.
+  // With the plan's difference view, the mode and the reference are drawn offscreen and the
+  // target shows where they differ.
+  void draw(const Scene& scene, const Camera& camera, const FramePlan& plan, GlTimerRing& timer);
+  // The transparency passes' statistics (a few frames late in a window); finish_stats() reads
+  // them up to the last frame drawn, waiting for it (the end of a headless run).
+  const TransparencyStats& transparency_stats() const noexcept { return transparency_.stats(); }
+  void finish_stats() { transparency_.collect(true); }
+  // The bytes each mode's own storage takes at this size (a fixed fragment budget or 0).
+  TransparencyMemory transparency_memory(std::size_t fixed_budget) const noexcept {
+    return transparency_.memory(fixed_budget);
+  }
   // Binds the target and clears it (used when nothing is drawn).
   void clear(const Scene& scene);
   // RGBA8 pixels, top row first.
   void read_pixels(std::vector<std::uint8_t>& rgba) const;
 
  private:
-  void bind_target() const;
+  GLuint target() const noexcept { return offscreen_ ? framebuffer_.get() : 0; }
+  void bind_target(GLuint framebuffer) const;
+  // `framebuffer` bound and cleared to the scene's background (colour and depth).
+  void clear_target(GLuint framebuffer, const Scene& scene);
+  // One mode's picture into `framebuffer`.
+  void draw_mode(Transparency mode, GLuint framebuffer, const Scene& scene, const glm::mat4& view,
+                 const glm::mat4& projection, const FramePlan& plan, GlTimerRing& timer);
+  // The blended draw into the bound target: the sorted order (or the wipe, or the separate
+  // passes), or with `unsorted` the submission order.
+  void draw_blended(const glm::mat4& view, const glm::mat4& projection, const FramePlan& plan, bool unsorted);
   void draw_separate(const glm::mat4& view, const glm::mat4& projection, const FramePlan& plan);
-  // The pulled draw's program, uniforms and buffers bound for the draws that follow.
-  void use_pulled(const glm::mat4& view, const glm::mat4& projection, const FramePlan& plan);
-  // The pulled draw of the whole order (identity: submission order instead).
-  void draw_pulled(bool identity, GLuint vertices_per_primitive);
   // The expanded buffer's draw of the whole order (its program bound first).
   void use_expanded(const glm::mat4& view, const glm::mat4& projection, const FramePlan& plan);
   void draw_expanded();
   SceneBuffers buffers_;
   GlVertexArray pull_vao_;  // no attributes: the vertex shader reads storage buffers
   std::string pull_limit_;  // why the pulled draw cannot read this scene's buffers ("" if it can)
-  GlProgram pull_program_;
-  GLint pull_view_ = -1, pull_projection_ = -1, pull_triangles_ = -1, pull_primitives_ = -1, pull_first_ = -1,
-        pull_vertices_ = -1, pull_identity_ = -1, pull_colour_ = -1, pull_point_scale_ = -1, pull_opacity_ = -1,
-        pull_lighting_ = -1;
+  PulledProgram pull_;
   GlVertexArray expanded_vao_;  // the ExpandedVertex attributes
   GlProgram expanded_program_;
   GLint expanded_view_ = -1, expanded_projection_ = -1, expanded_opacity_ = -1, expanded_lighting_ = -1;
@@ -122,6 +140,7 @@ class Renderer {
   GlFramebuffer framebuffer_;
   GlRenderbuffer colour_, depth_;
   int width_ = 0, height_ = 0;
+  TransparencyPasses transparency_;
 };
 
 }  // namespace depthsort::app

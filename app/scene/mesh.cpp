@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include <glm/geometric.hpp>
+#include <glm/vec2.hpp>
 
 #include "depthsort/frame/torus_knot.hpp"
 
@@ -92,6 +93,36 @@ Mesh make_test_triangles() {
     mesh.vertices.push_back({2.0f + t.dx, -1.5f, t.z, c});
     mesh.vertices.push_back({0.0f + t.dx, 2.0f, t.z, c});
     mesh.indices.insert(mesh.indices.end(), {base, base + 1, base + 2});
+  }
+  return mesh;
+}
+
+Mesh make_intersecting_triangles() {
+  Mesh mesh;
+  const auto add = [&mesh](glm::vec3 a, glm::vec3 b, glm::vec3 c, glm::vec3 rgb) {
+    const auto base = static_cast<std::uint32_t>(mesh.vertices.size());
+    const std::uint32_t colour = pack_rgba(glm::vec4(rgb, 128 / 255.0f));
+    for (const glm::vec3& p : {a, b, c}) mesh.vertices.push_back({p.x, p.y, p.z, colour});
+    mesh.indices.insert(mesh.indices.end(), {base, base + 1, base + 2});
+  };
+  // Two triangles through each other: the blue one's top half is in front of the red one, its
+  // bottom half behind; its centroid is behind, so a sort of whole triangles draws it first.
+  add({-1.65f, -1.0f, 0.0f}, {-0.25f, -1.0f, 0.0f}, {-0.95f, 1.05f, 0.0f}, {1.0f, 0.2f, 0.2f});
+  add({-1.55f, -1.1f, -0.6f}, {-0.35f, -1.1f, -0.6f}, {-0.95f, 1.0f, 0.6f}, {0.2f, 0.4f, 1.0f});
+  // Three sticks round a centre, each at distance r from it along its normal and running along
+  // its direction d from a base of width w at t = -l to a tip at t = +l, nearer the camera as t
+  // grows. Neighbouring sticks cross where one is at t = +r sqrt(3) and the next at -r sqrt(3),
+  // so each is in front of the next: a cycle. Offsets of 0.04 in depth order their centroids.
+  const glm::vec2 centre(0.95f, 0.0f);
+  constexpr float r = 0.3f, l = 0.85f, w = 0.45f, depth = 0.35f;
+  const glm::vec3 colours[3] = {{0.2f, 1.0f, 0.3f}, {1.0f, 0.9f, 0.1f}, {0.1f, 0.9f, 1.0f}};
+  for (int k = 0; k < 3; ++k) {
+    const float angle = 1.5707963f + 2.0943951f * static_cast<float>(k);
+    const glm::vec2 d(std::cos(angle), std::sin(angle)), n(d.y, -d.x);
+    const glm::vec2 middle = centre + r * n;
+    const float z = 0.04f * static_cast<float>(k);
+    const glm::vec2 b0 = middle - l * d + 0.5f * w * n, b1 = middle - l * d - 0.5f * w * n, tip = middle + l * d;
+    add({b0, z - depth}, {b1, z - depth}, {tip, z + depth}, colours[k]);
   }
   return mesh;
 }

@@ -32,6 +32,12 @@ Mesh make_knot(std::size_t target_triangles, int p = 3, int q = 7);
 // the test camera (eye (0,0,3)), submitted nearest first: blue (z=0), green (z=-1), red (z=-2),
 // each with alpha 128. Sorted back to front the centre pixel is (red, then green, then blue).
 Mesh make_test_triangles();
+// The scene no order of whole primitives draws right (--scene intersect), for the test camera:
+// on the left a triangle facing the camera (red, z = 0) crossed by one tilted through it (blue:
+// its bottom behind, its top in front, its centroid behind the red one's); on the right three
+// long thin triangles (green, yellow, cyan) in a cycle, each over the next where they cross and
+// under the one before, their centroids a little apart in depth. Each with alpha 128.
+Mesh make_intersecting_triangles();
 // `copies` copies of `mesh` on a 3D grid (a tenth of its size apart), each slightly tinted.
 Mesh tile(const Mesh& mesh, std::size_t copies);
 // Appends `other` to `mesh` (indices rebased). Throws if the result exceeds 2^32 vertices.

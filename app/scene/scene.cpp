@@ -168,9 +168,10 @@ Scene build_scene(const SceneSpec& spec, bool cpu_path, std::string& notes, cons
     scene.opacity = 1.0f;
     scene.lighting = false;
     scene.background = glm::vec3(0.0f);
-  } else if (spec.kind == SceneKind::Test) {
-    scene.mesh = make_test_triangles();
-    what = "test triangles";
+  } else if (spec.kind == SceneKind::Test || spec.kind == SceneKind::Intersect) {
+    const bool test = spec.kind == SceneKind::Test;
+    scene.mesh = test ? make_test_triangles() : make_intersecting_triangles();
+    what = test ? "test triangles" : "intersecting triangles (2 through each other, 3 in a cycle)";
     scene.opacity = 1.0f;
     scene.lighting = false;
     scene.background = glm::vec3(0.0f);
@@ -206,7 +207,8 @@ Scene build_scene(const SceneSpec& spec, bool cpu_path, std::string& notes, cons
   scene.centre = 0.5f * (lo + hi);
   scene.radius = std::max(0.5f * glm::length(hi - lo), 1e-3f);
   // Camera: the test scenes' is fixed (their pixels are known); others frame what is there.
-  if ((spec.kind == SceneKind::Test || spec.kind == SceneKind::Mixed) && spec.meshes.empty()) {
+  if ((spec.kind == SceneKind::Test || spec.kind == SceneKind::Mixed || spec.kind == SceneKind::Intersect) &&
+      spec.meshes.empty()) {
     scene.camera = Camera{};
     scene.camera.target = glm::vec3(0.0f);
     scene.camera.distance = 3.0f;

@@ -9,7 +9,7 @@
 
 namespace depthsort::app {
 
-enum class SceneKind { Knot, Test, Mixed, None };
+enum class SceneKind { Knot, Test, Mixed, Intersect, None };
 
 struct SceneSpec {
   SceneKind kind = SceneKind::Knot;       // --scene: the procedural knot, the test triangles, ...

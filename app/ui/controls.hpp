@@ -11,7 +11,7 @@ struct ControlHelp {
   const char* action;
 };
 
-inline constexpr std::array<ControlHelp, 15> kControls{{
+inline constexpr std::array<ControlHelp, 16> kControls{{
     {"drag (left button)", "orbit the scene (fly mode: look around)"},
     {"wheel", "zoom (fly mode: move forward and back)"},
     {"W A S D, Q E", "fly mode: move (forward, left, back, right), down and up"},
@@ -26,6 +26,7 @@ inline constexpr std::array<ControlHelp, 15> kControls{{
     {"C", "colours: scene, by rank, by segment"},
     {"P", "separate passes (the wrong blend) on and off"},
     {"R", "reset the camera"},
+    {"T", "transparency: sorted, unsorted, weighted blended OIT, per-pixel reference"},
     {"V", "wipe (unsorted | sorted) on and off"},
 }};
 

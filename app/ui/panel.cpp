@@ -13,6 +13,7 @@
 #include "ui/controls.hpp"
 #include "platform/stop_signal.hpp"
 #include "ui/sort_charts.hpp"
+#include "ui/transparency_section.hpp"
 
 namespace depthsort::app {
 
@@ -210,7 +211,11 @@ void Panel::draw(Settings& state, ButtonPresses& presses, const PanelReadout& in
   }
 
   // A headless screenshot is for the sort charts: they come first, before the long option list
-  // that would push them off a 720-pixel image.
+  // that would push them off a 720-pixel image; a transparency mode or the difference view, when
+  // asked for, before them.
+  const bool transparency_first =
+      info.headless && (state.transparency.mode != Transparency::Sorted || state.transparency.difference);
+  if (transparency_first) transparency_section(state, info);
   if (info.headless) sort_steps_section(presses, info, timings, now);
 
   if (ImGui::CollapsingHeader("Sorting", ImGuiTreeNodeFlags_DefaultOpen)) {
@@ -320,6 +325,8 @@ void Panel::draw(Settings& state, ButtonPresses& presses, const PanelReadout& in
     }
     if (state.separate_passes) ImGui::EndDisabled();
   }
+
+  if (!transparency_first) transparency_section(state, info);
 
   if (!info.headless) sort_steps_section(presses, info, timings, now);
 

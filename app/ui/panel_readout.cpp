@@ -1,5 +1,6 @@
 #include "ui/panel_readout.hpp"
 
+#include "loop/report.hpp"
 #include "loop/run_state.hpp"
 
 namespace depthsort::app {
@@ -27,6 +28,9 @@ PanelReadout read_panel(const RunState& run, DeviceMemory memory, float fps) {
   readout.check = &pipeline.check();
   readout.fps = fps;
   if (!readout.gpu_path) readout.cpu_reason = run.lines.device;
+  readout.transparency = &run.stage.renderer().transparency_stats();
+  readout.transparency_memory = run.stage.renderer().transparency_memory(run.settings.transparency.fragment_budget);
+  readout.sorted_bytes = sorted_mode_bytes(run);
   return readout;
 }
 

@@ -11,6 +11,7 @@
 #include "depthsort/frame/segment_ids.hpp"
 #include "loop/compare_all.hpp"
 #include "loop/order_check.hpp"
+#include "render/transparency.hpp"
 
 namespace depthsort::app {
 
@@ -34,6 +35,10 @@ struct PanelReadout {
   const CheckState* check = nullptr;
   float fps = 0;
   std::string_view cpu_reason;  // the CPU path: why (no CUDA device, --cpu, ...); empty on the GPU path
+  // The transparency modes: the last statistics read back, and each mode's memory at this size.
+  const TransparencyStats* transparency = nullptr;
+  TransparencyMemory transparency_memory;
+  std::size_t sorted_bytes = 0;  // the sorted mode's (loop/report.hpp: sorted_mode_bytes)
 };
 
 // Device memory in use and in all, as the caller last read it (cudaMemGetInfo; 0 on the CPU path).
