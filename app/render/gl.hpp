@@ -82,6 +82,8 @@ GlQuery make_query(GLenum target);
 // Compiles and links the embedded shaders `vertex_name` and `fragment_name` (shaders/); a compile
 // or link failure throws GlError with the shader's name and the driver's log.
 GlProgram make_program(const char* vertex_name, const char* fragment_name);
+// The same for one compute shader.
+GlProgram make_compute_program(const char* compute_name);
 
 // GL debug group (KHR_debug) around a draw pass, so captures read like the panel.
 class GlDebugGroup {

@@ -282,9 +282,14 @@ void Renderer::draw(const Scene& scene, const Camera& camera, const FramePlan& p
   clear(scene);
   const glm::mat4 view = camera.view();
   const float covered = std::clamp(plan.covered_left, 0.0f, 0.9f);
-  // x_ndc += covered: half the covered fraction of the width (NDC spans 2).
-  const glm::mat4 shift = glm::translate(glm::mat4(1.0f), glm::vec3(covered, 0.0f, 0.0f));
-  const glm::mat4 projection = shift * camera.projection(static_cast<float>(width_) / static_cast<float>(height_));
+  // x_ndc += covered: half the covered fraction of the width (NDC spans 2). A free part narrower
+  // than 4:3 shows the picture smaller, so that a scene framed for 4:3 stays whole beside the panel.
+  constexpr float kFramedAspect = 4.0f / 3.0f;
+  const float aspect = static_cast<float>(width_) / static_cast<float>(height_);
+  const float fit = std::min(1.0f, (1.0f - covered) * aspect / kFramedAspect);
+  const glm::mat4 shift = glm::scale(glm::translate(glm::mat4(1.0f), glm::vec3(covered, 0.0f, 0.0f)),
+                                     glm::vec3(fit, fit, 1.0f));
+  const glm::mat4 projection = shift * camera.projection(aspect);
   // Opaque geometry would be drawn here first, with depth writes on. Then the transparent
   // primitives, back to front: depth test on (against opaque depth), depth writes off.
   DEPTHSORT_GL_CHECK(glEnable(GL_DEPTH_TEST));
@@ -314,6 +319,7 @@ void Renderer::draw(const Scene& scene, const Camera& camera, const FramePlan& p
       const float free_from = covered * static_cast<float>(width_);
       const int split = std::clamp(
           static_cast<int>(std::lround(free_from + plan.wipe * (static_cast<float>(width_) - free_from))), 0, width_);
+      if (plan.colour == ColourMode::Rank) rank_positions();
       DEPTHSORT_GL_CHECK(glEnable(GL_SCISSOR_TEST));
       DEPTHSORT_GL_CHECK(glScissor(0, 0, split, height_));
       use_pulled(view, projection, plan);
@@ -344,12 +350,34 @@ void Renderer::use_pulled(const glm::mat4& view, const glm::mat4& projection, co
   DEPTHSORT_GL_CHECK(glUniform1f(pull_point_scale_, plan.point_scale));
   DEPTHSORT_GL_CHECK(glUniform1f(pull_opacity_, plan.opacity));
   DEPTHSORT_GL_CHECK(glUniform1i(pull_lighting_, plan.lighting ? 1 : 0));
-  const GLuint bound[5] = {buffers_.mesh_vertices.get(), buffers_.mesh_indices.get(),
+  const GLuint bound[6] = {buffers_.mesh_vertices.get(), buffers_.mesh_indices.get(),
                            buffers_.particle_vertices.get(), buffers_.primitive_order.get(),
-                           buffers_.segment_ids.get()};
-  for (GLuint b = 0; b < 5; ++b) DEPTHSORT_GL_CHECK(glBindBufferBase(GL_SHADER_STORAGE_BUFFER, b, bound[b]));
+                           buffers_.segment_ids.get(), rank_of_.get()};
+  for (GLuint b = 0; b < 6; ++b)
+    if (bound[b]) DEPTHSORT_GL_CHECK(glBindBufferBase(GL_SHADER_STORAGE_BUFFER, b, bound[b]));
   DEPTHSORT_GL_CHECK(glBindVertexArray(pull_vao_.get()));
   DEPTHSORT_GL_CHECK(glUniform1ui(pull_vertices_, plan.triangle_sprites ? 3u : 6u));
+}
+
+void Renderer::rank_positions() {
+  const std::size_t primitives = buffers_.triangles + buffers_.particles;
+  if (!rank_program_) {
+    rank_program_ = make_compute_program("rank_of.comp");
+    DEPTHSORT_GL_CHECK(rank_primitives_ = glGetUniformLocation(rank_program_.get(), "u_primitives"));
+    rank_of_ = make_buffer(static_cast<GLsizeiptr>(primitives * sizeof(std::uint32_t)), nullptr, GL_DYNAMIC_DRAW,
+                           "rank of id");
+  }
+  constexpr std::size_t kGroup = 256, kMaxGroups = 65535;
+  const std::size_t groups = (primitives + kGroup - 1) / kGroup;
+  const auto x = static_cast<GLuint>(std::min(groups, kMaxGroups));
+  const auto y = static_cast<GLuint>((groups + kMaxGroups - 1) / kMaxGroups);
+  DEPTHSORT_GL_CHECK(glUseProgram(rank_program_.get()));
+  DEPTHSORT_GL_CHECK(glUniform1ui(rank_primitives_, static_cast<GLuint>(primitives)));
+  DEPTHSORT_GL_CHECK(glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 3, buffers_.primitive_order.get()));
+  DEPTHSORT_GL_CHECK(glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 5, rank_of_.get()));
+  DEPTHSORT_GL_CHECK(glDispatchCompute(x, y, 1));
+  // The draw that follows reads what the dispatch wrote.
+  DEPTHSORT_GL_CHECK(glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT));
 }
 
 void Renderer::draw_pulled(bool identity, GLuint vertices_per_primitive) {

@@ -111,6 +111,12 @@ class Renderer {
   GLint pull_view_ = -1, pull_projection_ = -1, pull_triangles_ = -1, pull_primitives_ = -1, pull_first_ = -1,
         pull_vertices_ = -1, pull_identity_ = -1, pull_colour_ = -1, pull_point_scale_ = -1, pull_opacity_ = -1,
         pull_lighting_ = -1;
+  // Colours by rank on the wipe's unsorted side: each id's sorted position (rank_of.comp), made
+  // on the first frame that needs it.
+  void rank_positions();
+  GlBuffer rank_of_;
+  GlProgram rank_program_;
+  GLint rank_primitives_ = -1;
   GlVertexArray expanded_vao_;  // the ExpandedVertex attributes
   GlProgram expanded_program_;
   GLint expanded_view_ = -1, expanded_projection_ = -1, expanded_opacity_ = -1, expanded_lighting_ = -1;
