@@ -26,6 +26,7 @@ PanelReadout read_panel(const RunState& run, DeviceMemory memory, float fps) {
   readout.histogram_segments = run.charts.histogram_segments();
   readout.check = &pipeline.check();
   readout.fps = fps;
+  readout.cycling = run.cycle.active();
   if (!readout.gpu_path) readout.cpu_reason = run.lines.device;
   return readout;
 }
