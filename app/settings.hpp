@@ -101,6 +101,11 @@ struct Settings {
   bool show_panel = true;   // H
   bool fullscreen = false;  // F11
   bool show_help = false;   // F1
+  // Presenting
+  bool state_line = true;  // L, --no-state-line: one line over the picture saying what it shows
+  // --ui-scale, + and -: fonts and widgets enlarged by this factor; 0 follows the window's size and
+  // the monitor's content scale (ui/ui_scale.hpp)
+  float ui_scale = 0.0f;
 
   bool operator==(const Settings&) const = default;
 };

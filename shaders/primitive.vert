@@ -13,6 +13,7 @@ layout(std430, binding = 1) readonly buffer MeshIndices { uint mesh_indices[]; }
 layout(std430, binding = 2) readonly buffer Particles { uint particle_words[]; };     // ParticleVertex: x y z size rgba
 layout(std430, binding = 3) readonly buffer Order { uint order[]; };                  // sorted primitive ids
 layout(std430, binding = 4) readonly buffer SegmentIds { uint segment_of_position[]; };
+layout(std430, binding = 9) readonly buffer RankOf { uint rank_of[]; };  // id -> sorted position (rank_of.comp)
 uniform mat4 u_view;
 uniform mat4 u_projection;
 uniform uint u_triangles;
@@ -20,16 +21,19 @@ uniform uint u_primitives;
 uniform uint u_vertices;      // per primitive: 6 (quad sprites) or 3 (triangle sprites)
 uniform uint u_first;         // position of this draw's first primitive (draws are split below 2^31 vertices)
 uniform int u_identity;       // 1: submission order (the unsorted side of the wipe), not u_order
-uniform int u_colour_mode;    // 0 the scene's colours, 1 by rank in the order, 2 by segment
+uniform int u_colour_mode;    // 0 the scene's colours, 1 by rank in the sorted order, 2 by segment
 uniform float u_point_scale;  // framebuffer height / (2 tan(fov_y / 2)): world to pixels at depth 1
 out vec3 v_view_position;
 out vec4 v_colour;
 out vec2 v_corner;
 flat out int v_particle;
 
-// A colour ramp over [0, 1]: far (blue) to near (red) through green, for the rank view.
+// The rank view's ramp over [0, 1]: far (blue) to near (red) through cyan, green and yellow, at
+// full value, so that both ends are bright on a projector (depthsort/frame/expand.hpp: rank_ramp).
 vec3 ramp(float t) {
-  return clamp(vec3(1.5 - abs(4.0 * t - 3.0), 1.5 - abs(4.0 * t - 2.0), 1.5 - abs(4.0 * t - 1.0)), 0.0, 1.0);
+  const float hue = 0.62 * (1.0 - clamp(t, 0.0, 1.0));
+  const vec3 pure = clamp(abs(fract(hue + vec3(1.0, 2.0 / 3.0, 1.0 / 3.0)) * 6.0 - 3.0) - 1.0, 0.0, 1.0);
+  return mix(vec3(1.0), pure, 0.75);
 }
 // Neighbouring segments get distinct colours (golden-ratio hue steps).
 vec3 segment_colour(uint s) {
@@ -74,7 +78,12 @@ void main() {
     view_position = vec4(centre.xyz + vec3(v_corner * half_size, 0.0), 1.0);
   }
   vec4 colour = unpackUnorm4x8(rgba);
-  if (u_colour_mode == 1) colour.rgb = ramp(u_primitives > 1u ? float(position) / float(u_primitives - 1u) : 0.0);
+  if (u_colour_mode == 1) {
+    // The rank in the sorted order, on the wipe's unsorted side too; opaque alpha (the frame's
+    // opacity alone sets it), so the ramp's colours read as they are.
+    const uint rank = u_identity != 0 ? rank_of[id] : position;
+    colour = vec4(ramp(u_primitives > 1u ? float(rank) / float(u_primitives - 1u) : 0.0), 1.0);
+  }
   else if (u_colour_mode == 2) colour.rgb = segment_colour(segment_of_position[position]);
   v_view_position = view_position.xyz;
   v_colour = colour;

@@ -126,7 +126,11 @@ struct Cli {
            s.scene.triangles = count_value("--triangles", v, 1, kMaxTriangles,
                                      "triangles (OpenGL draws at most 2^31-1 indices in one call)");
          })->group(scene);
-    text("--particles", "add a CUDA-simulated particle fountain of N sprites", "N", [&s](const std::string& v) {
+    text("--particles", "a fountain of N particles, simulated on the GPU or, on the CPU path, the CPU (default: " +
+                            format_count(kDefaultParticlesGpu) + " on the GPU path and " +
+                            format_count(kDefaultParticlesCpu) + " on the CPU path with the default knot; none "
+                            "where --mesh, --triangles, --copies or another --scene sets the scene; 0: none)",
+         "N", [&s](const std::string& v) {
       s.scene.particles = count_value("--particles", v, 0, kMaxParticles,
                                 "particles (OpenGL draws at most 2^31-1 indices in one call)");
     })->group(scene);
@@ -258,9 +262,12 @@ struct Cli {
            else if (v == "expanded") s.draw_path = DrawPath::Expanded;
            else throw UsageError("--draw-path: unknown path " + quote_for_message(v) + "; valid paths: pull, expanded");
          })->group(drawing);
-    app.add_flag("--panel", r.panel, "headless: draw the control panel into the frames (and the screenshot)")
+    app.add_flag("--panel", r.panel,
+                 wrap("headless: draw the control panel, the state line and the wipe's labels into the frames "
+                      "(and the screenshot), laid out as in a window of that size", static_cast<std::size_t>(width)))
         ->group(drawing);
     add_transparency_options(s, text);
+    add_presenting_options(r, s, text);
   }
 
   // The transparency modes (docs/transparency.md).
@@ -291,6 +298,33 @@ struct Cli {
            s.transparency.fragment_budget = count_value("--fragment-budget", v, 1, 0xFFFFFFFEu,
                                                         "fragments (the lists' node indices are 32-bit)");
          })->group(group);
+  }
+
+  // What the audience reads: the state line, the UI's size, and the words on screen for tests.
+  template <class Text>
+  void add_presenting_options(RunOptions& r, Settings& s, const Text& text) {
+    const char* presenting = "Presenting";
+    app.add_flag_callback("--no-state-line", [&s] { s.state_line = false; },
+                          wrap("no line over the picture saying what it shows (sorted or not, frozen, the sorter, "
+                               "passes, colours, wipe); L turns it on and off", kHelpWidth - kHelpColumn))
+        ->group(presenting);
+    text("--ui-scale", "auto (default: from the window's size, 1 up to 1280x720, 1.5 at 1920x1080, 3 at "
+                       "3840x2160, and at least the monitor's content scale) or a factor in [0.75, 4] for the panel's fonts "
+                       "and widgets; + and - change it in the window",
+         "S", [&s](const std::string& v) {
+           if (v == "auto") {
+             s.ui_scale = 0.0f;
+             return;
+           }
+           char* end = nullptr;
+           const float f = std::strtof(v.c_str(), &end);
+           if (v.empty() || end != v.c_str() + v.size() || !(f >= 0.75f && f <= 4.0f))
+             throw UsageError("--ui-scale needs auto or a number in [0.75, 4], got " + quote_for_message(v));
+           s.ui_scale = f;
+         })->group(presenting);
+    text("--ui-text", "write the words the last frame showed (the panel, the state line, notices, the wipe's "
+                      "labels) and where the panel's main controls were, to FILE: what tests read",
+         "FILE", [&r](const std::string& v) { r.ui_text = nonempty_file("--ui-text", v); })->group(presenting);
   }
 
   // The window's controls (ui/controls.hpp), one a line.
@@ -346,6 +380,8 @@ void check_combinations(const RunOptions& r, const Settings& s) {
     throw UsageError("--difference compares the scene's colours with the reference's; drop --colour");
   if (s.transparency.difference && s.wipe_on)
     throw UsageError("--difference and --wipe each fill the picture; give one of them");
+  if (!r.ui_text.empty() && r.headless && !r.panel)
+    throw UsageError("--ui-text writes the words of the panel and the state line; headless, add --panel");
   if (s.wipe_on && s.separate_passes)
     throw UsageError("--wipe compares the single order with submission order; drop --separate-passes");
   if (s.colour != ColourMode::Scene && s.separate_passes)

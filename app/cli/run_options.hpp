@@ -26,6 +26,7 @@ struct RunOptions {
   bool draw = true;                           // --no-draw
   bool quiet = false;                         // --quiet
   bool panel = false;                         // --panel: headless screenshots show the panel
+  std::string ui_text;                        // --ui-text FILE: the words of the last frame's panel and overlays
 };
 
 }  // namespace depthsort::app

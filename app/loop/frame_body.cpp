@@ -103,8 +103,10 @@ void FrameBody::collect(bool sorted, double now, std::uint64_t frame, float host
 }
 
 // A scene too large to be interactive runs as asked, but says so once (on the console and in
-// the panel's note), with the size that would be: the second frame is timed (the first pays for
-// first-use costs), and the size scaled to a 50 ms frame, as the work is about linear in it.
+// the panel's note), naming the phase that takes the time (the draw, on the CPU path's software
+// GL, more often than the sort) and the size that would be interactive: the second frame is timed
+// (the first pays for first-use costs), and the size scaled to a 50 ms frame, as the work is about
+// linear in it.
 void FrameBody::note_slow_frame(std::uint64_t frame, float host_ms) {
   constexpr float kInteractiveMs = 100.0f, kTargetMs = 50.0f;
   if (slow_noted_ || frame != 1 || host_ms <= kInteractiveMs) return;
@@ -115,16 +117,31 @@ void FrameBody::note_slow_frame(std::uint64_t frame, float host_ms) {
   const auto scaled = [&](std::size_t n) {
     return format_count(static_cast<std::size_t>(static_cast<double>(n) * scale));
   };
-  char ms[32];
+  // The frame's slowest phase among those timed this frame (the totals left out).
+  const TimingSeries* slowest = nullptr;
+  for (const TimingSeries& s : run_.timings.all()) {
+    if (s.group != "frame" || s.count == 0 || s.last_frame != frame || s.name == "host frame" ||
+        s.name == "compute" || s.name == "step sum")
+      continue;
+    if (!slowest || s.last > slowest->last) slowest = &s;
+  }
+  char ms[96];
   std::snprintf(ms, sizeof ms, "%.0f", static_cast<double>(host_ms));
   std::string line = std::string("note: a frame takes ") + ms + " ms on the " + (gpu ? "GPU" : "CPU") +
-                     " path, too slow to be interactive; about " + scaled(scene.mesh.triangles() + scene.particles) +
-                     " primitives would be (";
+                     " path, too slow to be interactive";
+  if (slowest) {
+    std::snprintf(ms, sizeof ms, "%.0f", static_cast<double>(slowest->last));
+    line += std::string("; the ") + slowest->name + " takes " + ms + " ms of it";
+    if (slowest->name == "draw" && !gpu)
+      line += " (the CPU path's OpenGL is Mesa's software rasteriser: a GPU draws this in a few milliseconds)";
+    else if (slowest->name == "sort" && !gpu)
+      line += " (a CUDA GPU sorts millions in a few milliseconds)";
+  }
+  line += "; about " + scaled(scene.mesh.triangles() + scene.particles) + " primitives would be interactive (";
   if (scene.particles > 0) line += "--particles " + scaled(scene.particles);
   if (scene.particles > 0 && scene.mesh.triangles() > 0) line += " ";
   if (scene.mesh.triangles() > 0) line += "--triangles " + scaled(scene.mesh.triangles());
   line += ")";
-  if (!gpu) line += "; a CUDA GPU sorts millions in a few milliseconds";
   run_.console.say(line);
   run_.lines.add_note(line);
 }

@@ -34,6 +34,12 @@ FramePlan plan_frame(const Settings& s, const Scene& scene, FrameClock clock, fl
   p.triangle_sprites = s.triangle_sprites || expanded_path;  // the expanded draw's sprites are triangles
   p.opacity = s.opacity;
   p.lighting = s.lighting;
+  // By rank the colours are the message: bright enough to read on a projector (no shading, and
+  // alpha high enough that the nearest layers show their own colour).
+  if (p.colour == ColourMode::Rank) {
+    p.opacity = kRankOpacity;
+    p.lighting = false;
+  }
   p.point_scale = point_scale;
   p.covered_left = covered_left;
   p.transparency = s.transparency.mode;

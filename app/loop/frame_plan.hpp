@@ -13,6 +13,9 @@ namespace depthsort::app {
 
 struct Scene;
 
+// The opacity of colours by rank (the scene's own opacity does not apply there).
+inline constexpr float kRankOpacity = 0.8f;
+
 struct FramePlan {
   // The compute part of the frame (both pipelines).
   bool order = false;     // depth, sort and gather run: the order is not frozen and there is something to order

@@ -14,6 +14,7 @@
 #include "platform/stop_signal.hpp"
 #include "render/screenshot.hpp"
 #include "ui/panel_readout.hpp"
+#include "ui/ui_scale.hpp"
 
 namespace depthsort::app {
 
@@ -21,13 +22,17 @@ HeadlessLoop::HeadlessLoop(RunState& run)
     : run_(run),
       frames_(run.options.frames.value_or(60)),
       base_(run.camera),
+      words_(!run.options.ui_text.empty()),
       body_(run, frames_, /*wait_for_timings=*/true, run.options.draw) {}
 
 int HeadlessLoop::run() {
   const float dt = 1.0f / 60.0f;
   Renderer& renderer = run_.stage.renderer();
   run_.cycle.reserve_samples(frames_);
-  if (run_.options.panel) imgui_ = std::make_unique<ImGuiLayer>(renderer.width(), renderer.height());
+  if (run_.options.panel) {
+    imgui_ = std::make_unique<ImGuiLayer>(renderer.width(), renderer.height());
+    imgui_->set_scale(ui_scale_for(run_.settings.ui_scale, renderer.width(), renderer.height(), 1.0f));
+  }
   std::uint64_t frames_run = 0;  // frames, or fewer when SIGINT/SIGTERM stopped the run
   for (std::uint64_t f = 0; f < frames_ && !stop_signal(); ++f, ++frames_run) {
     const float time = dt * static_cast<float>(f);
@@ -59,6 +64,8 @@ int HeadlessLoop::run() {
   report_dropped(run_.timings);
   report_over_budget(run_);
   if (!run_.options.json.empty()) outputs_ok &= write_json(run_, frames_run);
+  if (!run_.options.ui_text.empty())
+    outputs_ok &= write_output("--ui-text", [&] { words_.write(run_.options.ui_text); });
   const CheckState& check = pipeline.check();
   if (check_exit_status(check) != 0) {  // any failed check, not only the last
     std::fprintf(stderr,
@@ -73,6 +80,7 @@ int HeadlessLoop::run() {
 }
 
 void HeadlessLoop::take_input(std::uint64_t frame, float) {
+  frame_ = frame;
   if (run_.options.camera_path != CameraPath::None)
     run_.camera = camera_on_path(run_.options.camera_path, base_, frame, frames_);
 }
@@ -99,9 +107,13 @@ void HeadlessLoop::draw_panel(double now) {
   }
   const float host_ms = body_.last_host_ms();
   PanelReadout readout = read_panel(run_, memory, host_ms > 0 ? 1000.0f / host_ms : 0.0f);
-  readout.headless = true;
+  readout.ui_scale = imgui_->scale();
   imgui_->begin_frame();
-  panel_.draw(run_.settings, run_.presses, readout, run_.timings, now);
+  words_.begin(frame_ + 1 == frames_ || stop_signal() != 0);
+  panel_.draw(run_.settings, run_.presses, readout, run_.timings, now, words_);
+  const StateFacts facts{readout.gpu_path, readout.cycling, run_.stage.pipeline().sorter_info().name};
+  overlay_.draw(run_.settings, facts, {}, covered_left(), now, words_);
+  words_.end();
   imgui_->end_frame();
 }
 

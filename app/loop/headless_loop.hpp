@@ -1,6 +1,7 @@
 // The headless run (EGL, offscreen): a fixed number of frames, the camera on its path
 // (--camera-path), every timing kept, then the screenshot, the summary and --json. With --panel
-// the panel is drawn into the frames, its sort charts filled on the last.
+// the panel and the overlays are drawn into the frames as a window of that size draws them (the
+// same layout and UI scale), the sort charts filled on the last.
 #pragma once
 
 #include <cstdint>
@@ -8,7 +9,9 @@
 
 #include "loop/frame_body.hpp"
 #include "scene/camera.hpp"
+#include "ui/overlay.hpp"
 #include "ui/panel.hpp"
+#include "ui/ui_text.hpp"
 
 namespace depthsort::app {
 
@@ -33,8 +36,11 @@ class HeadlessLoop final : private FramePlatform {
   RunState& run_;
   const std::uint64_t frames_;
   const Camera base_;  // the scene's framing camera, where every camera path starts
+  std::uint64_t frame_ = 0;  // the frame being drawn
   std::unique_ptr<ImGuiLayer> imgui_;  // --panel
   Panel panel_;
+  Overlay overlay_;
+  UiText words_;
   FrameBody body_;
 };
 

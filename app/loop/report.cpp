@@ -114,7 +114,10 @@ void report_over_budget(const RunState& run) {
 
 void summarize(const RunState& run, std::uint64_t frames) {
   const Timings& timings = run.timings;
-  std::string line = std::to_string(frames) + " frames, medians (ms):";
+  std::string line = std::to_string(frames) + " frames, medians" +
+                     (timings.recording() ? std::string()
+                                          : " of the last " + std::to_string(TimingSeries::kHistory) + " frames") +
+                     " (ms):";
   char buf[96];
   for (std::size_t i = 0; i < timings.all().size(); ++i) {
     std::snprintf(buf, sizeof buf, " %s %.3f", timings.all()[i].label.c_str(),

@@ -1,5 +1,5 @@
 // The run's reports: the console's lines on the draw path, dropped sorter options and memory over
-// a --cycle-sorters run; the summary of a headless run; the --json meta data and file; the warning
+// a --cycle-sorters run; the summary at a run's end; the --json meta data and file; the warning
 // for timing samples that could not be kept.
 #pragma once
 
@@ -45,7 +45,8 @@ std::string transparency_memory_line(const RunState& run);
 // --quiet), never silent.
 void report_over_budget(const RunState& run);
 
-// A headless run's summary: the medians of every series, the order checks, memory over the run.
+// The summary at a run's end, headless or windowed: the medians of every series, the order
+// checks, memory over the run.
 void summarize(const RunState& run, std::uint64_t frames);
 // --json's "meta": the program, the device, the path, the scene, the settings and the checks.
 nlohmann::ordered_json meta_json(const RunState& run, std::uint64_t frames);

@@ -1,9 +1,34 @@
 #include "loop/sorter_choice.hpp"
 
+#include <cuda_runtime.h>
+
+#include <filesystem>
 #include <stdexcept>
 #include <utility>
 
 namespace depthsort::app {
+
+namespace {
+
+// Why CUDA cannot run, in a presenter's words. Without an NVIDIA GPU the CUDA runtime reports
+// "CUDA driver version is insufficient" (no driver library to ask) or "no CUDA-capable device":
+// that reads like a broken driver, so it is said as what it is. A loaded NVIDIA kernel driver
+// means there is a GPU and the message is the runtime's; a GPU whose architecture the build lacks
+// keeps its own message (cuda_device_usable).
+std::string no_gpu_reason(const std::string& why) {
+  int count = 0;
+  const cudaError_t status = cudaGetDeviceCount(&count);
+  cudaGetLastError();
+  const bool nvidia_driver = std::filesystem::exists("/proc/driver/nvidia/version");
+  if ((status == cudaErrorInsufficientDriver || status == cudaErrorNoDevice || (status == cudaSuccess && count == 0)) &&
+      !nvidia_driver)
+    return "no NVIDIA GPU on this machine";
+  if (status == cudaErrorInsufficientDriver)
+    return "the NVIDIA driver is older than this build's CUDA runtime needs (update the driver)";
+  return why;
+}
+
+}  // namespace
 
 SorterChoice selected_sorter(const Settings& settings) {
   return SorterChoice{&sorter_registry()[static_cast<std::size_t>(settings.sorter_index)], settings.options};
@@ -25,6 +50,7 @@ const SorterInfo& choose_sorter(const std::string& requested, bool force_cpu, st
   if (!cpu) throw std::logic_error("the sorter registry has no CPU sorter");
   std::string why;
   const bool gpu_ok = !force_cpu && cuda_device_usable(&why);
+  if (!force_cpu && !gpu_ok) why = no_gpu_reason(why);
   if (force_cpu) why = "--cpu given";
   if (!requested.empty()) {
     const SorterInfo* info = find_sorter(requested);

@@ -95,8 +95,15 @@ void Timings::add(int index, float ms, double now, std::uint64_t frame) {
 
 float Timings::median(int index) const {
   std::vector<float> v;
-  for (const Sample& s : samples_)
-    if (s.series == index) v.push_back(s.ms);
+  if (record_capacity_ > 0) {
+    for (const Sample& s : samples_)
+      if (s.series == index) v.push_back(s.ms);
+  } else if (index >= 0 && static_cast<std::size_t>(index) < series_.size()) {
+    // Nothing recorded (a window without --json): the history the panel plots.
+    const TimingSeries& s = series_[static_cast<std::size_t>(index)];
+    v.resize(static_cast<std::size_t>(s.count));
+    s.ordered(v.data());
+  }
   if (v.empty()) return 0.0f;
   return depthsort::median(std::move(v));
 }

@@ -55,7 +55,10 @@ class Timings {
     add(series(group, name), ms, now, frame);
   }
   const std::vector<TimingSeries>& all() const noexcept { return series_; }
-  float median(int series_index) const;  // over the recorded frames
+  // Over the recorded frames; where none are recorded (a window without --json), over the last
+  // kHistory frames of the series.
+  float median(int series_index) const;
+  bool recording() const noexcept { return record_capacity_ > 0; }
   // Samples that could not be kept (more than kMaxSeries names, or frames beyond record_frames).
   // Never silent: write_json and the app report them.
   std::uint64_t dropped() const noexcept { return dropped_; }

@@ -4,10 +4,12 @@
 #include <imgui.h>
 
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "loop/run_state.hpp"
 #include "ui/panel.hpp"
+#include "ui/ui_scale.hpp"
 
 namespace depthsort::app {
 
@@ -22,14 +24,35 @@ struct ToggleKey {
 constexpr ToggleKey kToggleKeys[] = {
     {GLFW_KEY_SPACE, &Settings::freeze, "key Space: order frozen "},
     {GLFW_KEY_O, &Settings::sort, "key O: sorting "},
-    {GLFW_KEY_P, &Settings::separate_passes, "key P: separate passes "},
-    {GLFW_KEY_V, &Settings::wipe_on, "key V: wipe "},
+    {GLFW_KEY_L, &Settings::state_line, "key L: state line "},
 };
 
 const ToggleKey* find_toggle(int key) {
   for (const ToggleKey& toggle : kToggleKeys)
     if (toggle.key == key) return &toggle;
   return nullptr;
+}
+
+// + and - on the main keys or the keypad (with Shift, + is the = key on most layouts).
+int scale_steps(int key) {
+  if (key == GLFW_KEY_EQUAL || key == GLFW_KEY_KP_ADD) return 1;
+  if (key == GLFW_KEY_MINUS || key == GLFW_KEY_KP_SUBTRACT) return -1;
+  return 0;
+}
+
+constexpr const char* kOneOrderOnly =
+    "the separate passes draw two orders in the scene's colours; P turns them off";
+
+// Why a key that changes the sorted order's picture does nothing now ("" where it applies): the
+// other transparency modes draw no order, and the difference view has a picture of its own.
+// The separate passes (P) are a sorted picture too, and the difference view may show them.
+std::string sorted_picture_only(const Settings& s, int key) {
+  if (s.transparency.mode != Transparency::Sorted)
+    return std::string("transparency ") + transparency_mode_name(s.transparency.mode) +
+           " draws no sorted order; T goes on to sorted";
+  if (s.transparency.difference && key != GLFW_KEY_P)
+    return "the difference view shows the scene's colours against the reference";
+  return "";
 }
 
 }  // namespace
@@ -62,7 +85,32 @@ void WindowInput::move_camera(Camera& camera, const ImGuiLayer& imgui, float dt)
   }
 }
 
-void WindowInput::take_keys(RunState& run, const ImGuiLayer& imgui, const Panel& panel) {
+void WindowInput::refuse(const RunState& run, const char* why, double now) {
+  run.console.say(why);
+  notice_.show(why, now);
+}
+
+void WindowInput::escape(RunState& run, const Panel& panel, double now) {
+  Settings& settings = run.settings;
+  // What a presenter means by Esc comes first: out of full screen, then closing what is open.
+  if (settings.fullscreen) {
+    settings.fullscreen = false;
+    run.console.say("key Esc: full screen off");
+  } else if (panel.popup_open()) {
+    run.presses.close_lists = true;
+  } else if (settings.show_help) {
+    settings.show_help = false;
+  } else if (now - last_escape_ <= kQuitWindow) {
+    run.console.say("key Esc: quit");
+    window_.request_close();
+  } else {
+    last_escape_ = now;
+    run.console.say("key Esc: press Esc again within a second to quit");
+    quit_hint_.show("Esc again within a second quits (Ctrl+Q quits at once)", now, kQuitWindow);
+  }
+}
+
+void WindowInput::take_keys(RunState& run, const ImGuiLayer& imgui, const Panel& panel, double now) {
   Settings& settings = run.settings;
   const Console& console = run.console;
   const std::size_t n = window_.take_keys(presses_);
@@ -72,14 +120,7 @@ void WindowInput::take_keys(RunState& run, const ImGuiLayer& imgui, const Panel&
     const bool ctrl = (presses_[i].mods & GLFW_MOD_CONTROL) != 0;
     const auto on_off = [](bool on) { return on ? "on" : "off"; };
     if (key == GLFW_KEY_ESCAPE) {
-      if (panel.popup_open()) {
-        run.presses.close_lists = true;
-      } else if (settings.show_help) {
-        settings.show_help = false;
-      } else {
-        console.say("key Esc: quit");
-        window_.request_close();
-      }
+      escape(run, panel, now);
     } else if (key == GLFW_KEY_Q && ctrl) {
       console.say("key Ctrl+Q: quit");
       window_.request_close();
@@ -93,20 +134,43 @@ void WindowInput::take_keys(RunState& run, const ImGuiLayer& imgui, const Panel&
     } else if (key == GLFW_KEY_H) {
       settings.show_panel = !settings.show_panel;
       console.say(std::string("key H: panel ") + (settings.show_panel ? "shown" : "hidden"));
+    } else if (const int steps = scale_steps(key); steps != 0) {
+      const float from = imgui.scale(), to = stepped_ui_scale(from, steps);
+      char line[96];
+      if (to == from) {
+        std::snprintf(line, sizeof line, "key %s: the UI is at its %s size already (%.2fx)", steps > 0 ? "+" : "-",
+                      steps > 0 ? "largest" : "smallest", static_cast<double>(to));
+        refuse(run, line, now);
+      } else {
+        settings.ui_scale = to;
+        std::snprintf(line, sizeof line, "key %s: UI scale %.2fx", steps > 0 ? "+" : "-", static_cast<double>(to));
+        console.say(line);
+      }
     } else if (const ToggleKey* toggle = find_toggle(key)) {
       bool& on = settings.*(toggle->setting);
       on = !on;
       console.say(std::string(toggle->said) + on_off(on));
+    } else if ((key == GLFW_KEY_P || key == GLFW_KEY_V || key == GLFW_KEY_C) &&
+               !sorted_picture_only(settings, key).empty()) {
+      const char* name = key == GLFW_KEY_P ? "P" : key == GLFW_KEY_V ? "V" : "C";
+      refuse(run, ("key " + std::string(name) + ": " + sorted_picture_only(settings, key)).c_str(), now);
+    } else if (key == GLFW_KEY_P) {
+      set_separate_passes(settings, !settings.separate_passes);
+      console.say(std::string("key P: separate passes ") + on_off(settings.separate_passes));
+    } else if (key == GLFW_KEY_V) {
+      if (settings.separate_passes) {
+        refuse(run, (std::string("key V: no wipe: ") + kOneOrderOnly).c_str(), now);
+      } else {
+        settings.wipe_on = !settings.wipe_on;
+        console.say(std::string("key V: wipe ") + on_off(settings.wipe_on));
+      }
     } else if (key == GLFW_KEY_C) {
-      const int next = (static_cast<int>(settings.colour) + 1) % 3;
-      settings.colour = static_cast<ColourMode>(next);
-      static constexpr const char* kNames[3] = {"scene", "by rank", "by segment"};
-      console.say(std::string("key C: colours ") + kNames[next]);
+      colours(run, now);
     } else if (key == GLFW_KEY_R) {
       run.presses.reset_camera = true;
       console.say("key R: camera reset");
     } else if (key == GLFW_KEY_N) {
-      next_sorter(run);
+      next_sorter(run, now);
     } else if (key == GLFW_KEY_T) {
       const int next = (static_cast<int>(settings.transparency.mode) + 1) % kTransparencyModes;
       settings.transparency.mode = static_cast<Transparency>(next);
@@ -115,7 +179,32 @@ void WindowInput::take_keys(RunState& run, const ImGuiLayer& imgui, const Panel&
   }
 }
 
-void WindowInput::next_sorter(RunState& run) {
+void WindowInput::colours(RunState& run, double now) {
+  Settings& settings = run.settings;
+  if (settings.separate_passes) {
+    refuse(run, (std::string("key C: the scene's colours only: ") + kOneOrderOnly).c_str(), now);
+    return;
+  }
+  static constexpr const char* kNames[3] = {"scene", "by rank", "by segment"};
+  int next = (static_cast<int>(settings.colour) + 1) % 3;
+  // By segment colours the sorter's buckets: a sorter without them would paint one flat colour.
+  const FramePipeline& pipeline = run.stage.pipeline();
+  const bool buckets = pipeline.sorter() && pipeline.sorter()->segments().count > 0;
+  if (next == static_cast<int>(ColourMode::Segment) && !buckets) {
+    next = static_cast<int>(ColourMode::Scene);
+    settings.colour = ColourMode::Scene;
+    refuse(run,
+           pipeline.on_gpu() ? "key C: colours scene (by segment skipped: this sorter has no buckets or sublists)"
+                             : "key C: colours scene (by segment skipped: the CPU sorter has no buckets; a GPU "
+                               "sorter's need a CUDA GPU)",
+           now);
+    return;
+  }
+  settings.colour = static_cast<ColourMode>(next);
+  run.console.say(std::string("key C: colours ") + kNames[next]);
+}
+
+void WindowInput::next_sorter(RunState& run, double now) {
   const auto registry = sorter_registry();
   const Backend backend = run.stage.pipeline().on_gpu() ? Backend::Gpu : Backend::Cpu;
   for (std::size_t step = 1; step <= registry.size(); ++step) {
@@ -127,8 +216,10 @@ void WindowInput::next_sorter(RunState& run) {
     run.console.say("key N: sorter " + std::string(registry[i].name));
     return;
   }
-  run.console.say(backend == Backend::Cpu ? "key N: the CPU path has only the CPU sorter (the others need a CUDA GPU)"
-                                          : "key N: no other sorter runs here");
+  refuse(run,
+         backend == Backend::Cpu ? "key N: the CPU path has only the CPU sorter (the others need a CUDA GPU)"
+                                 : "key N: no other sorter runs here",
+         now);
 }
 
 }  // namespace depthsort::app

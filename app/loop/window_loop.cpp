@@ -16,6 +16,7 @@
 #include "platform/stop_signal.hpp"
 #include "render/screenshot.hpp"
 #include "ui/panel_readout.hpp"
+#include "ui/ui_scale.hpp"
 
 namespace depthsort::app {
 
@@ -23,6 +24,7 @@ WindowLoop::WindowLoop(RunState& run, GlfwWindow& window)
     : run_(run),
       window_(window),
       imgui_(window.handle()),
+      words_(!run.options.ui_text.empty()),
       input_(window),
       frames_(run.options.frames.value_or(0)),
       body_(run, frames_, /*wait_for_timings=*/false, /*draw=*/true) {}
@@ -44,6 +46,8 @@ int WindowLoop::run() {
     }
     try {
       run_.stage.renderer().resize(width, height);
+      // The fonts follow the window's size (a user action: a resize, F11, + or -).
+      imgui_.set_scale(ui_scale_for(run_.settings.ui_scale, width, height, imgui_.content_scale()));
       ++frames_run;
       const double now = glfwGetTime();
       // The simulation's step is capped (a slow frame does not throw the particles far); the
@@ -72,16 +76,21 @@ int WindowLoop::run() {
     run_.console.say(std::string("stopped by ") + stop_signal_name(signal) + " after " + std::to_string(frames_run) +
                      " frames");
   }
-  if (!run_.options.json.empty()) {
-    report_dropped(run_.timings);
-    outputs_ok_ &= write_json(run_, frames_run);
-  }
+  // The same end as a headless run's, however the window ended: the checks still in flight
+  // read, the summary, then the outputs.
+  run_.stage.pipeline().finish_checks();
+  summarize(run_, frames_run);
+  report_dropped(run_.timings);
+  if (!run_.options.json.empty()) outputs_ok_ &= write_json(run_, frames_run);
+  if (!run_.options.ui_text.empty())
+    outputs_ok_ &= write_output("--ui-text", [&] { words_.write(run_.options.ui_text); });
   if (signal != 0) return 128 + signal;
   return outputs_ok_ ? 0 : 1;
 }
 
-void WindowLoop::take_input(std::uint64_t, float dt) {
-  input_.take_keys(run_, imgui_, panel_);
+void WindowLoop::take_input(std::uint64_t frame, float dt) {
+  frame_ = frame;
+  input_.take_keys(run_, imgui_, panel_, glfwGetTime());
   input_.move_camera(run_.camera, imgui_, dt);
 }
 
@@ -95,21 +104,30 @@ void WindowLoop::draw_panel(double now) {
     if (cudaMemGetInfo(&free_bytes, &device_total_) == cudaSuccess) device_used_ = device_total_ - free_bytes;
     memory_polled_ = now;
   }
-  const PanelReadout readout = read_panel(run_, DeviceMemory{device_used_, device_total_}, fps_);
+  PanelReadout readout = read_panel(run_, DeviceMemory{device_used_, device_total_}, fps_);
+  readout.ui_scale = imgui_.scale();
   imgui_.begin_frame();
-  if (run_.settings.show_panel) panel_.draw(run_.settings, run_.presses, readout, run_.timings, now);
+  words_.begin(last_frame(frame_));
+  if (run_.settings.show_panel) panel_.draw(run_.settings, run_.presses, readout, run_.timings, now, words_);
   else panel_.hidden();
-  Panel::draw_help(run_.settings.show_help);
+  const StateFacts facts{readout.gpu_path, readout.cycling, run_.stage.pipeline().sorter_info().name};
+  overlay_.draw(run_.settings, facts, {&input_.notice(), &input_.quit_hint()},
+                panel_.covered_left(run_.stage.renderer().width(), run_.settings.show_panel), glfwGetTime(), words_);
+  Panel::draw_help(run_.settings.show_help, words_);
+  words_.end();
   imgui_.end_frame();
+}
+
+bool WindowLoop::last_frame(std::uint64_t frame) const {
+  return (frames_ != 0 && frame + 1 == frames_) || window_.should_close() || stop_signal();
 }
 
 // The last frame, panel included (that of --frames, or the one before the window closes), is the
 // screenshot. A window destroyed from outside has no pixels left to read (the read, like the
 // draw, asks X for its size first): a round trip to the X server says whether it is there.
 void WindowLoop::present(std::uint64_t frame) {
-  const bool last_frame = (frames_ != 0 && frame + 1 == frames_) || window_.should_close() || stop_signal();
   const std::string& screenshot = run_.options.screenshot;
-  if (!screenshot.empty() && last_frame && !window_.lost()) {
+  if (!screenshot.empty() && last_frame(frame) && !window_.lost()) {
     screenshot_tried_ = true;
     outputs_ok_ &= write_output("--screenshot", [&] {
       std::vector<std::uint8_t> pixels;
@@ -123,7 +141,12 @@ void WindowLoop::present(std::uint64_t frame) {
 
 void WindowLoop::apply(const SettingsChange& change) {
   if (change.vsync) window_.set_vsync(run_.settings.vsync);
-  if (change.fullscreen) window_.set_fullscreen(run_.settings.fullscreen);
+  if (change.fullscreen && !window_.set_fullscreen(run_.settings.fullscreen)) {
+    run_.settings.fullscreen = false;
+    const char* why = "F11: no full screen here (the display reports no monitor to fill)";
+    run_.console.say(why);
+    input_.notice().show(why, glfwGetTime());
+  }
 }
 
 }  // namespace depthsort::app

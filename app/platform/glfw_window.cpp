@@ -82,13 +82,13 @@ std::size_t GlfwWindow::take_keys(std::array<PressedKey, kKeyQueue>& out) {
 
 void GlfwWindow::request_close() const { glfwSetWindowShouldClose(window_, GLFW_TRUE); }
 
-void GlfwWindow::set_fullscreen(bool on) {
+bool GlfwWindow::set_fullscreen(bool on) {
   GLFWmonitor* current = glfwGetWindowMonitor(window_);
-  if (on == (current != nullptr)) return;
+  if (on == (current != nullptr)) return true;
   if (on) {
     GLFWmonitor* monitor = glfwGetPrimaryMonitor();
     const GLFWvidmode* mode = monitor ? glfwGetVideoMode(monitor) : nullptr;
-    if (!mode) return;  // no monitor to fill (some virtual displays): stay windowed
+    if (!mode) return false;  // no monitor to fill: stay windowed
     glfwGetWindowPos(window_, &windowed_x_, &windowed_y_);
     glfwGetWindowSize(window_, &windowed_w_, &windowed_h_);
     glfwSetWindowMonitor(window_, monitor, 0, 0, mode->width, mode->height, mode->refreshRate);
@@ -96,6 +96,7 @@ void GlfwWindow::set_fullscreen(bool on) {
     glfwSetWindowMonitor(window_, nullptr, windowed_x_, windowed_y_, windowed_w_, windowed_h_, GLFW_DONT_CARE);
   }
   keep_x_errors_quiet();
+  return true;
 }
 
 GlfwWindow::~GlfwWindow() {

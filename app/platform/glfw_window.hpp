@@ -36,8 +36,9 @@ class GlfwWindow {
   bool lost() const;
   // Asks the loop to end (the window's close button does the same).
   void request_close() const;
-  // Full screen on the primary monitor, or back to the window's size and place before it.
-  void set_fullscreen(bool on);
+  // Full screen on the primary monitor, or back to the window's size and place before it; false
+  // where there is no monitor to fill (some virtual displays).
+  bool set_fullscreen(bool on);
 
   // The key presses since the last call (at most kKeyQueue a frame; more are dropped). The
   // callback is installed before ImGui's, which chains to it.

@@ -1,5 +1,7 @@
 #include "render/gl.hpp"
 
+#include <initializer_list>
+
 #include <string_view>
 #include <vector>
 
@@ -119,18 +121,12 @@ GlShader compile(GLenum stage, std::initializer_list<const char*> names) {
 }
 }  // namespace
 
-GlProgram make_program(const char* vertex_name, const char* fragment_name) {
-  return make_program(vertex_name, {fragment_name});
-}
-
-GlProgram make_program(const char* vertex_name, std::initializer_list<const char*> fragment_parts) {
-  const char* fragment_name = *fragment_parts.begin();
-  const GlShader vs = compile(GL_VERTEX_SHADER, {vertex_name});
-  const GlShader fs = compile(GL_FRAGMENT_SHADER, fragment_parts);
+namespace {
+// Links `shaders` (compiled from the embedded files `what` names) into a program.
+GlProgram link(std::initializer_list<GLuint> shaders, const std::string& what) {
   GlProgram program(glCreateProgram());
   if (!program) throw GlError("glCreateProgram failed");
-  DEPTHSORT_GL_CHECK(glAttachShader(program.get(), vs.get()));
-  DEPTHSORT_GL_CHECK(glAttachShader(program.get(), fs.get()));
+  for (const GLuint shader : shaders) DEPTHSORT_GL_CHECK(glAttachShader(program.get(), shader));
   DEPTHSORT_GL_CHECK(glLinkProgram(program.get()));
   GLint ok = 0, log_length = 0;
   DEPTHSORT_GL_CHECK(glGetProgramiv(program.get(), GL_LINK_STATUS, &ok));
@@ -138,12 +134,28 @@ GlProgram make_program(const char* vertex_name, std::initializer_list<const char
     DEPTHSORT_GL_CHECK(glGetProgramiv(program.get(), GL_INFO_LOG_LENGTH, &log_length));
     std::vector<char> log(static_cast<std::size_t>(log_length > 1 ? log_length : 1));
     DEPTHSORT_GL_CHECK(glGetProgramInfoLog(program.get(), log_length, nullptr, log.data()));
-    throw GlError(std::string("linking shaders/") + vertex_name + " + " + fragment_name + " failed:\n" +
-                  log.data());
+    throw GlError("linking " + what + " failed:\n" + log.data());
   }
-  DEPTHSORT_GL_CHECK(glDetachShader(program.get(), vs.get()));
-  DEPTHSORT_GL_CHECK(glDetachShader(program.get(), fs.get()));
+  for (const GLuint shader : shaders) DEPTHSORT_GL_CHECK(glDetachShader(program.get(), shader));
   return program;
+}
+}  // namespace
+
+GlProgram make_program(const char* vertex_name, const char* fragment_name) {
+  return make_program(vertex_name, {fragment_name});
+}
+
+GlProgram make_program(const char* vertex_name, std::initializer_list<const char*> fragment_parts) {
+  const GlShader vs = compile(GL_VERTEX_SHADER, {vertex_name});
+  const GlShader fs = compile(GL_FRAGMENT_SHADER, fragment_parts);
+  std::string what = std::string("shaders/") + vertex_name;
+  for (const char* part : fragment_parts) what += std::string(" + shaders/") + part;
+  return link({vs.get(), fs.get()}, what);
+}
+
+GlProgram make_compute_program(const char* compute_name) {
+  const GlShader cs = compile(GL_COMPUTE_SHADER, {compute_name});
+  return link({cs.get()}, std::string("shaders/") + compute_name);
 }
 
 GlDebugGroup::GlDebugGroup(const char* name) {

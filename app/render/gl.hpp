@@ -119,6 +119,8 @@ GlProgram make_program(const char* vertex_name, const char* fragment_name);
 // The same with a fragment shader made of several embedded files in order (the first holds the
 // #version line): shared functions such as shade.glsl's, then the main of one pass.
 GlProgram make_program(const char* vertex_name, std::initializer_list<const char*> fragment_parts);
+// The same for one compute shader.
+GlProgram make_compute_program(const char* compute_name);
 
 // GL debug group (KHR_debug) around a draw pass, so captures read like the panel.
 class GlDebugGroup {

@@ -269,9 +269,14 @@ void Renderer::draw(const Scene& scene, const Camera& camera, const FramePlan& p
   transparency_.collect(false);  // the statistics of frames the GPU has finished
   const glm::mat4 view = camera.view();
   const float covered = std::clamp(plan.covered_left, 0.0f, 0.9f);
-  // x_ndc += covered: half the covered fraction of the width (NDC spans 2).
-  const glm::mat4 shift = glm::translate(glm::mat4(1.0f), glm::vec3(covered, 0.0f, 0.0f));
-  const glm::mat4 projection = shift * camera.projection(static_cast<float>(width_) / static_cast<float>(height_));
+  // x_ndc += covered: half the covered fraction of the width (NDC spans 2). A free part narrower
+  // than 4:3 shows the picture smaller, so that a scene framed for 4:3 stays whole beside the panel.
+  constexpr float kFramedAspect = 4.0f / 3.0f;
+  const float aspect = static_cast<float>(width_) / static_cast<float>(height_);
+  const float fit = std::min(1.0f, (1.0f - covered) * aspect / kFramedAspect);
+  const glm::mat4 shift = glm::scale(glm::translate(glm::mat4(1.0f), glm::vec3(covered, 0.0f, 0.0f)),
+                                     glm::vec3(fit, fit, 1.0f));
+  const glm::mat4 projection = shift * camera.projection(aspect);
   const bool reference = plan.transparency == Transparency::Reference || plan.difference;
   if (reference) transparency_.begin_frame();
   if (!plan.difference) {
@@ -345,9 +350,12 @@ void Renderer::draw_blended(const glm::mat4& view, const glm::mat4& projection, 
       const float free_from = covered * static_cast<float>(width_);
       const int split = std::clamp(
           static_cast<int>(std::lround(free_from + plan.wipe * (static_cast<float>(width_) - free_from))), 0, width_);
+      if (plan.colour == ColourMode::Rank) rank_positions();
       DEPTHSORT_GL_CHECK(glEnable(GL_SCISSOR_TEST));
       DEPTHSORT_GL_CHECK(glScissor(0, 0, split, height_));
       pull_.use(buffers_, pull_vao_.get(), view, projection, plan);
+      if (plan.colour == ColourMode::Rank)
+        DEPTHSORT_GL_CHECK(glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kRankOfBinding, rank_of_.get()));
       pull_.draw(buffers_, true, vertices);
       DEPTHSORT_GL_CHECK(glScissor(split, 0, width_ - split, height_));
       draw_sorted();
@@ -360,6 +368,27 @@ void Renderer::draw_blended(const glm::mat4& view, const glm::mat4& projection, 
       draw_sorted();
     }
   }
+}
+
+void Renderer::rank_positions() {
+  const std::size_t primitives = buffers_.triangles + buffers_.particles;
+  if (!rank_program_) {
+    rank_program_ = make_compute_program("rank_of.comp");
+    DEPTHSORT_GL_CHECK(rank_primitives_ = glGetUniformLocation(rank_program_.get(), "u_primitives"));
+    rank_of_ = make_buffer(static_cast<GLsizeiptr>(primitives * sizeof(std::uint32_t)), nullptr, GL_DYNAMIC_DRAW,
+                           "rank of id");
+  }
+  constexpr std::size_t kGroup = 256, kMaxGroups = 65535;
+  const std::size_t groups = (primitives + kGroup - 1) / kGroup;
+  const auto x = static_cast<GLuint>(std::min(groups, kMaxGroups));
+  const auto y = static_cast<GLuint>((groups + kMaxGroups - 1) / kMaxGroups);
+  DEPTHSORT_GL_CHECK(glUseProgram(rank_program_.get()));
+  DEPTHSORT_GL_CHECK(glUniform1ui(rank_primitives_, static_cast<GLuint>(primitives)));
+  DEPTHSORT_GL_CHECK(glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 3, buffers_.primitive_order.get()));
+  DEPTHSORT_GL_CHECK(glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kRankOfBinding, rank_of_.get()));
+  DEPTHSORT_GL_CHECK(glDispatchCompute(x, y, 1));
+  // The draw that follows reads what the dispatch wrote.
+  DEPTHSORT_GL_CHECK(glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT));
 }
 
 void Renderer::use_expanded(const glm::mat4& view, const glm::mat4& projection, const FramePlan& plan) {

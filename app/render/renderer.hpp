@@ -129,6 +129,15 @@ class Renderer {
   GlVertexArray pull_vao_;  // no attributes: the vertex shader reads storage buffers
   std::string pull_limit_;  // why the pulled draw cannot read this scene's buffers ("" if it can)
   PulledProgram pull_;
+  // Colours by rank on the wipe's unsorted side: each id's sorted position (rank_of.comp), made
+  // on the first frame that needs it.
+  void rank_positions();
+  // Its storage binding: past the A-buffer's (abuffer.frag's 5-8), as primitive.vert and
+  // rank_of.comp declare it.
+  static constexpr GLuint kRankOfBinding = 9;
+  GlBuffer rank_of_;
+  GlProgram rank_program_;
+  GLint rank_primitives_ = -1;
   GlVertexArray expanded_vao_;  // the ExpandedVertex attributes
   GlProgram expanded_program_;
   GLint expanded_view_ = -1, expanded_projection_ = -1, expanded_opacity_ = -1, expanded_lighting_ = -1;

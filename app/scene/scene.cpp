@@ -88,7 +88,10 @@ FountainReach fountain_reach(const EmitterParams& emitter) {
 Scene build_scene(const SceneSpec& spec, bool cpu_path, std::string& notes, const MemoryBudget& budget) {
   Scene scene;
   std::string what;
-  scene.particles = spec.particles.value_or(0);
+  // The default scene is the knot with a fountain of particles; a scene set otherwise (a mesh,
+  // the knot at another size, the test scenes) has particles only where --particles asks.
+  const bool default_scene = spec.kind == SceneKind::Knot && spec.meshes.empty() && !spec.triangles && !spec.copies;
+  scene.particles = spec.particles.value_or(default_scene ? (cpu_path ? kDefaultParticlesCpu : kDefaultParticlesGpu) : 0);
   check_count(scene.particles, kMaxParticles, "particles", "--particles");
   // Every size is checked against the limits and the memory estimate before anything is built.
   // `triangles` as asked; the knot builds a few more (`vertices` and `built` count what is built).
@@ -129,9 +132,14 @@ Scene build_scene(const SceneSpec& spec, bool cpu_path, std::string& notes, cons
   } else if (spec.kind == SceneKind::Knot) {
     std::size_t target = spec.triangles.value_or(cpu_path ? kKnotTrianglesCpu : kKnotTrianglesGpu);
     if (cpu_path && !spec.triangles)
-      notes += "CPU path: the default knot is scaled down to " + format_count(kKnotTrianglesCpu) +
-               " triangles (from " + format_count(kKnotTrianglesGpu) + " on the GPU path) to stay interactive; "
-               "--triangles N overrides\n";
+      notes += default_scene && !spec.particles
+                   ? "CPU path: the default scene is scaled down to " + format_count(kKnotTrianglesCpu) +
+                         " triangles and " + format_count(kDefaultParticlesCpu) + " particles (from " +
+                         format_count(kKnotTrianglesGpu) + " and " + format_count(kDefaultParticlesGpu) +
+                         " on the GPU path) to stay interactive; --triangles N and --particles N override\n"
+                   : "CPU path: the default knot is scaled down to " + format_count(kKnotTrianglesCpu) +
+                         " triangles (from " + format_count(kKnotTrianglesGpu) +
+                         " on the GPU path) to stay interactive; --triangles N overrides\n";
     check_count(target, kMaxTriangles, "triangles", kTriangleFlags);
     const std::size_t copies = spec.copies.value_or(1);
     if (copies > 1) {
@@ -211,7 +219,10 @@ Scene build_scene(const SceneSpec& spec, bool cpu_path, std::string& notes, cons
       spec.meshes.empty()) {
     scene.camera = Camera{};
     scene.camera.target = glm::vec3(0.0f);
-    scene.camera.distance = 3.0f;
+    // Far enough that the near triangle (y from -1.5 to 2, x from -2.4 to 1.6) is whole in a
+    // 4:3 view, with a margin: the presenter's teaching scene must not be cut at any window size.
+    // The intersecting scene is smaller (x within 1.7 of the centre, y within 1.1): nearer.
+    scene.camera.distance = spec.kind == SceneKind::Intersect ? 3.0f : 4.6f;
     scene.camera.yaw = 0.0f;
     scene.camera.pitch = 0.0f;
     scene.camera.fov_y = 0.9f;

@@ -49,6 +49,10 @@ struct Scene {
 // CPU sort) scales itself down to stay interactive.
 constexpr std::size_t kKnotTrianglesGpu = 2'000'000;
 constexpr std::size_t kKnotTrianglesCpu = 20'000;
+// The default scene's fountain (the knot at its default size, no --particles): as many particles
+// as stay interactive beside the knot on each path.
+constexpr std::size_t kDefaultParticlesGpu = 200 * 1024;
+constexpr std::size_t kDefaultParticlesCpu = 5 * 1024;
 
 // The largest scenes a run accepts: glDrawElements takes its index count as a GLsizei (int32),
 // three indices per triangle and one per particle.

@@ -11,19 +11,21 @@ struct ControlHelp {
   const char* action;
 };
 
-inline constexpr std::array<ControlHelp, 16> kControls{{
+inline constexpr std::array<ControlHelp, 18> kControls{{
     {"drag (left button)", "orbit the scene (fly mode: look around)"},
     {"wheel", "zoom (fly mode: move forward and back)"},
     {"W A S D, Q E", "fly mode: move (forward, left, back, right), down and up"},
-    {"Esc", "close an open list or the help; otherwise quit"},
+    {"Esc", "leave full screen, or close an open list or the help; otherwise press twice within a second to quit"},
     {"Ctrl+Q", "quit"},
     {"F1", "show or hide the controls, over the picture"},
     {"F11", "full screen on and off"},
-    {"H", "hide or show the panel"},
+    {"H", "hide or show the panel (the state line stays)"},
+    {"L", "the state line over the picture on and off"},
+    {"+ and -", "larger and smaller text and widgets"},
     {"Space", "freeze the order (keep the last frame's) on and off"},
     {"O", "sorting on and off (off: submission order)"},
     {"N", "next sorter that runs on this path"},
-    {"C", "colours: scene, by rank, by segment"},
+    {"C", "colours: scene, by rank (far blue to near red), by segment (where the sorter has buckets)"},
     {"P", "separate passes (the wrong blend) on and off"},
     {"R", "reset the camera"},
     {"T", "transparency: sorted, unsorted, weighted blended OIT, per-pixel reference"},

@@ -3,6 +3,7 @@
 #include <imgui.h>
 #include <backends/imgui_impl_glfw.h>
 #include <backends/imgui_impl_opengl3.h>
+#include <GLFW/glfw3.h>
 
 #include <algorithm>
 #include <array>
@@ -10,20 +11,33 @@
 #include <stdexcept>
 
 #include "depthsort/host/count_text.hpp"
-#include "ui/controls.hpp"
 #include "platform/stop_signal.hpp"
+#include "render/gl.hpp"
+#include "ui/controls.hpp"
 #include "ui/sort_charts.hpp"
 #include "ui/transparency_section.hpp"
+#include "ui/ui_font.hpp"
+#include "ui/ui_text.hpp"
 
 namespace depthsort::app {
+
+namespace {
+// The text's height at scale 1: a little above ImGui's 13-pixel bitmap font, as DejaVu Sans is
+// drawn smaller for the same size.
+constexpr float kFontPixels = 15.0f;
+// The panel's width at scale 1, and its largest share of the display.
+constexpr float kPanelWidth = 430.0f, kPanelShare = 0.45f;
+}  // namespace
 
 ImGuiLayer::ImGuiLayer(GLFWwindow* window) : window_(window) {
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
   ImGui::GetIO().IniFilename = nullptr;  // no imgui.ini dropped in the working folder
   ImGui::StyleColorsDark();
+  base_style_ = ImGui::GetStyle();
   ImGui_ImplGlfw_InitForOpenGL(window, true);
   ImGui_ImplOpenGL3_Init("#version 450 core");
+  start(1.0f);
 }
 
 // Headless (--panel): no platform backend; the display size and the clock are set by hand and
@@ -33,10 +47,12 @@ ImGuiLayer::ImGuiLayer(int width, int height) : width_(width), height_(height) {
   ImGui::CreateContext();
   ImGui::GetIO().IniFilename = nullptr;
   ImGui::StyleColorsDark();
+  base_style_ = ImGui::GetStyle();
   if (!ImGui_ImplOpenGL3_Init("#version 450 core")) {
     ImGui::DestroyContext();
     throw std::runtime_error("--panel: the ImGui OpenGL3 backend could not start on this GL context");
   }
+  start(1.0f);
 }
 
 ImGuiLayer::~ImGuiLayer() {
@@ -45,8 +61,48 @@ ImGuiLayer::~ImGuiLayer() {
   ImGui::DestroyContext();
 }
 
+void ImGuiLayer::start(float scale) {
+  scale_ = 0.0f;
+  set_scale(scale);
+}
+
+void ImGuiLayer::set_scale(float scale) {
+  if (scale == scale_) return;
+  scale_ = scale;
+  ImGuiIO& io = ImGui::GetIO();
+  io.Fonts->Clear();
+  const std::span<const unsigned char> ttf = ui_font_file();
+  ImFontConfig config;
+  if (!ttf.empty()) {
+    config.FontDataOwnedByAtlas = false;  // the bytes are the binary's own
+    config.OversampleH = 2;
+    // ImGui takes a writable pointer but only reads the font's bytes when it is not their owner.
+    io.Fonts->AddFontFromMemoryTTF(const_cast<unsigned char*>(ttf.data()), static_cast<int>(ttf.size()),
+                                   kFontPixels * scale, &config);
+  } else {
+    config.SizePixels = 13.0f * scale;
+    io.Fonts->AddFontDefault(&config);
+  }
+  ImGui::GetStyle() = base_style_;
+  ImGui::GetStyle().ScaleAllSizes(scale);
+  // The backend builds the atlas into its texture on its first frame; after that, anew here.
+  if (device_objects_) {
+    ImGui_ImplOpenGL3_DestroyFontsTexture();
+    if (!ImGui_ImplOpenGL3_CreateFontsTexture()) throw GlError("the panel's font texture could not be made");
+    check_gl("ImGui_ImplOpenGL3_CreateFontsTexture", __FILE__, __LINE__);
+  }
+}
+
+float ImGuiLayer::content_scale() const {
+  if (!window_) return 1.0f;
+  float x = 1.0f, y = 1.0f;
+  glfwGetWindowContentScale(window_, &x, &y);
+  return std::max(x, y);
+}
+
 void ImGuiLayer::begin_frame() {
   ImGui_ImplOpenGL3_NewFrame();
+  device_objects_ = true;
   if (window_) {
     ImGui_ImplGlfw_NewFrame();
     // A window destroyed from outside in the middle of a frame leaves the backend's size reads
@@ -75,19 +131,68 @@ void ImGuiLayer::end_frame() {
 bool ImGuiLayer::wants_mouse() const { return ImGui::GetIO().WantCaptureMouse; }
 bool ImGuiLayer::wants_keyboard() const { return ImGui::GetIO().WantCaptureKeyboard; }
 
-void Panel::timing_rows(const Timings& timings, const char* group, double now) {
+void set_separate_passes(Settings& state, bool on) noexcept {
+  state.separate_passes = on;
+  if (!on) return;
+  state.wipe_on = false;
+  state.colour = ColourMode::Scene;
+}
+
+PanelPlace panel_place(ImVec2 display, float scale) noexcept {
+  PanelPlace place;
+  place.strip = display.x < 800.0f || display.y < 600.0f;
+  const float width = std::min(kPanelWidth * scale, kPanelShare * display.x);
+  place.size = ImVec2(std::max(width, 1.0f), std::max(display.y, 1.0f));
+  return place;
+}
+
+namespace {
+
+// Greyed text that says why the controls above it cannot act, readable (not the faint disabled grey).
+void reason(const char* text) {
+  ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.95f, 0.75f, 0.35f, 1.0f));
+  ImGui::TextWrapped("%s", text);
+  ImGui::PopStyleColor();
+}
+
+// A heading between groups of controls within a tab.
+void section(const char* text) {
+  ImGui::Spacing();
+  ImGui::TextColored(ImVec4(0.55f, 0.75f, 1.0f, 1.0f), "%s", text);
+  ImGui::Separator();
+}
+
+// A tooltip over the last item, greyed or not.
+void tooltip(const char* text) {
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("%s", text);
+}
+
+// A series' last second as it is shown: "not run" where the phase did no work (no samples, or
+// none above what three decimals show).
+bool ran(const TimingSeries::Stats& st) { return st.samples > 0 && st.max >= 0.0005f; }
+
+}  // namespace
+
+void Panel::timing_rows(const Timings& timings, const char* group, double now, UiText& words) {
+  const float plot_height = 1.8f * ImGui::GetTextLineHeight();
   for (const TimingSeries& s : timings.all()) {
     if (s.group != group) continue;
     const TimingSeries::Stats st = s.last_second(now);
-    const int n = s.ordered(plot_.data());
-    char overlay[96];
-    std::snprintf(overlay, sizeof overlay, "%-10s %7.3f ms  (%.3f..%.3f)", s.name.c_str(), static_cast<double>(st.mean),
-                  static_cast<double>(st.min), static_cast<double>(st.max));
     ImGui::PushID(s.label.c_str());
+    if (!ran(st)) {
+      ImGui::TextDisabled("%-12s not run", s.name.c_str());
+      ImGui::PopID();
+      continue;
+    }
+    // The figures on a line of their own: a plot's line never crosses them.
+    ImGui::Text("%-12s %7.3f ms  (%.3f..%.3f)", s.name.c_str(), static_cast<double>(st.mean),
+                static_cast<double>(st.min), static_cast<double>(st.max));
+    words.mark("timing-figures");
+    const int n = s.ordered(plot_.data());
     const float width = ImGui::GetContentRegionAvail().x;
     const float left = ImGui::GetCursorScreenPos().x;
-    ImGui::PlotLines("##history", plot_.data(), n, 0, overlay, 0.0f, st.max > 0 ? st.max * 1.3f : 1.0f,
-                     ImVec2(width, 34));
+    ImGui::PlotLines("##history", plot_.data(), n, 0, nullptr, 0.0f, st.max * 1.3f, ImVec2(width, plot_height));
+    words.mark("timing-plot");
     // The quantity, its unit and the sample's age in place of ImGui's bare "index: value".
     if (n > 0 && ImGui::IsItemHovered()) {
       const float t = std::clamp((ImGui::GetIO().MousePos.x - left) / std::max(width, 1.0f), 0.0f, 0.9999f);
@@ -103,8 +208,8 @@ void Panel::timing_rows(const Timings& timings, const char* group, double now) {
   }
 }
 
-void Panel::sort_steps_section(ButtonPresses& presses, const PanelReadout& info, const Timings& timings, double now) {
-  if (!ImGui::CollapsingHeader("Sort steps and buckets", ImGuiTreeNodeFlags_DefaultOpen)) return;
+void Panel::sort_steps(ButtonPresses& presses, const PanelReadout& info, const Timings& timings, double now) {
+  section("sort steps (last-second means)");
   // The live bar: the last second's mean of each step of the frame's (first) sort.
   StepBar& bar = live_[0];
   bar.sorter = "this frame";  // assign reuses the string's storage after the first frame
@@ -120,33 +225,26 @@ void Panel::sort_steps_section(ButtonPresses& presses, const PanelReadout& info,
   }
   bar.steps.resize(steps);
   if (steps > 0) draw_step_bars(live_);
+  else ImGui::TextDisabled("no sort in the last second (sorting off or the order frozen)");
   // On the CPU path the GPU-only charts are shown, greyed, with the reason in the line itself.
   if (!info.gpu_path) ImGui::BeginDisabled();
   if (ImGui::Button(info.gpu_path ? "compare all" : "compare all: needs a CUDA GPU")) presses.compare_all = true;
   if (!info.gpu_path) ImGui::EndDisabled();
-  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-    ImGui::SetTooltip("every GPU sorter sorts this frame's keys; their steps side by side");
+  tooltip("every GPU sorter sorts this frame's keys; their steps side by side");
   if (!info.compare_bars.empty()) draw_step_bars(info.compare_bars);
   const bool buckets = info.segments > 0 || info.histogram;
   if (!buckets) ImGui::BeginDisabled();
   if (ImGui::Button(buckets         ? "bucket sizes"
-                    : info.gpu_path ? "bucket sizes: no buckets"
+                    : info.gpu_path ? "bucket sizes: this sorter has none"
                                     : "bucket sizes: needs a CUDA GPU"))
     presses.bucket_sizes = true;
   if (!buckets) ImGui::EndDisabled();
-  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-    ImGui::SetTooltip(buckets ? "the sizes of the last sort's buckets or sublists"
-                              : "this sorter has no buckets or sublists (the GPU sorters of the papers have)");
+  tooltip(buckets ? "the sizes of the last sort's buckets or sublists"
+                  : "this sorter has no buckets or sublists (the GPU sorters of the papers have)");
   if (info.histogram) draw_size_histogram(*info.histogram, info.histogram_segments, info.segment_kind);
 }
 
-void Panel::draw(Settings& state, ButtonPresses& presses, const PanelReadout& info, const Timings& timings,
-                 double now) {
-  ImGui::SetNextWindowPos(ImVec2(10, 10), ImGuiCond_FirstUseEver);
-  ImGui::SetNextWindowSize(ImVec2(400, std::max(200.0f, ImGui::GetIO().DisplaySize.y - 20)), ImGuiCond_FirstUseEver);
-  ImGui::Begin("depthsort");
-  keep_inside();
-  popup_open_ = false;
+void Panel::header(const Settings& state, const PanelReadout& info) {
   ImGui::TextWrapped("%.*s", static_cast<int>(info.device.size()), info.device.data());
   ImGui::TextWrapped("GL: %.*s", static_cast<int>(info.gl.size()), info.gl.data());
   ImGui::TextWrapped("%.*s", static_cast<int>(info.scene.size()), info.scene.data());
@@ -165,222 +263,298 @@ void Panel::draw(Settings& state, ButtonPresses& presses, const PanelReadout& in
                 byte_text(info.device_bytes_used, ByteUnits::MiB).c_str(),
                 byte_text(info.device_bytes_total, ByteUnits::MiB).c_str(),
                 byte_text(info.workspace_bytes, ByteUnits::MiB).c_str());
-
+  if (!info.check) return;
   // Correctness light.
-  if (info.check) {
-    const CheckState& c = *info.check;
-    ImVec4 colour(0.5f, 0.5f, 0.5f, 1);
-    char text[200] = "order check: off (sorting off: the submission order is drawn)";
-    if (state.sort && state.freeze)
-      std::snprintf(text, sizeof text, "order check: paused (order frozen; the last one checked was at frame %llu)",
-                    static_cast<unsigned long long>(c.frame));
-    if (state.sort && !state.freeze) {
-      switch (c.light) {
-        case CheckLight::None:
-        case CheckLight::Pending:
-          std::snprintf(text, sizeof text, "order check (is the sorted order back to front?): pending");
-          break;
-        case CheckLight::Ok:
-          colour = ImVec4(0.2f, 0.9f, 0.3f, 1);
-          std::snprintf(text, sizeof text,
-                        "order check: OK, frame %llu's sorted order is back to front (%llu checks, %llu failed)",
-                        static_cast<unsigned long long>(c.frame), static_cast<unsigned long long>(c.checks),
-                        static_cast<unsigned long long>(c.failures));
-          break;
-        case CheckLight::Fail:
-          colour = ImVec4(1.0f, 0.2f, 0.2f, 1);
-          if (state.separate_passes)
-            std::snprintf(text, sizeof text, "ORDER CHECK FAILED at frame %llu: %u mesh, %u particle positions wrong",
-                          static_cast<unsigned long long>(c.frame), c.bad_mesh, c.bad_particles);
-          else
-            std::snprintf(text, sizeof text, "ORDER CHECK FAILED at frame %llu: %u positions wrong",
-                          static_cast<unsigned long long>(c.frame), c.bad_mesh);
-          break;
+  const CheckState& c = *info.check;
+  ImVec4 colour(0.5f, 0.5f, 0.5f, 1);
+  char text[200] = "order check: off (sorting off: the submission order is drawn)";
+  if (state.sort && state.freeze)
+    std::snprintf(text, sizeof text, "order check: paused (order frozen; the last one checked was at frame %llu)",
+                  static_cast<unsigned long long>(c.frame));
+  if (state.sort && !state.freeze) {
+    switch (c.light) {
+      case CheckLight::None:
+      case CheckLight::Pending:
+        std::snprintf(text, sizeof text, "order check (is the sorted order back to front?): pending");
+        break;
+      case CheckLight::Ok:
+        colour = ImVec4(0.2f, 0.9f, 0.3f, 1);
+        std::snprintf(text, sizeof text,
+                      "order check: OK, frame %llu's sorted order is back to front (%llu checks, %llu failed)",
+                      static_cast<unsigned long long>(c.frame), static_cast<unsigned long long>(c.checks),
+                      static_cast<unsigned long long>(c.failures));
+        break;
+      case CheckLight::Fail:
+        colour = ImVec4(1.0f, 0.2f, 0.2f, 1);
+        if (state.separate_passes)
+          std::snprintf(text, sizeof text, "ORDER CHECK FAILED at frame %llu: %u mesh, %u particle positions wrong",
+                        static_cast<unsigned long long>(c.frame), c.bad_mesh, c.bad_particles);
+        else
+          std::snprintf(text, sizeof text, "ORDER CHECK FAILED at frame %llu: %u positions wrong",
+                        static_cast<unsigned long long>(c.frame), c.bad_mesh);
+        break;
+    }
+  }
+  // The light: a filled circle drawn with the draw list (the font has no such glyph).
+  const float r = ImGui::GetTextLineHeight() * 0.45f;
+  const ImVec2 p = ImGui::GetCursorScreenPos();
+  ImGui::GetWindowDrawList()->AddCircleFilled(ImVec2(p.x + r, p.y + ImGui::GetTextLineHeight() * 0.5f), r,
+                                              ImGui::GetColorU32(colour));
+  ImGui::Dummy(ImVec2(2 * r, ImGui::GetTextLineHeight()));
+  ImGui::SameLine();
+  ImGui::PushStyleColor(ImGuiCol_Text, colour);
+  ImGui::TextWrapped("%s", text);
+  ImGui::PopStyleColor();
+}
+
+void Panel::sort_tab(Settings& state, ButtonPresses& presses, const PanelReadout& info, const Timings& timings,
+                     double now, UiText& words) {
+  const auto registry = sorter_registry();
+  const SorterInfo& current = registry[static_cast<std::size_t>(state.sorter_index)];
+  const bool open = ImGui::BeginCombo("sorter", std::string(current.name).c_str());
+  words.mark("sorter-list");
+  if (open) {
+    popup_open_ = true;
+    if (presses.close_lists) {  // Esc
+      ImGui::CloseCurrentPopup();
+      presses.close_lists = false;
+    }
+    for (std::size_t i = 0; i < registry.size(); ++i) {
+      std::string why;
+      bool usable = registry[i].is_available(&why);
+      // The CPU path runs only the CPU sorter, even where a GPU exists (--cpu).
+      if (usable && !info.gpu_path && registry[i].backend == Backend::Gpu) {
+        usable = false;
+        why = "this run is on the CPU path: " + std::string(info.cpu_reason);
       }
-    }
-    // The light: a filled circle drawn with the draw list (the default font has no such glyph).
-    const float r = ImGui::GetTextLineHeight() * 0.45f;
-    const ImVec2 p = ImGui::GetCursorScreenPos();
-    ImGui::GetWindowDrawList()->AddCircleFilled(ImVec2(p.x + r, p.y + ImGui::GetTextLineHeight() * 0.5f), r,
-                                                ImGui::GetColorU32(colour));
-    ImGui::Dummy(ImVec2(2 * r, ImGui::GetTextLineHeight()));
-    ImGui::SameLine();
-    ImGui::PushStyleColor(ImGuiCol_Text, colour);
-    ImGui::TextWrapped("%s", text);
-    ImGui::PopStyleColor();
-  }
-
-  // A headless screenshot is for the sort charts: they come first, before the long option list
-  // that would push them off a 720-pixel image; a transparency mode or the difference view, when
-  // asked for, before them.
-  const bool transparency_first =
-      info.headless && (state.transparency.mode != Transparency::Sorted || state.transparency.difference);
-  if (transparency_first) transparency_section(state, info);
-  if (info.headless) sort_steps_section(presses, info, timings, now);
-
-  if (ImGui::CollapsingHeader("Sorting", ImGuiTreeNodeFlags_DefaultOpen)) {
-    const auto registry = sorter_registry();
-    const SorterInfo& current = registry[static_cast<std::size_t>(state.sorter_index)];
-    if (ImGui::BeginCombo("sorter", std::string(current.name).c_str())) {
-      popup_open_ = true;
-      if (presses.close_lists) {  // Esc
-        ImGui::CloseCurrentPopup();
-        presses.close_lists = false;
+      if (!usable) ImGui::BeginDisabled();
+      const std::string item =
+          usable ? std::string(registry[i].name)
+                 : std::string(registry[i].name) +
+                       (registry[i].backend == Backend::Gpu ? "  (needs a CUDA GPU)" : "  (cannot run here)");
+      if (ImGui::Selectable(item.c_str(), static_cast<int>(i) == state.sorter_index)) {
+        state.sorter_index = static_cast<int>(i);
+        state.options = default_options(registry[i]);
       }
-      for (std::size_t i = 0; i < registry.size(); ++i) {
-        std::string why;
-        bool usable = registry[i].is_available(&why);
-        // The CPU path runs only the CPU sorter, even where a GPU exists (--cpu).
-        if (usable && !info.gpu_path && registry[i].backend == Backend::Gpu) {
-          usable = false;
-          why = "this run is on the CPU path: " + std::string(info.cpu_reason);
-        }
-        if (!usable) ImGui::BeginDisabled();
-        const std::string item =
-            usable ? std::string(registry[i].name)
-                   : std::string(registry[i].name) +
-                         (registry[i].backend == Backend::Gpu ? "  (needs a CUDA GPU)" : "  (cannot run here)");
-        if (ImGui::Selectable(item.c_str(), static_cast<int>(i) == state.sorter_index)) {
-          state.sorter_index = static_cast<int>(i);
-          state.options = default_options(registry[i]);
-        }
-        if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-          ImGui::SetTooltip("%s\n%s%s", std::string(registry[i].origin).c_str(),
-                            std::string(registry[i].description).c_str(), usable ? "" : ("\n" + why).c_str());
-        if (!usable) ImGui::EndDisabled();
+      if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+        ImGui::SetTooltip("%s\n%s%s", std::string(registry[i].origin).c_str(),
+                          std::string(registry[i].description).c_str(), usable ? "" : ("\n" + why).c_str());
+      if (!usable) ImGui::EndDisabled();
+    }
+    ImGui::EndCombo();
+  }
+  ImGui::TextWrapped("%.*s", static_cast<int>(current.origin.size()), current.origin.data());
+  if (!info.gpu_path)
+    reason("CPU path: the GPU sorters and their options (shuffle, bucket counts), compare all and the bucket sizes "
+           "need a CUDA GPU");
+  for (const OptionSpec& spec : registry[static_cast<std::size_t>(state.sorter_index)].options) {
+    const std::string name(spec.name);
+    int& value = state.options[name];
+    if (spec.is_flag()) {
+      bool on = value != 0;
+      if (ImGui::Checkbox(name.c_str(), &on)) value = on ? 1 : 0;
+    } else {
+      ImGui::SliderInt(name.c_str(), &value, spec.min_value, spec.max_value);
+    }
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", std::string(spec.help).c_str());
+  }
+  ImGui::Checkbox("sort (O)", &state.sort);
+  ImGui::SameLine();
+  ImGui::Checkbox("freeze order (Space)", &state.freeze);
+  ImGui::SliderInt("check every", &state.check_every, 1, 600, "%d frames");
+  tooltip("frames between the checks that the sorted order is back to front");
+  ImGui::Checkbox("coherent (start from last frame's order)", &state.coherent);
+  tooltip("depths computed in last frame's sorted order: the sorter gets nearly sorted input");
+  // The fused order (the GPU path; the separate passes sort with the sorter).
+  const bool fused_here = info.gpu_path && !state.separate_passes;
+  if (!fused_here) ImGui::BeginDisabled();
+  bool fused = state.order == OrderMethod::Fused;
+  if (ImGui::Checkbox("fused order (depth-bucket)", &fused)) state.order = fused ? OrderMethod::Fused : OrderMethod::Sorter;
+  if (!fused_here) ImGui::EndDisabled();
+  tooltip(fused_here ? "depthsort's own order: the depths computed inside a sample sort's first pass with the last "
+                       "frame's splitters, the ids written straight into the draw order (the sorter above is not used)"
+          : info.gpu_path ? "the separate passes sort with the sorter"
+                          : "the fused order needs a CUDA GPU");
+  sort_steps(presses, info, timings, now);
+}
+
+void Panel::draw_tab(Settings& state, const PanelReadout& info) {
+  section("transparency (T)");
+  transparency_section(state, info);
+  section("the sorted picture");
+  // The other modes draw no order: the controls of the sorted picture wait, greyed, with the reason.
+  const bool other_mode = state.transparency.mode != Transparency::Sorted;
+  if (other_mode) {
+    reason("these controls change the sorted mode's picture; this mode draws no order");
+    ImGui::BeginDisabled();
+  }
+  bool separate = state.separate_passes;
+  if (ImGui::Checkbox("separate passes (P): meshes, then particles (wrong)", &separate))
+    set_separate_passes(state, separate);
+  tooltip("off: one back-to-front order of every triangle and particle, one draw");
+  if (state.separate_passes)
+    reason("separate passes draw two orders in the scene's colours: colours by rank or segment and the wipe show "
+           "the one order (P turns the passes off)");
+  if (state.separate_passes) ImGui::BeginDisabled();
+  const bool expanded = state.draw_path == DrawPath::Expanded;
+  ImGui::Text("draw path: %s", draw_path_name(state.draw_path));
+  tooltip(expanded ? "3 ready vertices a primitive, written after the sort (--draw-path)"
+                   : "the vertex shader reads order, triangle list and vertices (--draw-path)");
+  if (expanded) ImGui::BeginDisabled();  // its sprites are always triangles
+  ImGui::Checkbox("particles as one triangle (3 vertices, not 6)", &state.triangle_sprites);
+  if (expanded) ImGui::EndDisabled();
+  ImGui::TextUnformatted("colours (C):");
+  int colour = static_cast<int>(state.colour);
+  ImGui::RadioButton("scene", &colour, static_cast<int>(ColourMode::Scene));
+  ImGui::SameLine();
+  ImGui::RadioButton("by rank", &colour, static_cast<int>(ColourMode::Rank));
+  tooltip("each primitive coloured by its place in the sorted order: far blue to near red, on both sides of the wipe");
+  ImGui::SameLine();
+  // By segment shows a sorter's buckets: greyed where the sorter has none (the CPU sorter).
+  const bool segments = info.segments > 0 || info.gpu_path;
+  if (!segments) ImGui::BeginDisabled();
+  ImGui::RadioButton("by segment", &colour, static_cast<int>(ColourMode::Segment));
+  if (!segments) ImGui::EndDisabled();
+  tooltip(segments ? "each primitive in the colour of the bucket or sublist the sorter put it in"
+                   : "the CPU sorter has no buckets or sublists: a GPU sorter's buckets need a CUDA GPU");
+  state.colour = static_cast<ColourMode>(colour);
+  if (!segments) reason("by segment: the CPU sorter has no buckets (a GPU sorter's need a CUDA GPU)");
+  else if (state.colour == ColourMode::Segment && info.segments == 0)
+    reason("this sorter has no buckets or sublists: one colour");
+  ImGui::Checkbox("wipe (V): unsorted | sorted", &state.wipe_on);
+  if (state.wipe_on) {
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(-1.0f);
+    ImGui::SliderFloat("##wipe", &state.wipe, 0.0f, 1.0f);
+  }
+  if (state.separate_passes) ImGui::EndDisabled();
+  if (other_mode) ImGui::EndDisabled();
+  ImGui::SliderFloat("opacity", &state.opacity, 0.02f, 1.0f);
+  ImGui::Checkbox("lighting", &state.lighting);
+  section("presenting");
+  ImGui::Checkbox("state line over the picture (L)", &state.state_line);
+  bool auto_scale = state.ui_scale <= 0.0f;
+  if (ImGui::Checkbox("UI size from the window", &auto_scale))
+    state.ui_scale = auto_scale ? 0.0f : info.ui_scale;
+  if (!auto_scale) {
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(-1.0f);
+    ImGui::SliderFloat("##ui scale", &state.ui_scale, 0.75f, 4.0f, "%.2fx");
+  }
+  ImGui::TextDisabled("+ and - change the UI's size");
+}
+
+void Panel::scene_tab(Settings& state, ButtonPresses& presses, UiText& words) {
+  ImGui::Checkbox("simulate particles", &state.simulate);
+  // The counts as built (the run fills them in); - and + halve and double, and rebuild at once.
+  int particles = static_cast<int>(state.scene.particles.value_or(0));
+  ImGui::SetNextItemWidth(ImGui::CalcTextSize("0000000000").x + 2 * ImGui::GetStyle().FramePadding.x);
+  ImGui::InputInt("##particles", &particles, 0, 0);
+  ImGui::SameLine();
+  if (ImGui::Button("-##particles")) {
+    particles /= 2;
+    presses.rebuild_scene = true;
+  }
+  words.mark("particles-minus");
+  ImGui::SameLine();
+  if (ImGui::Button("+##particles")) {
+    particles = particles == 0 ? 1024 : std::min(particles, 1 << 29) * 2;
+    presses.rebuild_scene = true;
+  }
+  words.mark("particles-plus");
+  ImGui::SameLine();
+  ImGui::TextUnformatted("particles");
+  tooltip("- halves, + doubles (and the scene is rebuilt); type a count and press rebuild scene");
+  state.scene.particles = static_cast<std::size_t>(std::max(particles, 0));
+  if (state.scene.kind == SceneKind::Knot && state.scene.meshes.empty() && state.scene.triangles) {
+    int triangles = static_cast<int>(*state.scene.triangles);
+    ImGui::SetNextItemWidth(ImGui::CalcTextSize("0000000000").x + 2 * ImGui::GetStyle().FramePadding.x);
+    ImGui::InputInt("knot triangles", &triangles, 0, 0);
+    state.scene.triangles = static_cast<std::size_t>(std::max(triangles, 64));
+  }
+  if (ImGui::Button("rebuild scene")) presses.rebuild_scene = true;
+  section("camera");
+  int mode = state.camera_mode == CameraMode::Orbit ? 0 : 1;
+  ImGui::RadioButton("orbit (drag, wheel)", &mode, 0);
+  ImGui::SameLine();
+  ImGui::RadioButton("fly (drag, WASD QE)", &mode, 1);
+  state.camera_mode = mode == 0 ? CameraMode::Orbit : CameraMode::Fly;
+  if (ImGui::Button("reset (R)")) presses.reset_camera = true;
+  for (int i = 0; i < 3; ++i) {
+    ImGui::SameLine();
+    char label[32];
+    std::snprintf(label, sizeof label, "view %d", i + 1);
+    if (ImGui::Button(label)) presses.load_view = i;
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("load (right-click: save the current view)");
+    if (ImGui::IsItemClicked(ImGuiMouseButton_Right)) presses.save_view = i;
+  }
+  ImGui::Checkbox("vsync", &state.vsync);
+}
+
+void Panel::timings_tab(const Settings& state, const PanelReadout& info, const Timings& timings, double now,
+                        UiText& words) {
+  ImGui::TextDisabled("ms: last-second mean (min..max); frame phases %s",
+                      info.gpu_path ? "by CUDA events and GL timer queries, read back late" : "by the host clock");
+  timing_rows(timings, "frame", now, words);
+  section(state.separate_passes ? "sort steps (mesh)" : "sort steps (every primitive, one order)");
+  timing_rows(timings, "sort", now, words);
+  if (state.separate_passes) {
+    section("sort steps (particles)");
+    timing_rows(timings, "particle sort", now, words);
+  }
+}
+
+void Panel::draw(Settings& state, ButtonPresses& presses, const PanelReadout& info, const Timings& timings,
+                 double now, UiText& words) {
+  const PanelPlace place = panel_place(ImGui::GetIO().DisplaySize, info.ui_scale);
+  // A window too small for the panel gets its title bar alone, a strip over the picture's corner.
+  static constexpr const char* kStripTitle = "panel: needs 800x600 (H hides it)###panel";
+  const ImVec2 strip(ImGui::CalcTextSize(kStripTitle, nullptr, true).x + 2 * ImGui::GetStyle().FramePadding.x + 2,
+                     ImGui::GetFrameHeight());
+  ImGui::SetNextWindowPos(place.pos, ImGuiCond_Always);
+  ImGui::SetNextWindowSize(place.strip ? strip : place.size, ImGuiCond_Always);
+  popup_open_ = false;
+  const bool open = ImGui::Begin(place.strip ? kStripTitle
+                                             : "depthsort (H hides this panel, F1 the controls)###panel",
+                                 nullptr, ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize |
+                                              ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoCollapse |
+                                              (place.strip ? ImGuiWindowFlags_NoScrollbar : 0));
+  words.window();
+  if (open && !place.strip) {
+    header(state, info);
+    if (ImGui::BeginTabBar("tabs")) {
+      // A run that starts in another transparency mode or the difference view opens on the Draw
+      // tab (its first section), once.
+      const bool choose_draw = !transparency_tab_chosen_ && (state.transparency.mode != Transparency::Sorted ||
+                                                             state.transparency.difference);
+      transparency_tab_chosen_ = true;
+      const auto tab = [&](const char* label, const char* mark, bool choose = false) {
+        const bool shown = ImGui::BeginTabItem(label, nullptr, choose ? ImGuiTabItemFlags_SetSelected : 0);
+        words.mark(mark);
+        return shown;
+      };
+      if (tab("Sort", "tab-sort")) {
+        sort_tab(state, presses, info, timings, now, words);
+        ImGui::EndTabItem();
       }
-      ImGui::EndCombo();
-    }
-    ImGui::TextWrapped("%.*s", static_cast<int>(current.origin.size()), current.origin.data());
-    if (!info.gpu_path) {
-      ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-      ImGui::TextWrapped("CPU path: the GPU sorters and their options (shuffle, bucket counts), compare all and "
-                         "the bucket sizes need a CUDA GPU");
-      ImGui::PopStyleColor();
-    }
-    for (const OptionSpec& spec : registry[static_cast<std::size_t>(state.sorter_index)].options) {
-      const std::string name(spec.name);
-      int& value = state.options[name];
-      if (spec.is_flag()) {
-        bool on = value != 0;
-        if (ImGui::Checkbox(name.c_str(), &on)) value = on ? 1 : 0;
-      } else {
-        ImGui::SliderInt(name.c_str(), &value, spec.min_value, spec.max_value);
+      if (tab("Draw", "tab-draw", choose_draw)) {
+        draw_tab(state, info);
+        ImGui::EndTabItem();
       }
-      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", std::string(spec.help).c_str());
+      if (tab("Scene and camera", "tab-scene")) {
+        scene_tab(state, presses, words);
+        ImGui::EndTabItem();
+      }
+      if (tab("Timings", "tab-timings")) {
+        timings_tab(state, info, timings, now, words);
+        ImGui::EndTabItem();
+      }
+      ImGui::EndTabBar();
     }
-    ImGui::Checkbox("sort", &state.sort);
-    ImGui::SameLine();
-    ImGui::Checkbox("freeze order", &state.freeze);
-    ImGui::SliderInt("check every", &state.check_every, 1, 600, "%d frames");
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("frames between the checks that the sorted order is back to front");
-    ImGui::Checkbox("coherent (start from last frame's order)", &state.coherent);
-    if (ImGui::IsItemHovered())
-      ImGui::SetTooltip("depths computed in last frame's sorted order: the sorter gets nearly sorted input");
-    // The fused order (the GPU path; the separate passes sort with the sorter).
-    const bool fused_here = info.gpu_path && !state.separate_passes;
-    if (!fused_here) ImGui::BeginDisabled();
-    bool fused = state.order == OrderMethod::Fused;
-    if (ImGui::Checkbox("fused order (depth-bucket)", &fused)) state.order = fused ? OrderMethod::Fused : OrderMethod::Sorter;
-    if (!fused_here) ImGui::EndDisabled();
-    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-      ImGui::SetTooltip("%s", fused_here ? "depthsort's own order: the depths computed inside a sample sort's first "
-                                           "pass with the last frame's splitters, the ids written straight into the "
-                                           "draw order (the sorter above is not used)"
-                                         : info.gpu_path ? "the separate passes sort with the sorter"
-                                                         : "the fused order needs a CUDA GPU");
   }
-
-  if (ImGui::CollapsingHeader("Drawing", ImGuiTreeNodeFlags_DefaultOpen)) {
-    ImGui::Checkbox("separate passes (meshes, then particles: wrong)", &state.separate_passes);
-    if (ImGui::IsItemHovered())
-      ImGui::SetTooltip("off: one back-to-front order of every triangle and particle, one draw");
-    if (state.separate_passes) ImGui::BeginDisabled();
-    const bool expanded = state.draw_path == DrawPath::Expanded;
-    ImGui::Text("draw path: %s", draw_path_name(state.draw_path));
-    if (ImGui::IsItemHovered())
-      ImGui::SetTooltip(expanded ? "3 ready vertices a primitive, written after the sort (--draw-path)"
-                                 : "the vertex shader reads order, triangle list and vertices (--draw-path)");
-    if (expanded) ImGui::BeginDisabled();  // its sprites are always triangles
-    ImGui::Checkbox("particles as one triangle (3 vertices, not 6)", &state.triangle_sprites);
-    if (expanded) ImGui::EndDisabled();
-    int colour = static_cast<int>(state.colour);
-    ImGui::RadioButton("colours", &colour, static_cast<int>(ColourMode::Scene));
-    ImGui::SameLine();
-    ImGui::RadioButton("by rank", &colour, static_cast<int>(ColourMode::Rank));
-    ImGui::SameLine();
-    ImGui::RadioButton("by segment", &colour, static_cast<int>(ColourMode::Segment));
-    state.colour = static_cast<ColourMode>(colour);
-    if (state.colour == ColourMode::Segment && info.segments == 0) {
-      ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-      ImGui::TextWrapped(info.gpu_path
-                             ? "this sorter has no buckets or sublists: one colour"
-                             : "the CPU sorter has no buckets or sublists: one colour (by rank shows the order)");
-      ImGui::PopStyleColor();
-    }
-    ImGui::Checkbox("wipe: unsorted | sorted", &state.wipe_on);
-    if (state.wipe_on) {
-      ImGui::SameLine();
-      ImGui::SliderFloat("##wipe", &state.wipe, 0.0f, 1.0f);
-    }
-    if (state.separate_passes) ImGui::EndDisabled();
-  }
-
-  if (!transparency_first) transparency_section(state, info);
-
-  if (!info.headless) sort_steps_section(presses, info, timings, now);
-
-  if (info.headless) ImGui::SetNextItemOpen(false, ImGuiCond_Once);
-  if (ImGui::CollapsingHeader("Scene", ImGuiTreeNodeFlags_DefaultOpen)) {
-    ImGui::SliderFloat("opacity", &state.opacity, 0.02f, 1.0f);
-    ImGui::Checkbox("lighting", &state.lighting);
-    ImGui::SameLine();
-    ImGui::Checkbox("simulate particles", &state.simulate);
-    // The counts as built (the run fills them in), edited as ImGui's int fields.
-    int particles = static_cast<int>(state.scene.particles.value_or(0));
-    ImGui::InputInt("particles", &particles, 1000, 100000);
-    state.scene.particles = static_cast<std::size_t>(std::max(particles, 0));
-    if (state.scene.kind == SceneKind::Knot && state.scene.meshes.empty() && state.scene.triangles) {
-      int triangles = static_cast<int>(*state.scene.triangles);
-      ImGui::InputInt("knot triangles", &triangles, 10000, 1000000);
-      state.scene.triangles = static_cast<std::size_t>(std::max(triangles, 64));
-    }
-    if (ImGui::Button("rebuild scene")) presses.rebuild_scene = true;
-  }
-
-  if (info.headless) ImGui::SetNextItemOpen(false, ImGuiCond_Once);
-  if (ImGui::CollapsingHeader("Camera", ImGuiTreeNodeFlags_DefaultOpen)) {
-    int mode = state.camera_mode == CameraMode::Orbit ? 0 : 1;
-    ImGui::RadioButton("orbit (drag, wheel)", &mode, 0);
-    ImGui::SameLine();
-    ImGui::RadioButton("fly (drag, WASD QE)", &mode, 1);
-    state.camera_mode = mode == 0 ? CameraMode::Orbit : CameraMode::Fly;
-    if (ImGui::Button("reset")) presses.reset_camera = true;
-    for (int i = 0; i < 3; ++i) {
-      ImGui::SameLine();
-      char label[32];
-      std::snprintf(label, sizeof label, "view %d", i + 1);
-      if (ImGui::Button(label)) presses.load_view = i;
-      if (ImGui::IsItemHovered()) ImGui::SetTooltip("load (right-click: save the current view)");
-      if (ImGui::IsItemClicked(ImGuiMouseButton_Right)) presses.save_view = i;
-    }
-    ImGui::Checkbox("vsync", &state.vsync);
-  }
-
-  if (ImGui::CollapsingHeader("Timings (ms: last-second mean, min..max)", ImGuiTreeNodeFlags_DefaultOpen)) {
-    ImGui::PushTextWrapPos(0.0f);
-    ImGui::TextDisabled("frame phases%s",
-                        info.gpu_path ? " (CUDA events / GL timer queries, read back late)" : " (host clock)");
-    timing_rows(timings, "frame", now);
-    ImGui::TextDisabled(state.separate_passes ? "sort steps (mesh)" : "sort steps (every primitive, one order)");
-    timing_rows(timings, "sort", now);
-    if (state.separate_passes) {
-      ImGui::TextDisabled("sort steps (particles)");
-      timing_rows(timings, "particle sort", now);
-    }
-    ImGui::PopTextWrapPos();
-  }
-  right_edge_ = ImGui::IsWindowCollapsed() ? 0.0f : ImGui::GetWindowPos().x + ImGui::GetWindowSize().x;
+  const ImVec2 corner = ImGui::GetWindowPos(), extent = ImGui::GetWindowSize();
+  words.mark("panel", corner, ImVec2(corner.x + extent.x, corner.y + extent.y));
+  right_edge_ = place.strip || ImGui::IsWindowCollapsed() ? 0.0f : ImGui::GetWindowPos().x + ImGui::GetWindowSize().x;
   ImGui::End();
 }
 
@@ -390,34 +564,14 @@ float Panel::covered_left(int width, bool shown) const noexcept {
   return covered > 0.0f && covered < 0.8f ? covered : 0.0f;
 }
 
-void Panel::keep_inside() {
-  const ImVec2 display = ImGui::GetIO().DisplaySize;
-  const ImVec2 pos = ImGui::GetWindowPos();
-  ImVec2 size = ImGui::GetWindowSize();
-  if (shrunk_) {  // give back the size it had, as far as the display allows
-    size = ImVec2(std::min(restore_size_.x, display.x), std::min(restore_size_.y, display.y));
-    shrunk_ = size.x < restore_size_.x || size.y < restore_size_.y;
-    ImGui::SetWindowSize(size);
-  } else if (size.x > display.x || size.y > display.y) {
-    restore_size_ = size;
-    shrunk_ = true;
-    size = ImVec2(std::min(size.x, display.x), std::min(size.y, display.y));
-    ImGui::SetWindowSize(size);
-  }
-  // ImGui keeps a minimum size, so the size read back may still exceed a tiny display: the top
-  // left corner (title bar, left edge) is what stays inside then.
-  const ImVec2 inside(std::clamp(pos.x, 0.0f, std::max(0.0f, display.x - size.x)),
-                      std::clamp(pos.y, 0.0f, std::max(0.0f, display.y - size.y)));
-  if (inside.x != pos.x || inside.y != pos.y) ImGui::SetWindowPos(inside);
-}
-
-void Panel::draw_help(bool& open) {
+void Panel::draw_help(bool& open, UiText& words) {
   if (!open) return;
   const ImVec2 display = ImGui::GetIO().DisplaySize;
   ImGui::SetNextWindowPos(ImVec2(display.x * 0.5f, display.y * 0.5f), ImGuiCond_Always, ImVec2(0.5f, 0.5f));
   ImGui::SetNextWindowBgAlpha(0.92f);
   ImGui::Begin("controls (F1 or Esc closes)", &open,
                ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoSavedSettings);
+  words.window();
   if (ImGui::BeginTable("controls", 2)) {
     for (const ControlHelp& c : kControls) {
       ImGui::TableNextRow();

@@ -27,6 +27,7 @@ PanelReadout read_panel(const RunState& run, DeviceMemory memory, float fps) {
   readout.histogram_segments = run.charts.histogram_segments();
   readout.check = &pipeline.check();
   readout.fps = fps;
+  readout.cycling = run.cycle.active();
   if (!readout.gpu_path) readout.cpu_reason = run.lines.device;
   readout.transparency = &run.stage.renderer().transparency_stats();
   readout.transparency_memory = run.stage.renderer().transparency_memory(run.settings.transparency.fragment_budget);

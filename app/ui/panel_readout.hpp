@@ -25,7 +25,8 @@ struct PanelReadout {
   std::string_view error;   // the last rebuild request that failed
   std::size_t device_bytes_used = 0, device_bytes_total = 0, workspace_bytes = 0;
   bool gpu_path = true;
-  bool headless = false;     // --panel: the scene and camera controls start closed (no one to click them)
+  bool cycling = false;      // --cycle-sorters: the sorter changes every frame
+  float ui_scale = 1.0f;     // the fonts' and widgets' factor this frame (ui/ui_scale.hpp)
   std::size_t segments = 0;  // the current sorter's segments in the last sort (0: none)
   const char* segment_kind = "bucket";
   // The sort charts' data, made on request (buttons): compare-all bars and the last histogram.

@@ -24,24 +24,23 @@ ImU32 step_colour(std::string_view name) {
 void draw_step_bars(std::span<const StepBar> bars) {
   float longest = 0;
   for (const StepBar& bar : bars) longest = std::max(longest, bar.total_ms);
-  const float label_width = ImGui::CalcTextSize("satish-radix 00.000 ms ").x;
   const float height = ImGui::GetTextLineHeight();
+  const ImGuiStyle& style = ImGui::GetStyle();
   ImDrawList* draw = ImGui::GetWindowDrawList();
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
   for (const StepBar& bar : bars) {
-    char label[96];
+    // The sorter and its total on a line of their own, the bar below at the full width: the
+    // figures never run into the bar, whatever the font's size.
     if (bar.error.empty())
-      std::snprintf(label, sizeof label, "%-12s %6.3f ms", bar.sorter.c_str(), static_cast<double>(bar.total_ms));
+      ImGui::Text("%s  %.3f ms", bar.sorter.c_str(), static_cast<double>(bar.total_ms));
     else
-      std::snprintf(label, sizeof label, "%-12s --", bar.sorter.c_str());
-    ImGui::TextUnformatted(label);
+      ImGui::Text("%s  --", bar.sorter.c_str());
     if (!bar.error.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", bar.error.c_str());
-    ImGui::SameLine(label_width);
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     const float width = std::max(1.0f, ImGui::GetContentRegionAvail().x);
     ImGui::Dummy(ImVec2(width, height));
     if (longest <= 0) continue;
     float x = origin.x;
-    const ImVec2 mouse = ImGui::GetIO().MousePos;
     for (const TimedStep& step : bar.steps) {
       const float w = width * step.ms / longest;
       const ImVec2 a(x, origin.y), b(x + w, origin.y + height);
@@ -49,6 +48,25 @@ void draw_step_bars(std::span<const StepBar> bars) {
       if (mouse.x >= a.x && mouse.x < b.x && mouse.y >= a.y && mouse.y < b.y)
         ImGui::SetTooltip("%s: %s %.3f ms", bar.sorter.c_str(), step.name.c_str(), static_cast<double>(step.ms));
       x += w;
+    }
+    // The legend: each step's colour, name and time, as many to a line as fit.
+    const float right = ImGui::GetCursorScreenPos().x + width;
+    bool first = true;
+    for (const TimedStep& step : bar.steps) {
+      char entry[96];
+      std::snprintf(entry, sizeof entry, "%s %.3f", step.name.c_str(), static_cast<double>(step.ms));
+      const float entry_width = height + style.ItemInnerSpacing.x + ImGui::CalcTextSize(entry).x;
+      if (!first) {
+        ImGui::SameLine(0.0f, 2.0f * style.ItemSpacing.x);
+        if (ImGui::GetCursorScreenPos().x + entry_width > right) ImGui::NewLine();
+      }
+      first = false;
+      const ImVec2 p = ImGui::GetCursorScreenPos();
+      const float box = 0.8f * height, inset = 0.1f * height;
+      draw->AddRectFilled(ImVec2(p.x, p.y + inset), ImVec2(p.x + box, p.y + inset + box), step_colour(step.name));
+      ImGui::Dummy(ImVec2(height, height));
+      ImGui::SameLine(0.0f, style.ItemInnerSpacing.x);
+      ImGui::TextUnformatted(entry);
     }
   }
 }

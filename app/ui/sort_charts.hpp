@@ -11,7 +11,8 @@
 
 namespace depthsort::app {
 
-// Horizontal stacked bars on one millisecond scale (the longest bar fills the width); each step
+// Horizontal stacked bars on one millisecond scale (the longest bar fills the width), each under
+// its sorter's name and total and above its legend (each step's colour, name and time); each step
 // has a stable colour by name, and hovering a segment names the step and its time.
 void draw_step_bars(std::span<const StepBar> bars);
 

@@ -2,6 +2,8 @@
 
 #include <imgui.h>
 
+#include "depthsort/host/count_text.hpp"
+
 namespace depthsort::app {
 
 namespace {
@@ -20,12 +22,9 @@ constexpr ModeHelp kModes[kTransparencyModes] = {
                             "and blended: exact, and the costliest"},
 };
 
-double mib(std::size_t bytes) { return static_cast<double>(bytes) / (1024.0 * 1024.0); }
-
 }  // namespace
 
 void transparency_section(Settings& state, const PanelReadout& info) {
-  if (!ImGui::CollapsingHeader("Transparency", ImGuiTreeNodeFlags_DefaultOpen)) return;
   int mode = static_cast<int>(state.transparency.mode);
   for (int i = 0; i < kTransparencyModes; ++i) {
     if (i % 2 == 1) ImGui::SameLine();
@@ -54,8 +53,9 @@ void transparency_section(Settings& state, const PanelReadout& info) {
   }
   const TransparencyMemory& m = info.transparency_memory;
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-  ImGui::TextWrapped("memory: sorted %.1f MiB, wboit %.1f, reference %.1f, difference view %.1f more",
-                     mib(info.sorted_bytes), mib(m.wboit), mib(m.reference), mib(m.difference));
+  const auto mib = [](std::size_t bytes) { return byte_text(bytes, ByteUnits::MiB); };
+  ImGui::TextWrapped("memory: sorted %s, wboit %s, reference %s, difference view %s more", mib(info.sorted_bytes).c_str(),
+                     mib(m.wboit).c_str(), mib(m.reference).c_str(), mib(m.difference).c_str());
   ImGui::PopStyleColor();
 }
 

@@ -103,10 +103,10 @@ TEST(HeadlessBlend, ParticleQuadIsRound) {
     const Image image = render_test_scene(std::string("mixed_") + shape + ".png",
                                           {"--scene", "mixed", "--sprite-shape", shape});
     EXPECT_GT(image.at(kW / 2, kH / 2)[1], 50) << shape << ": no green particle at the centre";
-    // 12 pixels up and right of the centre: inside the quad's square, outside its disc (r ~ 15.5 px).
-    EXPECT_LE(image.at(kW / 2 + 12, kH / 2 - 12)[1], 2) << shape << ": drawn outside the disc";
-    EXPECT_GT(image.at(kW / 2 + 6, kH / 2 - 6)[1], 20) << shape << ": the disc is missing inside its radius";
-    EXPECT_GT(image.at(kW / 2, kH / 2 + 13)[1], 5) << shape << ": the disc is cut at its bottom";
+    // 10 pixels up and right of the centre: inside the quad's square, outside its disc (r ~ 11 px).
+    EXPECT_LE(image.at(kW / 2 + 10, kH / 2 - 10)[1], 2) << shape << ": drawn outside the disc";
+    EXPECT_GT(image.at(kW / 2 + 4, kH / 2 - 4)[1], 20) << shape << ": the disc is missing inside its radius";
+    EXPECT_GT(image.at(kW / 2, kH / 2 + 9)[1], 5) << shape << ": the disc is cut at its bottom";
   }
 }
 
@@ -171,7 +171,7 @@ TEST(HeadlessBlend, ColourModesRun) {
 // Headless --panel draws the ImGui panel (top left) into the screenshot; without it that corner
 // is background.
 TEST(HeadlessRun, PanelIsDrawnIntoTheScreenshot) {
-  const std::vector<std::string> common = {"--headless", "--cpu", "--scene", "mixed", "--size", "640x480",
+  const std::vector<std::string> common = {"--headless", "--cpu", "--scene", "mixed", "--size", "800x600",
                                            "--frames", "3", "--quiet"};
   auto args = common;
   args.insert(args.end(), {"--panel", "--screenshot", out_path("panel.png")});
@@ -186,7 +186,7 @@ TEST(HeadlessRun, PanelIsDrawnIntoTheScreenshot) {
   for (int y = 10; y < 200; ++y)
     for (int x = 10; x < 200; ++x) differing += with.at(x, y)[0] != without.at(x, y)[0] ? 1 : 0;
   EXPECT_GT(differing, 1000) << "no panel in the top-left corner";
-  EXPECT_EQ(with.at(630, 470)[0], without.at(630, 470)[0]) << "the panel covers the whole frame";
+  EXPECT_EQ(with.at(795, 5)[0], without.at(795, 5)[0]) << "the panel covers the whole frame";
   EXPECT_EQ(run_depthsort({"--headless", "--cpu", "--panel", "--no-draw", "--quiet"}).status, 2);
 }
 

@@ -117,8 +117,9 @@ TEST(Expand, TinyParticleKeepsHalfAPixel) {
   EXPECT_NEAR(distance, 2.0f * 0.5f * camera.distance / 100.0f, 1e-5f);
 }
 
-// Rank: primitive.vert's ramp over the position (far blue, middle green, near red); segment: its
-// golden-ratio hues of the segment holding the position. Alpha stays each vertex's own.
+// Rank: primitive.vert's ramp over the position (far blue, through cyan and green, near red, both
+// ends bright), opaque; segment: its golden-ratio hues of the segment holding the position, alpha
+// each vertex's own.
 TEST(Expand, ColourModesColourByPosition) {
   Expansion e;
   e.particles = {ParticleVertex{0, 0, 0, 0.1f, 0x40FFFFFFu}};  // id 3
@@ -126,13 +127,13 @@ TEST(Expand, ColourModesColourByPosition) {
   FramePlan controls;
   controls.colour = ColourMode::Rank;
   e.run(expand_view(turned_camera(), controls));
+  // t = 0, 1/3, 1: hue 0.62, 0.413, 0 at saturation 0.75: (64, 117, 255), (64, 255, 156), (255, 64, 64).
+  EXPECT_EQ(bytes(e.out[0].rgba), (std::array<int, 4>{64, 117, 255, 255}));
+  EXPECT_EQ(bytes(e.out[4].rgba), (std::array<int, 4>{64, 255, 156, 255}));
+  EXPECT_EQ(bytes(e.out[11].rgba), (std::array<int, 4>{255, 64, 64, 255}));
   const auto alpha = [&](std::size_t r) {
     return static_cast<int>(e.mesh.vertices[e.mesh.indices[3 * e.order[r]]].rgba >> 24);
   };
-  // t = 0, 1/3, 1: ramp (0, 0, 0.5), (0, 0.833, 1), (0.5, 0, 0).
-  EXPECT_EQ(bytes(e.out[0].rgba), (std::array<int, 4>{0, 0, 128, 0x40}));
-  EXPECT_EQ(bytes(e.out[4].rgba), (std::array<int, 4>{0, 213, 255, alpha(1)}));
-  EXPECT_EQ(bytes(e.out[11].rgba), (std::array<int, 4>{128, 0, 0, alpha(3)}));
   EXPECT_EQ(e.out[9].rgba, e.out[10].rgba);
 
   controls.colour = ColourMode::Segment;

@@ -14,12 +14,20 @@
 #include <cmath>
 #include <filesystem>
 #include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 
 namespace depthsort::app::test {
 
+std::string depthsort_bin() {
+  // DEPTHSORT_TEST_BIN runs the tests against another build of the program (an older one, to see
+  // which tests it fails).
+  const char* other = std::getenv("DEPTHSORT_TEST_BIN");
+  return other && *other ? other : DEPTHSORT_BIN;
+}
+
 CommandResult run_depthsort(const std::vector<std::string>& args, const std::string& prefix) {
-  std::vector<std::string> words{DEPTHSORT_BIN};
+  std::vector<std::string> words{depthsort_bin()};
   words.insert(words.end(), args.begin(), args.end());
   const depthsort::testing::CommandOutput run = depthsort::testing::run_command(words, prefix);
   return CommandResult{run.status, run.output};

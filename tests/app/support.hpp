@@ -14,7 +14,10 @@ struct CommandResult {
   std::string output;  // stdout and stderr together
 };
 
-// Runs DEPTHSORT_BIN with `args` (each shell-quoted), after `prefix` (a shell word list such as
+// The program under test: DEPTHSORT_BIN, or the DEPTHSORT_TEST_BIN environment variable's.
+std::string depthsort_bin();
+
+// Runs depthsort_bin() with `args` (each shell-quoted), after `prefix` (a shell word list such as
 // "env -u DISPLAY" or "xvfb-run -a"), if given.
 CommandResult run_depthsort(const std::vector<std::string>& args, const std::string& prefix = "");
 

@@ -44,9 +44,16 @@ struct ExpandView {
   std::uint32_t colour_mode = 0;  // 0 the scene's colours, 1 by rank in the order, 2 by segment
 };
 
-// primitive.vert's colour ramp over [0, 1]: far (blue) to near (red) through green.
+// primitive.vert's colour ramp over [0, 1]: far (blue) to near (red) through cyan, green and
+// yellow, at full value (both ends bright on a projector).
 DEPTHSORT_HD void rank_ramp(float t, float rgb[3]) {
-  for (int c = 0; c < 3; ++c) rgb[c] = fminf(fmaxf(1.5f - fabsf(4.0f * t - static_cast<float>(3 - c)), 0.0f), 1.0f);
+  const float hue = 0.62f * (1.0f - fminf(fmaxf(t, 0.0f), 1.0f));
+  const float offset[3] = {1.0f, 2.0f / 3.0f, 1.0f / 3.0f};
+  for (int c = 0; c < 3; ++c) {
+    const float y = hue + offset[c];
+    const float pure = fminf(fmaxf(fabsf((y - floorf(y)) * 6.0f - 3.0f) - 1.0f, 0.0f), 1.0f);
+    rgb[c] = 0.25f + 0.75f * pure;
+  }
 }
 
 // primitive.vert's colour of segment s: golden-ratio hue steps, so neighbours differ.
@@ -111,8 +118,9 @@ DEPTHSORT_HD void expand_primitive(const MeshVertex* vertices, const std::uint32
                     ? segment_of(segment_starts, segment_count, static_cast<std::uint32_t>(r))
                     : 0u,
                 rgb);
-  // The three vertices share the rank and the segment; each keeps its own alpha.
-  for (int k = 0; k < 3; ++k) out[k].rgba = with_rgb(out[k].rgba, rgb);
+  // The three vertices share the rank and the segment; by segment each keeps its own alpha, by
+  // rank they are opaque (the frame's opacity alone sets it), as in primitive.vert.
+  for (int k = 0; k < 3; ++k) out[k].rgba = with_rgb(view.colour_mode == 1 ? 0xFF000000u : out[k].rgba, rgb);
 }
 
 // The GPU expansion of every position r < n (kernels/frame/expand.cu): expand_primitive into
