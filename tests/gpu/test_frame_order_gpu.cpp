@@ -288,6 +288,22 @@ TEST_F(FrameOrderTest, OneHeavyKeyValueFillsSeveralBuckets) {
   EXPECT_GE(own, 3);  // frame 0 leaves the splitters
 }
 
+// One depth held by a hundredth of the primitives at a point off the centre, so that its key
+// moves every frame of the orbit (a particle fountain: every particle born this frame is at the
+// emitter): the last frame's splitters have no room for it where it is now, and its bucket
+// overflows. The sample sees one crowded bucket whose pairs beyond its region fit the spill area:
+// the frames stay depth-bucket's own (one overflowed bucket each), and exact.
+TEST_F(FrameOrderTest, AHeavyDepthThatMovesEveryFrameOverflowsOneBucket) {
+  const std::size_t n = 8u << 20;
+  DeviceScene scene = make_scene(0, n, Shape::Box, 13);
+  std::vector<ParticleVertex> points(n);
+  DEPTHSORT_CUDA_CHECK(cudaMemcpy(points.data(), scene.points.data(), scene.points.bytes(), cudaMemcpyDeviceToHost));
+  for (std::size_t i = 0; i < n; i += 100) points[i].x = 0.6f, points[i].y = -0.5f, points[i].z = 0.3f;
+  DEPTHSORT_CUDA_CHECK(cudaMemcpy(scene.points.data(), points.data(), scene.points.bytes(), cudaMemcpyHostToDevice));
+  const int own = run_orbit(scene, 6, 0.01f);
+  EXPECT_GE(own, 5);  // frame 0 leaves the splitters
+}
+
 TEST_F(FrameOrderTest, OneUnitThroughAChainOfUnrelatedScenesAndSizes) {
   const std::size_t max_n = 3'000'000;
   FrameOrder unit(1'000'000, max_n);

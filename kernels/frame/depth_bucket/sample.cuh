@@ -46,9 +46,13 @@ __global__ void extend_splitters_kernel(Layout layout, std::uint32_t* splitters)
 }
 
 // kSampleBlocks blocks: each fills its share of the table and counts its share of the sample into
-// `sample_counts` (zeroed); the last to finish takes the verdict (`most_in_bucket`: the most
-// samples a bucket may hold for the splitters to fit), zeroes the counts for the next frame and
-// clears what the scatter counts.
+// `sample_counts` (zeroed); the last to finish takes the verdict, zeroes the counts for the next
+// frame and clears what the scatter counts. A bucket with more than `most_in_bucket` samples is
+// crowded; the splitters still fit where the crowded buckets are few enough to be sorted after
+// the others and the pairs they are expected to hold beyond their regions fit half the spill
+// area. So a frame whose keys moved (a cut) is handed back before the first pass, and a frame with
+// one heavy depth that moved since the last (a particle fountain's emitter, where every particle
+// born this frame is) keeps its own order at the price of one overflowed bucket.
 __global__ void __launch_bounds__(kSampleThreads)
     sample_kernel(Records records, DepthPlane plane, Layout layout, const std::uint32_t* __restrict__ splitters,
                   std::uint16_t* __restrict__ table, std::uint32_t* __restrict__ sample_counts,
@@ -69,28 +73,33 @@ __global__ void __launch_bounds__(kSampleThreads)
     atomicAdd(&sample_counts[bucket_between(key, id, splitters, 0, splitter_count)], 1u);
   }
   __shared__ bool s_last;
-  __shared__ std::uint32_t s_largest;
+  __shared__ std::uint32_t s_crowded;
+  __shared__ unsigned long long s_beyond;  // pairs expected beyond the crowded buckets' regions
   __threadfence();
   __syncthreads();
   if (threadIdx.x == 0) {
     s_last = atomicAdd(&control->samples_done, 1u) == gridDim.x - 1;
-    s_largest = 0;
+    s_crowded = 0;
+    s_beyond = 0;
   }
   __syncthreads();
   if (!s_last) return;
   __threadfence();
-  std::uint32_t largest = 0;
   for (std::uint32_t b = threadIdx.x; b < layout.buckets; b += kSampleThreads) {
-    largest = max(largest, __ldcg(&sample_counts[b]));
+    const std::uint32_t count = __ldcg(&sample_counts[b]);
     sample_counts[b] = 0;
+    if (count <= most_in_bucket) continue;
+    atomicAdd(&s_crowded, 1u);
+    const std::uint64_t expected = static_cast<std::uint64_t>(count) * layout.n / kSamples;
+    if (expected > layout.capacity) atomicAdd(&s_beyond, static_cast<unsigned long long>(expected - layout.capacity));
   }
-  atomicMax(&s_largest, largest);
   __syncthreads();
   if (threadIdx.x == 0) {
     control->table.low = range.low;
     control->table.shift = range.shift;
     control->table.steps = range.steps;
-    control->verdict = s_largest > most_in_bucket ? kUnfit : kFitted;
+    const bool fits = s_crowded <= kMaxOverflowed / 2 && s_beyond <= layout.spill_capacity / 2;
+    control->verdict = fits ? kFitted : kUnfit;
     control->samples_done = 0;
     control->tiles_done = 0;
     control->spilled = 0;
