@@ -88,8 +88,19 @@ ParseResult parse_bench_args(std::span<const std::string_view> args,
     app.add_option(names, out)->expected(1)->allow_extra_args(false)->multi_option_policy(
         CLI::MultiOptionPolicy::TakeAll);
   };
+  // One value each; a second occurrence is an error (below), never silently the one that wins.
+  std::vector<std::pair<std::string, std::vector<std::string>>> single_values;
+  single_values.reserve(7);
   auto value_option = [&](const std::string& names, std::string& out) {
-    app.add_option(names, out)->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+    auto& [name, given] = single_values.emplace_back(names, std::vector<std::string>{});
+    app.add_option_function<std::vector<std::string>>(
+           names, [&given, &out](const std::vector<std::string>& values) {
+             given = values;
+             out = values.back();
+           })
+        ->expected(1)
+        ->allow_extra_args(false)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   };
   app.add_flag("--help,-h", help);
   app.add_flag("--list", config.list);
@@ -122,6 +133,13 @@ ParseResult parse_bench_args(std::span<const std::string_view> args,
   if (!app.remaining().empty())
     return fail("unknown argument " + quote_for_message(app.remaining().front()) + "; " +
                 std::string(kFlags));
+  for (const auto& [name, given] : single_values) {
+    if (given.size() <= 1) continue;
+    std::string list;
+    for (const std::string& v : given) list += (list.empty() ? "" : ", ") + quote_for_message(v);
+    return fail(name + " given " + std::to_string(given.size()) + " times (" + list +
+                "); it takes one value: give it once");
+  }
   config.help = help;
 
   // "a,b,,c": an empty entry is an error, not silently dropped.

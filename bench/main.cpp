@@ -30,6 +30,7 @@
 #include "depthsort/sort/pair_buffers.hpp"
 #include "depthsort/host/memory_available.hpp"
 #include "depthsort/host/output_file.hpp"
+#include "depthsort/host/stop_signal.hpp"
 #include "depthsort/sort/registry.hpp"
 #include "depthsort/sort/sorter.hpp"
 #include "depthsort/sort/step_timer.hpp"
@@ -199,9 +200,11 @@ Runnable runnable_variants(const BenchConfig& config, bool gpu) {
 // --csv and --json, each opened before anything runs (a bad path fails now, not after the rows).
 std::vector<ResultFile> open_result_files(const BenchConfig& config) {
   std::vector<ResultFile> files;
-  if (!config.csv_path.empty()) files.push_back({config.csv_path, csv_text});
-  if (!config.json_path.empty()) files.push_back({config.json_path, json_text});
-  for (ResultFile& file : files) file.stream = OutputFile(file.path).direct();
+  const auto add = [&files](const std::string& path, auto* render) {
+    if (!path.empty()) files.push_back({path, render, std::make_shared<PlannedOutput>(path)});
+  };
+  add(config.csv_path, csv_text);
+  add(config.json_path, json_text);
   return files;
 }
 
@@ -340,6 +343,7 @@ void run_size(std::size_t size_index, const std::vector<SorterVariant>& variants
       input_error = make_input(run.config, dist, n, device_set.get(), run.stream, input);
     double cub_median = std::numeric_limits<double>::quiet_NaN();
     for (const SorterVariant& v : variants) {
+      if (stop_signal() != 0) return;  // the rows so far are written whole by the caller
       std::optional<std::string> skip;
       if (!input_error.empty()) skip = input_error;
       else if (v.info->backend == Backend::Gpu && !device_set) skip = device_set_error;
@@ -431,9 +435,15 @@ int run(int argc, char** argv) {
     return ok ? 0 : 1;
   }
   run.total = config.sizes.size() * config.distributions.size() * runnable.variants.size();
-  for (std::size_t size_index = 0; size_index < config.sizes.size(); ++size_index)
+  for (std::size_t size_index = 0; size_index < config.sizes.size() && stop_signal() == 0; ++size_index)
     run_size(size_index, runnable.variants, runnable, fit, run);
   print_rows(run.rows);
+  if (const int signal = stop_signal(); signal != 0) {
+    std::cout << "stopped by " << stop_signal_name(signal) << " after " << run.rows.size() << " of " << run.total
+              << " rows\n";
+    write_results(run.rows, header, files);
+    return 128 + signal;
+  }
   if (run.skipped > 0)
     std::cout << run.skipped << " row(s) skipped: they did not fit in memory (see the check column)\n";
   if (!gpu) std::cout << "note: ran without a CUDA device: CPU sorter only\n";
@@ -445,10 +455,14 @@ int run(int argc, char** argv) {
 }  // namespace depthsort::bench
 
 int main(int argc, char** argv) {
+  // Before anything is written: a signal, a closed pipe or `ulimit -f` ends a run with its
+  // outputs whole or absent and a reason (depthsort/host/stop_signal.hpp).
+  depthsort::install_stop_handler();
   try {
     return depthsort::bench::run(argc, argv);
   } catch (const std::exception& e) {
     std::cerr << "depthsort-bench: " << e.what() << '\n';
-    return 1;
+    const int signal = depthsort::stop_signal();
+    return signal > 0 ? 128 + signal : 1;
   }
 }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <iostream>
+#include <memory>
 #include <span>
 #include <string>
 #include <utility>
@@ -60,18 +61,19 @@ struct Events {
 
 inline std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
 
-// A result file the run keeps up to date: rewritten (to a temporary file, then renamed) after
-// every row, so a crash loses no finished row and no reader ever sees half a file. A stream
-// target (/dev/stdout, a pipe) cannot be replaced, so it is written once, at the end.
+// A result file the run keeps up to date: resolved once before anything runs, then rewritten (to
+// a temporary file, then renamed) after every row, so a crash loses no finished row and no reader
+// ever sees half a file. A stream target (/dev/stdout, a pipe, a FIFO) cannot be replaced: it is
+// opened once at the start and written once, at the end (depthsort/host/output_file.hpp).
 struct ResultFile {
   std::string path;
   std::string (*render)(const RunHeader&, const std::vector<Row>&);
-  bool stream = false;
+  std::shared_ptr<PlannedOutput> output;  // shared: the rows' loop holds the files as const
 
   void save(const RunHeader& header, const std::vector<Row>& rows, bool final) const {
-    if (stream && !final) return;
+    if (output->stream() && !final) return;
     std::cout.flush();  // a stream target may be our own stdout: what was printed comes first
-    write_file_atomically(path, render(header, rows));
+    output->write(render(header, rows));
   }
 };
 

@@ -1,6 +1,7 @@
 #include "depthsort/host/output_file.hpp"
 
 #include <fcntl.h>
+#include <climits>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 #include <utility>
 
 #include "depthsort/host/count_text.hpp"
+#include "depthsort/host/stop_signal.hpp"
 #include "depthsort/sort/errors.hpp"
 
 namespace fs = std::filesystem;
@@ -49,7 +51,16 @@ int own_descriptor(const fs::path& path) {
 // kernel resolves it). The target need not exist. Throws OutputError on a loop (ELOOP's limit).
 fs::path follow_links(const fs::path& path) {
   constexpr int kMaxLinks = 40;  // Linux's limit on links followed in one lookup
-  fs::path current = path;
+  // Each step's folder in its canonical form (its own links followed, ".." taken physically), so
+  // that two names of one file, existing or not yet, end as one spelling.
+  const auto in_real_folder = [](const fs::path& p) {
+    std::error_code ec;
+    const fs::path absolute = fs::absolute(p, ec);
+    if (ec || !absolute.has_filename()) return absolute.lexically_normal();
+    const fs::path folder = fs::weakly_canonical(absolute.parent_path(), ec);
+    return ec ? absolute.lexically_normal() : folder / absolute.filename();
+  };
+  fs::path current = in_real_folder(path);
   for (int links = 0; links <= kMaxLinks; ++links) {
     std::error_code ec;
     if (!fs::is_symlink(fs::symlink_status(current, ec))) return current;
@@ -57,9 +68,51 @@ fs::path follow_links(const fs::path& path) {
     if (ec)
       throw OutputError("cannot write " + quote_path(path.string()) + ": cannot read the symbolic link " +
                         quote_path(current.string()) + ": " + ec.message());
-    current = next.is_absolute() ? next : current.parent_path() / next;
+    current = in_real_folder(next.is_absolute() ? next : current.parent_path() / next);
   }
   throw OutputError("cannot write " + quote_path(path.string()) + ": " + std::strerror(ELOOP));
+}
+
+// A temporary name beside `real` that the file system accepts: ".NAME.tmp-XXXXXX", NAME cut so
+// that the whole stays within the folder's longest name (a target whose own name is near that
+// limit must still be writable).
+std::string temporary_pattern(const fs::path& folder, const fs::path& real) {
+  constexpr std::string_view kSuffix = ".tmp-XXXXXX";
+  errno = 0;
+  long longest = ::pathconf(folder.c_str(), _PC_NAME_MAX);
+  if (longest <= 0) longest = NAME_MAX;
+  std::string name = real.filename().string();
+  const std::size_t room = static_cast<std::size_t>(longest) - 1 - kSuffix.size();
+  if (name.size() > room) name.resize(room);
+  return (folder / ("." + name + std::string(kSuffix))).string();
+}
+
+// Opens a FIFO for writing, once: waits for a reader up to kOutputFifoSeconds (open without
+// O_NONBLOCK would wait forever, and one opened to test and closed would hand the reader an end
+// of file), then writes block as usual. Throws OutputError; a stop signal ends the wait.
+int open_fifo(const fs::path& path, const std::string& shown) {
+  constexpr int kStepMs = 50;
+  for (int waited = 0;; waited += kStepMs) {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd >= 0) {
+      const int flags = ::fcntl(fd, F_GETFL);
+      if (flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
+        const int error_number = errno;
+        ::close(fd);
+        throw OutputError("cannot write " + quote_path(shown) + ": fcntl: " + std::strerror(error_number));
+      }
+      return fd;
+    }
+    if (errno != ENXIO)
+      throw OutputError("cannot open " + quote_path(shown) + ": " + std::strerror(errno));
+    if (const int signal = stop_signal(); signal > 0)
+      throw OutputError("cannot write " + quote_path(shown) + ": stopped by " + stop_signal_name(signal) +
+                        " while waiting for a reader of the FIFO");
+    if (waited >= kOutputFifoSeconds * 1000)
+      throw OutputError("cannot write " + quote_path(shown) + ": it is a FIFO and nothing opened it for reading in " +
+                        std::to_string(kOutputFifoSeconds) + " s; refused rather than waiting forever");
+    ::usleep(kStepMs * 1000);  // a stop signal cuts it short (EINTR) and is seen above
+  }
 }
 
 mode_t new_file_mode() {
@@ -81,16 +134,24 @@ OutputFile::OutputFile(fs::path target) : target_(std::move(target)) {
                                : names_a_stream(target_);
   if (direct_) {
     temporary_ = target_;
-    // Appending: a redirection to a regular file keeps what the program printed before.
-    if (const int own = own_descriptor(target_); own >= 0) {
-      const int fd = ::dup(own);
-      if (fd < 0) fail("cannot open", errno);
-      file_ = ::fdopen(fd, "ab");
+    const auto adopt = [&](int fd, const char* mode) {
+      file_ = ::fdopen(fd, mode);
       if (file_ == nullptr) {
         const int error_number = errno;
         ::close(fd);
         fail("cannot open", error_number);
       }
+    };
+    const int own = own_descriptor(target_);
+    if (fs::is_fifo(status) && own < 0) {
+      adopt(open_fifo(target_, target_.string()), "wb");
+      return;
+    }
+    // Appending: a redirection to a regular file keeps what the program printed before.
+    if (own >= 0) {
+      const int fd = ::dup(own);
+      if (fd < 0) fail("cannot open", errno);
+      adopt(fd, "ab");
       return;
     }
     file_ = std::fopen(target_.c_str(), "ab");
@@ -101,12 +162,12 @@ OutputFile::OutputFile(fs::path target) : target_(std::move(target)) {
   // A symbolic link is followed, as open() follows it: the file it points to is created or
   // replaced, in that file's folder, and the link stays.
   fs::path real = follow_links(target_);
-  const fs::path folder = real.has_parent_path() ? real.parent_path() : fs::path(".");
-  if (real != target_ && !fs::is_directory(folder, ec))
+  const fs::path folder = real.parent_path();
+  if (fs::is_symlink(fs::symlink_status(target_, ec)) && !fs::is_directory(folder, ec))
     throw OutputError("cannot write " + quote_path(target_.string()) + ": it is a symbolic link to " +
                       quote_path(real.string()) + ", whose folder " + quote_path(folder.string()) +
                       " does not exist");
-  std::string pattern = (folder / ("." + real.filename().string() + ".tmp-XXXXXX")).string();
+  std::string pattern = temporary_pattern(folder, real);
   const int fd = ::mkstemp(pattern.data());
   if (fd < 0) fail("cannot create a temporary file in " + quote_path(folder.string()) + " for", errno);
   temporary_ = pattern;
@@ -198,9 +259,36 @@ void write_file_atomically(const fs::path& target, std::string_view content) {
   file.commit();
 }
 
+PlannedOutput::PlannedOutput(fs::path path) : path_(std::move(path)) {
+  if (path_.empty()) return;
+  OutputFile probe(path_);
+  if (probe.direct()) {
+    stream_ = std::make_unique<OutputFile>(std::move(probe));
+    return;
+  }
+  final_ = final_output_path(path_);
+}
+
+void PlannedOutput::write(std::string_view content) {
+  if (path_.empty()) return;
+  if (stream_) {
+    if (written_) throw OutputError("cannot write " + quote_path(path_.string()) + " twice: it is a stream");
+    written_ = true;
+    stream_->write(content);
+    stream_->commit();
+    return;
+  }
+  // The final name found at the start: a link changed since cannot send the output elsewhere.
+  if (final_output_path(path_) != final_)
+    throw OutputError("cannot write " + quote_path(path_.string()) + ": it named " + quote_path(final_.string()) +
+                      " when the run started and names another file now; not written");
+  write_file_atomically(path_, content);
+}
+
 namespace {
 
-// Two names of one file: the same inode when both exist, else the same canonical spelling.
+// Two names of one file: the same inode when both exist, else the same final name (links
+// followed to the end, also to a file not there yet).
 bool same_file(const fs::path& a, const fs::path& b) {
   std::error_code ec;
   const bool a_exists = fs::exists(a, ec);
@@ -210,22 +298,29 @@ bool same_file(const fs::path& a, const fs::path& b) {
     return fs::equivalent(a, b, ec) && !ec;
   }
   if (a_exists != b_exists) return false;
-  const fs::path ca = fs::weakly_canonical(fs::absolute(a, ec), ec);
-  const fs::path cb = fs::weakly_canonical(fs::absolute(b, ec), ec);
-  return !ca.empty() && ca == cb;
+  try {
+    return final_output_path(a) == final_output_path(b);
+  } catch (const OutputError&) {
+    return false;  // a loop of links: the write reports it
+  }
 }
 
 }  // namespace
 
+fs::path final_output_path(const fs::path& path) { return follow_links(path); }
+
 std::string find_path_clash(std::span<const NamedPath> inputs, std::span<const NamedPath> outputs) {
+  // The running program is an input of every run: an output must not replace it.
+  const NamedPath self{"the running program", "/proc/self/exe"};
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     const NamedPath& out = outputs[i];
     if (out.path.empty()) continue;
     auto clash = [&](const NamedPath& other) {
       return std::string(out.flag) + " " + quote_path(out.path.string()) + " is the same file as " +
-             std::string(other.flag) + " " + quote_path(other.path.string()) +
+             std::string(other.flag) + (other.flag == self.flag ? "" : " " + quote_path(other.path.string())) +
              ": give each output its own path";
     };
+    if (same_file(out.path, self.path)) return clash(self);
     for (const NamedPath& in : inputs)
       if (!in.path.empty() && same_file(out.path, in.path)) return clash(in);
     for (std::size_t j = 0; j < i; ++j)

@@ -11,5 +11,16 @@ cmake --build --preset default
 if [[ -n ${DISPLAY:-}${WAYLAND_DISPLAY:-} || " $* " == *" --headless "* || " $* " == *" --help "* ]]; then
   exec build/bin/depthsort "$@"
 fi
-echo "run.sh: no display: running headless; the last frame goes to depthsort.png"
-exec build/bin/depthsort --headless --frames 120 --camera-path orbit --screenshot depthsort.png "$@"
+# The defaults only where the arguments do not give their own: a flag that takes one value is an
+# error when given twice.
+defaults=(--headless)
+for pair in "--frames 120" "--camera-path orbit" "--screenshot depthsort.png"; do
+  flag=${pair%% *}
+  [[ " $* " == *" $flag "* || " $* " == *" $flag="* ]] || defaults+=("$flag" "${pair#* }")
+done
+if [[ " ${defaults[*]} " == *" --screenshot "* ]]; then
+  echo "run.sh: no display: running headless; the last frame goes to depthsort.png"
+else
+  echo "run.sh: no display: running headless"
+fi
+exec build/bin/depthsort "${defaults[@]}" "$@"

@@ -1,6 +1,7 @@
-// The command line through CLI11: it finds options, takes their values (the last of a repeated
-// one wins) and writes --help from the same table; the values themselves are checked here, so
-// that every message names the flag, quotes what was given and says what is valid.
+// The command line through CLI11: it finds options, takes their values (every occurrence: a
+// repeated option that takes one value is an error) and writes --help from the same table; the
+// values themselves are checked here, so that every message names the flag, quotes what was given
+// and says what is valid.
 #include "cli/command_line.hpp"
 
 #include <CLI/CLI.hpp>
@@ -10,6 +11,7 @@
 #include <cstdlib>
 #include <functional>
 #include <limits>
+#include <vector>
 
 #include "depthsort/host/count_text.hpp"
 #include "depthsort/sort/errors.hpp"
@@ -84,27 +86,48 @@ struct Cli {
                "depthsort"};
 
   Cli(RunOptions& r, Settings& s) {
+    // Flags without a value may be repeated (--quiet --quiet is still quiet); options with one take
+    // every occurrence (values() below).
     app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
     app.set_help_flag("-h,--help", "print this help and exit");
     app.set_version_flag("--version", version_text(), "print the version and exit");
     app.get_formatter()->column_width(kHelpColumn);
     app.footer(controls_help() + "\n" + wrap(kCountHelp, kHelpWidth) + "\n" + wrap(limits_help(), kHelpWidth) + "\n" +
                wrap("Exit status: 0 success, 1 runtime error (bad OBJ file, memory, an output that cannot be written, "
-                    "a wrong sorted order...), 2 usage error (a bad flag or value, a size above a fixed limit), "
-                    "130 / 143 stopped by SIGINT / SIGTERM (the summary and --json still written).",
+                    "a wrong sorted order...), 2 usage error (a bad flag or value, a flag that takes one value given "
+                    "twice, a size above a fixed limit), 128 + the signal's number when a signal stopped it "
+                    "(130 SIGINT, 143 SIGTERM, 129 SIGHUP...; the summary and --json still written).",
                     kHelpWidth));
 
+    // Every option with a value takes every occurrence, one value each, so that none is dropped
+    // unseen: a repeatable option (--mesh) uses them all, the others refuse a second one.
+    const auto values = [&](const std::string& names, const std::string& help, const char* type,
+                            std::function<void(const std::vector<std::string>&)> take) {
+      return app
+          .add_option_function<std::vector<std::string>>(names, std::move(take), wrap(help, kHelpWidth - kHelpColumn))
+          ->type_name(type)
+          ->expected(1)
+          ->allow_extra_args(false)
+          ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+    };
     const auto text = [&](const std::string& names, const std::string& help, const char* type,
                           std::function<void(const std::string&)> take) {
-      return app.add_option_function<std::string>(names, std::move(take), wrap(help, kHelpWidth - kHelpColumn))
-          ->type_name(type);
+      return values(names, help, type, [names, take = std::move(take)](const std::vector<std::string>& given) {
+        if (given.size() > 1) {
+          std::string list;
+          for (const std::string& v : given) list += (list.empty() ? "" : ", ") + quote_for_message(v);
+          throw UsageError(names + " given " + std::to_string(given.size()) + " times (" + list +
+                           "); it takes one value: give it once");
+        }
+        take(given.front());
+      });
     };
     const char* scene = "Scene";
-    text("--mesh", "load an OBJ mesh (several --mesh allowed; replaces the default knot); a regular file or a pipe, "
-                   "at most 1 GiB",
-         "FILE", [&s](const std::string& v) { s.scene.meshes.push_back(nonempty_file("--mesh", v)); })
-        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
-        ->group(scene);
+    values("--mesh", "load an OBJ mesh (several --mesh allowed, all drawn together; replaces the default knot); a "
+                     "regular file or a pipe, at most 1 GiB",
+           "FILE", [&s](const std::vector<std::string>& given) {
+             for (const std::string& v : given) s.scene.meshes.push_back(nonempty_file("--mesh", v));
+           })->group(scene);
     text("--scene", "knot (default: a procedural torus knot of ~2M triangles, scaled down on the CPU path), "
                     "test (3 overlapping triangles), mixed (a particle between two triangles), intersect "
                     "(triangles through each other and in a cycle: no order of whole triangles is right), none",

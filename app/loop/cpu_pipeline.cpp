@@ -103,7 +103,7 @@ class CpuPipeline final : public FramePipeline {
             particle_elements_[i] = ids[triangles_ + i] - static_cast<std::uint32_t>(triangles_);
         }
         if (segments) {
-          const Segments found = sorting ? sorter()->segments() : Segments{};
+          const Segments found = sorting ? sorter_segments() : Segments{};
           segment_ids_host(std::span<const std::uint32_t>(found.starts, found.count), n, segment_ids_);
         }
       }

@@ -104,11 +104,13 @@ void FrameBody::collect(bool sorted, double now, std::uint64_t frame, float host
 
 // A scene too large to be interactive runs as asked, but says so once (on the console and in
 // the panel's note), naming the phase that takes the time (the draw, on the CPU path's software
-// GL, more often than the sort) and the size that would be interactive: the second frame is timed
-// (the first pays for first-use costs), and the size scaled to a 50 ms frame, as the work is about
-// linear in it.
+// GL, more often than the sort) and what would be interactive: the second frame is timed (the
+// first pays for first-use costs), and the primitives scaled to a 50 ms frame, as that work is
+// about linear in them. Where the pixels are the work (a large --size on software GL), fewer
+// primitives would not help: a smaller --size is the advice then, never "about 0 primitives".
 void FrameBody::note_slow_frame(std::uint64_t frame, float host_ms) {
   constexpr float kInteractiveMs = 100.0f, kTargetMs = 50.0f;
+  constexpr std::size_t kFullHdPixels = 1920 * 1080;
   if (slow_noted_ || frame != 1 || host_ms <= kInteractiveMs) return;
   slow_noted_ = true;
   const Scene& scene = run_.stage.scene();
@@ -127,6 +129,13 @@ void FrameBody::note_slow_frame(std::uint64_t frame, float host_ms) {
   }
   char ms[96];
   std::snprintf(ms, sizeof ms, "%.0f", static_cast<double>(host_ms));
+  const std::size_t primitives = scene.mesh.triangles() + scene.particles;
+  const std::size_t pixels =
+      static_cast<std::size_t>(run_.options.width) * static_cast<std::size_t>(run_.options.height);
+  // Advice by primitives only where a scaled count stays a real scene (of each kind there is).
+  const bool fewer = static_cast<double>(primitives) * scale >= 1000.0 &&
+                     (scene.particles == 0 || static_cast<double>(scene.particles) * scale >= 1.0) &&
+                     (scene.mesh.triangles() == 0 || static_cast<double>(scene.mesh.triangles()) * scale >= 1.0);
   std::string line = std::string("note: a frame takes ") + ms + " ms on the " + (gpu ? "GPU" : "CPU") +
                      " path, too slow to be interactive";
   if (slowest) {
@@ -137,11 +146,17 @@ void FrameBody::note_slow_frame(std::uint64_t frame, float host_ms) {
     else if (slowest->name == "sort" && !gpu)
       line += " (a CUDA GPU sorts millions in a few milliseconds)";
   }
-  line += "; about " + scaled(scene.mesh.triangles() + scene.particles) + " primitives would be interactive (";
-  if (scene.particles > 0) line += "--particles " + scaled(scene.particles);
-  if (scene.particles > 0 && scene.mesh.triangles() > 0) line += " ";
-  if (scene.mesh.triangles() > 0) line += "--triangles " + scaled(scene.mesh.triangles());
-  line += ")";
+  line += "; ";
+  if (fewer) {
+    line += "about " + scaled(primitives) + " primitives would be interactive (";
+    if (scene.particles > 0) line += "--particles " + scaled(scene.particles);
+    if (scene.particles > 0 && scene.mesh.triangles() > 0) line += " ";
+    if (scene.mesh.triangles() > 0) line += "--triangles " + scaled(scene.mesh.triangles());
+    line += ")";
+  }
+  if (!fewer || pixels > kFullHdPixels)
+    line += std::string(fewer ? ", or " : "") + "a smaller --size than " + std::to_string(run_.options.width) + "x" +
+            std::to_string(run_.options.height) + " would be";
   run_.console.say(line);
   run_.lines.add_note(line);
 }

@@ -84,6 +84,13 @@ class FramePipeline {
     return separate_ ? slot.mesh.get() : slot.all.get();
   }
   Sorter* particle_sorter() noexcept { return separate_ ? slots_[current_].particle.get() : nullptr; }
+  // Either sorter is null where its order has no primitives (a scene of particles alone, with
+  // --separate-passes, has no triangle sorter): the segments of the last order, or none, without
+  // touching a sorter that is not there.
+  Segments sorter_segments() const noexcept {
+    const Sorter* current = sorter();
+    return current ? current->segments() : Segments{};
+  }
   // Whether the last frame ran --separate-passes, and whether its depths followed last frame's order.
   bool separate_passes() const noexcept { return separate_; }
   bool coherent() const noexcept { return coherent_; }
@@ -117,7 +124,7 @@ class FramePipeline {
   // segments: the expand step reads them, also on frozen frames, which draw the kept order.
   void keep_drawn_order(const std::uint32_t* ids, bool sorted) {
     drawn_ids_ = ids;
-    drawn_segments_ = sorted ? sorter()->segments() : Segments{};
+    drawn_segments_ = sorted ? sorter_segments() : Segments{};
   }
   // The segments the expansion colours by: the kept order's with --colour segment, else none.
   Segments expand_segments(const FramePlan& plan) const;

@@ -190,12 +190,12 @@ class GpuPipeline final : public FramePipeline {
         order_->order_separate(records, request, sorter(), particle_sorter(), indices_.data(), mesh_elements,
                                particle_elements, stream, timer_);
       if (sorting) order_made();
-      const bool sorter_segments = sorting && !plan.fused;
-      keep_drawn_order(order_->last_ids(), sorter_segments);
+      const bool by_sorter = sorting && !plan.fused;
+      keep_drawn_order(order_->last_ids(), by_sorter);
       if (segment_ids) {
         StepScope step(timer_, "segment ids", StepStart::AtLastStepEnd);
         const Segments none{};
-        launch_segment_ids(sorter_segments ? sorter()->segments() : none, n_, segment_ids, stream);
+        launch_segment_ids(by_sorter ? sorter_segments() : none, n_, segment_ids, stream);
       }
       if (sorting && !order_->check_pending() && frame_index % static_cast<std::uint64_t>(plan.check_every) == 0) {
         order_->check_last_order(records, plane, frame_index, stream);

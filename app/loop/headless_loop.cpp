@@ -55,7 +55,7 @@ int HeadlessLoop::run() {
       if (!run_.options.draw) run_.stage.renderer().clear(run_.stage.scene());
       std::vector<std::uint8_t> pixels;
       run_.stage.renderer().read_pixels(pixels);
-      write_png(screenshot, run_.stage.renderer().width(), run_.stage.renderer().height(), pixels);
+      run_.outputs.screenshot.write(encode_png(run_.stage.renderer().width(), run_.stage.renderer().height(), pixels));
       run_.console.say("screenshot: " + shown_path(screenshot) +
                        (run_.options.draw ? "" : " (--no-draw: background only)"));
     });

@@ -206,9 +206,9 @@ nlohmann::ordered_json meta_json(const RunState& run, std::uint64_t frames) {
   return m;
 }
 
-bool write_json(const RunState& run, std::uint64_t frames) {
+bool write_json(RunState& run, std::uint64_t frames) {
   return write_output("--json", [&] {
-    write_file_atomically(run.options.json, run.timings.json_text(meta_json(run, frames)));
+    run.outputs.json.write(run.timings.json_text(meta_json(run, frames)));
     run.console.say("json: " + shown_path(run.options.json));
   });
 }

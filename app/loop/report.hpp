@@ -64,6 +64,6 @@ bool write_output(const char* flag, Write&& write) {
   }
 }
 // --json, written whole or not at all; false (reported) if it could not be.
-bool write_json(const RunState& run, std::uint64_t frames);
+bool write_json(RunState& run, std::uint64_t frames);
 
 }  // namespace depthsort::app

@@ -28,13 +28,11 @@ std::string cuda_device_name() {
   return buf;
 }
 
-// Throws, before any frame runs, if `path` (given with `flag`) cannot be written: an OutputFile
-// is opened in the target's folder, as the final write will, and dropped (which removes its
-// temporary file; the target is not touched).
-void check_writable(const std::string& path, const char* flag) {
-  if (path.empty()) return;
+// `path` (given with `flag`) resolved to what it will name and found writable, before any frame
+// runs (depthsort/host/output_file.hpp: a regular file's folder tried, a stream opened once).
+PlannedOutput planned_output(const std::string& path, const char* flag) {
   try {
-    OutputFile probe(path);
+    return PlannedOutput(path);
   } catch (const OutputError& e) {
     throw OutputError(std::string(flag) + ": " + e.what());
   }
@@ -55,10 +53,12 @@ int registry_index(const SorterInfo& info) {
 
 }  // namespace
 
-void check_outputs(const RunOptions& options, const SceneSpec& scene) {
+RunOutputs check_outputs(const RunOptions& options, const SceneSpec& scene) {
   check_material_files(options, scene, {});
-  check_writable(options.screenshot, "--screenshot");
-  check_writable(options.json, "--json");
+  RunOutputs outputs;
+  outputs.screenshot = planned_output(options.screenshot, "--screenshot");
+  outputs.json = planned_output(options.json, "--json");
+  return outputs;
 }
 
 // No output may replace an input or another output: a mistyped flag must not destroy data.
@@ -116,6 +116,11 @@ Scene build_run_scene(const RunOptions& options, const Settings& settings, const
   MemoryBudget budget;
   budget.extra.host = Timings::bytes_for(recorded);
   if (recorded > 0) budget.extra_what = "the timings of " + std::to_string(recorded) + " frames";
+  // The picture too: a large --size (and its screenshot) is refused now, not at the last frame.
+  budget.extra += frame_memory(options.width, options.height, !options.screenshot.empty(), path.cpu());
+  budget.extra_what += (budget.extra_what.empty() ? "" : " and ") + std::string("a ") + std::to_string(options.width) +
+                       "x" + std::to_string(options.height) + " frame" +
+                       (options.screenshot.empty() ? "" : " with its screenshot");
   budget.sorters = std::max<std::size_t>(1, cycle.choices().size());
   budget.expanded = settings.draw_path == DrawPath::Expanded;
   return build_scene(settings.scene, path.cpu(), notes, budget);

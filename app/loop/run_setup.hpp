@@ -26,10 +26,10 @@ struct PathChoice {
   bool cpu() const noexcept { return info->backend == Backend::Cpu; }
 };
 
-// Throws before anything runs if an output would replace an input or the other output
-// (UsageError), or cannot be written (OutputError): a bad --screenshot path does not cost the
-// --json results of a long run, or the other way round.
-void check_outputs(const RunOptions& options, const SceneSpec& scene);
+// Throws before anything runs if an output would replace an input, the program or the other
+// output (UsageError), or cannot be written (OutputError): a bad --screenshot path does not cost
+// the --json results of a long run, or the other way round. Returns both outputs resolved.
+RunOutputs check_outputs(const RunOptions& options, const SceneSpec& scene);
 // Throws UsageError if an output is one of the scene's material files (known once it is read).
 void check_material_files(const RunOptions& options, const SceneSpec& scene,
                           const std::vector<std::string>& material_files);

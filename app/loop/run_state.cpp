@@ -5,7 +5,7 @@
 namespace depthsort::app {
 
 RunState::RunState(const RunOptions& run_options, const Console& run_console, Settings initial, RunLines run_lines,
-                   SorterCycle sorter_cycle, Scene scene)
+                   SorterCycle sorter_cycle, Scene scene, RunOutputs run_outputs)
     : options(run_options),
       console(run_console),
       settings(std::move(initial)),
@@ -14,7 +14,8 @@ RunState::RunState(const RunOptions& run_options, const Console& run_console, Se
       stage(Stage::Target{options.headless, options.width, options.height, settings.draw_path}, std::move(scene),
             cycle.choices_or(selected_sorter(settings))),
       camera(stage.scene().camera),
-      timings(recorded_frames(options)) {
+      timings(recorded_frames(options)),
+      outputs(std::move(run_outputs)) {
   viewpoints.saved[0] = camera;
   viewpoints.used[0] = true;
 }

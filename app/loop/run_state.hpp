@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cli/run_options.hpp"
+#include "depthsort/host/output_file.hpp"
 #include "loop/chart_data.hpp"
 #include "loop/console.hpp"
 #include "loop/sorter_cycle.hpp"
@@ -28,11 +29,17 @@ struct RunLines {
   void add_note(const std::string& line) { notes += (notes.empty() ? "" : "\n") + line; }
 };
 
+// --screenshot and --json, resolved and found writable before anything runs
+// (depthsort/host/output_file.hpp), written at the end.
+struct RunOutputs {
+  PlannedOutput screenshot, json;
+};
+
 struct RunState {
   // Builds the stage (renderer and pipeline) for `scene` and the settings' sorter (or the
   // cycle's), the camera framing the scene, and the timing record.
   RunState(const RunOptions& run_options, const Console& run_console, Settings initial, RunLines run_lines,
-           SorterCycle sorter_cycle, Scene scene);
+           SorterCycle sorter_cycle, Scene scene, RunOutputs run_outputs);
   RunState(const RunState&) = delete;
   RunState& operator=(const RunState&) = delete;
 
@@ -47,6 +54,7 @@ struct RunState {
   Viewpoints viewpoints;  // the first is the scene's framing view, which "reset" goes back to
   ChartData charts;
   Timings timings;
+  RunOutputs outputs;
 };
 
 // Frames whose timings are kept: every frame headless (medians, --json), up to --frames (default

@@ -132,7 +132,7 @@ void WindowLoop::present(std::uint64_t frame) {
     outputs_ok_ &= write_output("--screenshot", [&] {
       std::vector<std::uint8_t> pixels;
       run_.stage.renderer().read_pixels(pixels);
-      write_png(screenshot, run_.stage.renderer().width(), run_.stage.renderer().height(), pixels);
+      run_.outputs.screenshot.write(encode_png(run_.stage.renderer().width(), run_.stage.renderer().height(), pixels));
       run_.console.say("screenshot: " + shown_path(screenshot));
     });
   }

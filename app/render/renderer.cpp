@@ -11,6 +11,7 @@
 #include <glm/gtc/type_ptr.hpp>
 
 #include "depthsort/frame/expand.hpp"
+#include "platform/stop_signal.hpp"
 
 namespace depthsort::app {
 
@@ -134,6 +135,8 @@ float point_scale(const Camera& camera, int height) {
 }
 
 Renderer::Renderer(const Scene& scene, bool offscreen, int width, int height, DrawPath path) : offscreen_(offscreen) {
+  // Each GL stage named for the crash report: a driver short of memory may fault inside it.
+  set_crash_context("uploading the scene to GL buffers");
   const Mesh& mesh = scene.mesh;
   buffers_.triangles = mesh.triangles();
   buffers_.particles = scene.particles;
@@ -200,6 +203,7 @@ Renderer::Renderer(const Scene& scene, bool offscreen, int width, int height, Dr
   particle_vao_ = make_position_colour_vao(buffers_.particle_vertices.get(), sizeof(ParticleVertex), 4,
                                            offsetof(ParticleVertex, rgba), buffers_.particle_elements.get());
 
+  set_crash_context("compiling the GL shaders");
   mesh_program_ = make_program("mesh.vert", "mesh.frag");
   sprite_program_ = make_program("sprite.vert", "sprite.frag");
   const auto location = [](const GlProgram& p, const char* name) {

@@ -11,16 +11,15 @@
 #include <stdexcept>
 #include <string_view>
 
-#include "depthsort/host/output_file.hpp"
 
 namespace depthsort::app {
 
-void write_png(const std::string& path, int width, int height, const std::vector<std::uint8_t>& rgba) {
+std::string encode_png(int width, int height, const std::vector<std::uint8_t>& rgba) {
   int bytes = 0;
   const std::unique_ptr<unsigned char, decltype(&std::free)> png(
       stbi_write_png_to_mem(rgba.data(), width * 4, width, height, 4, &bytes), &std::free);
-  if (!png) throw std::runtime_error("cannot encode the screenshot for " + path + " (out of memory)");
-  write_file_atomically(path, std::string_view(reinterpret_cast<const char*>(png.get()), static_cast<std::size_t>(bytes)));
+  if (!png) throw std::runtime_error("cannot encode the screenshot (out of memory)");
+  return std::string(reinterpret_cast<const char*>(png.get()), static_cast<std::size_t>(bytes));
 }
 
 }  // namespace depthsort::app

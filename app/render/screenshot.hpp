@@ -1,5 +1,5 @@
 // PNG screenshots: encoded in memory by stb_image_write (Debian's libstb-dev, compiled from its
-// header here), then written whole or not at all (depthsort/host/output_file.hpp).
+// header here), then written whole or not at all by their output (depthsort/host/output_file.hpp).
 #pragma once
 
 #include <cstdint>
@@ -8,8 +8,8 @@
 
 namespace depthsort::app {
 
-// Writes RGBA8 pixels (top row first) as PNG through an OutputFile; throws OutputError naming the
-// file and the OS reason (a full disk, /dev/full), leaving no partial file.
-void write_png(const std::string& path, int width, int height, const std::vector<std::uint8_t>& rgba);
+// RGBA8 pixels (top row first) as a PNG file's bytes, for an output written whole; throws
+// std::runtime_error where memory runs out.
+std::string encode_png(int width, int height, const std::vector<std::uint8_t>& rgba);
 
 }  // namespace depthsort::app

@@ -8,8 +8,12 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <optional>
 
 #include "depthsort/host/count_text.hpp"
+#include "depthsort/host/memory_available.hpp"
+#include "depthsort/host/stop_signal.hpp"
+#include "scene/obj_text.hpp"
 
 namespace depthsort::app {
 
@@ -62,13 +66,26 @@ std::string read_input_file(const std::string& path, std::size_t limit, const ch
                ", above the limit of " + byte_text(limit, ByteUnits::Exact) + " for an " + what);
 
   std::string text;
-  if (regular) text.reserve(static_cast<std::size_t>(info.st_size));
+  // The text is held whole: each size it grows to must fit the memory there is (within ulimit -v),
+  // or the file is refused with the numbers, not ended by an allocation failure naming nothing.
+  const auto reserve = [&](std::size_t bytes) {
+    const std::optional<std::uint64_t> available = host_memory_available();
+    if (available && bytes > *available)
+      throw fail("reading it needs about " + byte_text(bytes, ByteUnits::MiBOrGiB) + " of memory, but " +
+                 byte_text(*available, ByteUnits::MiBOrGiB) + " are available; refused");
+    text.reserve(bytes);
+  };
+  if (regular) reserve(static_cast<std::size_t>(info.st_size));
   char buffer[1 << 16];
   for (;;) {
     if (pipe) {
       pollfd p{fd.get(), POLLIN, 0};
       const int ready = ::poll(&p, 1, kPipeTimeoutSeconds * 1000);
-      if (ready < 0 && errno == EINTR) continue;
+      if (ready < 0 && errno == EINTR) {
+        if (const int signal = stop_signal(); signal > 0)
+          throw fail(std::string("stopped by ") + stop_signal_name(signal) + " while waiting for input");
+        continue;
+      }
       if (ready < 0) throw fail(std::string("cannot wait for input (") + std::strerror(errno) + ")");
       if (ready == 0)
         throw fail("no data from the pipe for " + std::to_string(kPipeTimeoutSeconds) +
@@ -81,6 +98,8 @@ std::string read_input_file(const std::string& path, std::size_t limit, const ch
     if (text.size() + static_cast<std::size_t>(got) > limit)
       throw fail(std::string("more than ") + byte_text(limit, ByteUnits::Exact) + " of input, the limit for an " +
                  what + "; refused");
+    if (text.size() + static_cast<std::size_t>(got) > text.capacity())  // grows as a string would, checked
+      reserve(std::min(limit, std::max(2 * text.capacity(), text.size() + static_cast<std::size_t>(got))));
     text.append(buffer, static_cast<std::size_t>(got));
   }
   return text;
@@ -104,29 +123,8 @@ void check_text_encoding(std::string& text, const std::string& path) {
                      (utf16_mark ? std::string("byte-order mark ") + (text[0] == '\xFF' ? "FF FE" : "FE FF")
                                  : std::string("NUL bytes between the characters")) +
                      "); save it as UTF-8 or ASCII");
-  std::size_t line = 1;
-  for (std::size_t i = 0; i < nul; ++i) line += text[i] == '\n';
-  throw SceneError(shown + ":" + std::to_string(line) + ": a NUL byte (binary data, not a text file)");
-}
-
-void strip_comments(std::string& text) {
-  // In place: an OBJ may be near kMaxObjBytes, and a copy would double its memory.
-  std::size_t kept = 0, line_begin = 0;
-  bool in_comment = false;
-  for (const char c : text) {
-    if (c == '\n') {
-      in_comment = false;
-    } else if (c == '#' && !in_comment) {
-      in_comment = true;
-      // The blanks before the comment go too: tinyobjloader takes the rest of a line as a name
-      // ("usemtl red # c" would name "red ").
-      while (kept > line_begin && (text[kept - 1] == ' ' || text[kept - 1] == '\t' || text[kept - 1] == '\r')) --kept;
-    }
-    if (in_comment) continue;
-    text[kept++] = c;
-    if (c == '\n') line_begin = kept;
-  }
-  text.resize(kept);
+  throw SceneError(shown + ":" + std::to_string(obj_line_at(text, nul)) +
+                   ": a NUL byte (binary data, not a text file)");
 }
 
 }  // namespace depthsort::app

@@ -33,12 +33,4 @@ std::string read_input_file(const std::string& path, std::size_t limit, const ch
 // message saying so. Throws SceneError naming `path`.
 void check_text_encoding(std::string& text, const std::string& path);
 
-// OBJ and MTL comments: `#` starts a comment that runs to the end of its line, after a statement
-// as well as at the start of a line ("f 1 2 3 # back", "usemtl red#c"). tinyobjloader skips only
-// lines that begin with `#`, and would read the rest as part of the statement (a face reference
-// '#', a material named "red # c", libraries named '#' and 'c'), so every comment, and the blanks
-// before it, is removed here, before it sees the text. Line breaks stay where they were, so line
-// numbers in messages still match the file.
-void strip_comments(std::string& text);
-
 }  // namespace depthsort::app

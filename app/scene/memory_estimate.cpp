@@ -46,6 +46,14 @@ MemoryNeed scene_memory(std::size_t triangles, std::size_t vertices, std::size_t
   return need;
 }
 
+MemoryNeed frame_memory(int width, int height, bool screenshot, bool cpu_path) {
+  const std::size_t pixels = static_cast<std::size_t>(width) * static_cast<std::size_t>(height);
+  MemoryNeed need;
+  (cpu_path ? need.host : need.device) += 2 * 4 * pixels;
+  if (screenshot) need.host += 4 * 4 * pixels;
+  return need;
+}
+
 std::string check_memory(const MemoryNeed& need, bool cpu_path, const std::string& what, const std::string& advice) {
   // 0: unknown, the check is skipped.
   const std::size_t host = host_memory_available().value_or(0);

@@ -26,6 +26,12 @@ struct MemoryNeed {
 MemoryNeed scene_memory(std::size_t triangles, std::size_t vertices, std::size_t particles, bool cpu_path,
                         std::size_t sorters, bool expanded = false);
 
+// The picture: the framebuffer (RGBA8 colour and depth, 4 bytes a pixel each; host memory where
+// software GL draws, the GPU's otherwise) and, with a screenshot, its pixels read back into host
+// memory, their flipped copy, the PNG encoder's filtered rows and its output (4 bytes a pixel
+// each, at most).
+MemoryNeed frame_memory(int width, int height, bool screenshot, bool cpu_path);
+
 // Throws CapacityError (depthsort/sort/errors.hpp) when `need` exceeds what is available
 // (depthsort/host/memory_available.hpp: MemAvailable within ulimit -v, cudaMemGetInfo), with the
 // estimate, what is available and `advice` (which flags to lower). Returns the console line that

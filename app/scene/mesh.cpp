@@ -48,11 +48,18 @@ glm::vec3 hsv_to_rgb(float h, float s, float v) {
   }
 }
 
-Mesh make_knot(std::size_t target_triangles, int p, int q) {
+KnotSize knot_size(std::size_t target_triangles) {
   // Tube of `around` segments round, `along` segments long: 2 * along * around triangles.
   const double half = std::max<double>(static_cast<double>(target_triangles) / 2.0, 64.0);
-  const int around = std::clamp(static_cast<int>(std::lround(std::sqrt(half / 40.0))), 4, 512);
-  const int along = std::max(16, static_cast<int>(std::lround(half / around)));
+  KnotSize size;
+  size.around = std::clamp(static_cast<int>(std::lround(std::sqrt(half / 40.0))), 4, 512);
+  size.along = std::max(16, static_cast<int>(std::lround(half / size.around)));
+  return size;
+}
+
+Mesh make_knot(std::size_t target_triangles, int p, int q) {
+  const KnotSize size = knot_size(target_triangles);
+  const int around = size.around, along = size.along;
   const TorusKnot knot{.p = p, .q = q};
   Mesh mesh;
   mesh.vertices.reserve(static_cast<std::size_t>(along) * around);

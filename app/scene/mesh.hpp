@@ -28,6 +28,15 @@ glm::vec3 hsv_to_rgb(float h, float s, float v);
 
 // A (p, q) torus-knot tube of about `target_triangles` triangles, coloured along its length.
 Mesh make_knot(std::size_t target_triangles, int p = 3, int q = 7);
+// What make_knot(target_triangles) builds, known before it is built: its tube's segments along
+// and around, and so its triangles (2 x along x around, at least kKnotMinTriangles) and vertices.
+struct KnotSize {
+  int along = 0, around = 0;
+  std::size_t triangles() const noexcept { return 2 * static_cast<std::size_t>(along) * around; }
+  std::size_t vertices() const noexcept { return static_cast<std::size_t>(along) * around; }
+};
+KnotSize knot_size(std::size_t target_triangles);
+constexpr std::size_t kKnotMinTriangles = 2 * 16 * 4;
 // The test scene: three large overlapping camera-facing triangles at view depths 3, 4 and 5 from
 // the test camera (eye (0,0,3)), submitted nearest first: blue (z=0), green (z=-1), red (z=-2),
 // each with alpha 128. Sorted back to front the centre pixel is (red, then green, then blue).

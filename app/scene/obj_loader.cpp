@@ -1,6 +1,3 @@
-#define TINYOBJLOADER_IMPLEMENTATION
-#include <tiny_obj_loader.h>
-
 #include "scene/obj_loader.hpp"
 
 #include <algorithm>
@@ -9,8 +6,9 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <limits>
-#include <sstream>
+#include <map>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -19,77 +17,79 @@
 #include <glm/vec2.hpp>
 
 #include "depthsort/host/count_text.hpp"
+#include "scene/obj_text.hpp"
 
 namespace depthsort::app {
 
 namespace {
 
-// Splits `line` at blanks (space, tab, CR, VT, FF) into `words`.
-void split_words(std::string_view line, std::vector<std::string_view>& words) {
-  words.clear();
-  std::size_t i = 0;
-  const auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; };
-  while (i < line.size()) {
-    while (i < line.size() && blank(line[i])) ++i;
-    const std::size_t start = i;
-    while (i < line.size() && !blank(line[i])) ++i;
-    if (i > start) words.push_back(line.substr(start, i - start));
-  }
-}
-
-// A line-level check before tinyobjloader (which is lenient and reports no line numbers): vertex
-// records need three finite numbers, face records at least three references to vertices already
-// defined. Linear in the text; counts what the parse will build.
-void prevalidate(ObjText& obj) {
+// Every statement the mesh uses, read and checked through the one reader (scene/obj_text.hpp),
+// line by line, and handed to `sink`: the check that counts a file and the parse that builds it
+// are this same function with two sinks, so they cannot disagree. Statements the demo does not
+// use (vt, vn, s, l, ...) are skipped. Throws SceneError naming the file and the line.
+template <class Sink>
+void read_statements(const ObjText& obj, Sink& sink) {
   const std::string shown = shown_path(obj.path);
-  std::vector<std::string_view> words;
-  std::string token;
-  std::size_t line_number = 0, begin = 0;
-  const std::string_view text = obj.text;
-  while (begin < text.size()) {
-    std::size_t end = text.find('\n', begin);
-    if (end == std::string_view::npos) end = text.size();
-    const std::string_view line = text.substr(begin, end - begin);
-    begin = end + 1;
-    ++line_number;
+  ObjLines lines(obj.text);
+  ObjLine line;
+  std::vector<long long> refs;
+  long long vertices = 0;
+  while (lines.next(line)) {
     const auto fail = [&](const std::string& what) {
-      throw SceneError(shown + ":" + std::to_string(line_number) + ": " + what);
+      throw SceneError(shown + ":" + std::to_string(line.number) + ": " + what);
     };
-    split_words(line, words);
-    if (words.empty() || words[0][0] == '#') continue;
-    if (words[0] == "v") {
-      if (words.size() < 4) fail("vertex with fewer than 3 coordinates");
-      for (std::size_t c = 1; c <= 3; ++c) {
-        token.assign(words[c]);
-        char* stop = nullptr;
-        const float x = std::strtof(token.c_str(), &stop);
-        if (stop == token.c_str() || *stop != '\0' || !std::isfinite(x))
-          fail("vertex coordinate " + quote_for_message(words[c]) + " is not a finite number");
+    if (line.words.empty()) continue;
+    const std::string_view keyword = line.words[0];
+    if (keyword == "v") {
+      // x y z, then an optional w or r g b: every one a number, the first three the position.
+      if (line.words.size() < 4) fail("vertex with fewer than 3 coordinates");
+      if (line.words.size() > 8) fail("vertex with more than 7 numbers");
+      float xyz[3] = {0, 0, 0};
+      for (std::size_t c = 1; c < line.words.size(); ++c) {
+        float value = 0.0f;
+        if (read_obj_number(line.words[c], value) != ObjNumber::Ok)
+          fail("vertex coordinate " + quote_for_message(line.words[c]) +
+               " is not a finite number (a decimal number within a float's range, such as -1.5e3)");
+        if (c <= 3) xyz[c - 1] = value;
       }
-      ++obj.vertices;
-    } else if (words[0] == "f") {
-      const std::size_t corners = words.size() - 1;
-      for (std::size_t c = 1; c < words.size(); ++c) {
-        const std::string_view ref = words[c];
-        const std::string_view digits = ref.substr(0, ref.find('/'));
-        token.assign(digits);
-        char* stop = nullptr;
-        errno = 0;
-        const long long index = std::strtoll(token.c_str(), &stop, 10);
-        if (token.empty() || *stop != '\0' || errno == ERANGE)
-          fail("face reference " + quote_for_message(ref) + " is not an index");
-        const long long vertices = static_cast<long long>(obj.vertices);
-        const long long resolved = index < 0 ? vertices + index + 1 : index;
-        if (index == 0 || resolved < 1 || resolved > vertices)
+      ++vertices;
+      sink.vertex(glm::vec3(xyz[0], xyz[1], xyz[2]));
+    } else if (keyword == "f") {
+      refs.clear();
+      for (std::size_t c = 1; c < line.words.size(); ++c) {
+        long long index = 0;
+        if (!read_obj_reference(line.words[c], index))
+          fail("face reference " + quote_for_message(line.words[c]) + " is not an index");
+        const long long resolved = index < 0 ? vertices + index : index - 1;
+        if (index == 0 || resolved < 0 || resolved >= vertices)
           fail("face refers to vertex " + std::to_string(index) + " but " + std::to_string(vertices) +
                " vertices are defined so far");
+        refs.push_back(resolved);
       }
-      if (corners < 3) fail("face with fewer than 3 vertices");
-      ++obj.faces;
-      obj.triangles += corners - 2;
+      if (refs.size() < 3) fail("face with fewer than 3 vertices");
+      sink.face(refs);
+    } else if (keyword == "o" || keyword == "g") {
+      sink.object();
+    } else if (keyword == "usemtl") {
+      sink.use_material(line.rest(1));
+    } else if (keyword == "mtllib") {
+      for (std::size_t c = 1; c < line.words.size(); ++c) sink.material_library(line.words[c]);
     }
   }
 }
+
+// The check's sink: counts what the parse will build.
+struct Counter {
+  ObjText& obj;
+  void vertex(const glm::vec3&) { ++obj.vertices; }
+  void face(const std::vector<long long>& refs) {
+    ++obj.faces;
+    obj.triangles += refs.size() - 2;
+  }
+  void object() {}
+  void use_material(std::string_view) {}
+  void material_library(std::string_view) {}
+};
 
 // ------------------------------------------------------------------ triangulation
 
@@ -159,35 +159,80 @@ void triangulate(const std::vector<glm::vec3>& p, std::vector<std::uint32_t>& ou
 
 // ------------------------------------------------------------------ parsing
 
-// tinyobjloader's material reader, reading through read_input_file: a material library is read
-// once, bounded, and one that cannot be used is a note, not silence and not an endless read.
-class MaterialReader final : public tinyobj::MaterialReader {
+// A material as the demo uses it: the diffuse colour and the opacity.
+struct Material {
+  glm::vec3 diffuse{0.0f};  // black, as where an MTL gives no Kd
+  float dissolve = 1.0f;
+};
+
+// Reads the materials of an MTL text into `materials` (a later definition of a name replaces an
+// earlier one, of this library or another); returns how many `newmtl` it has. Numbers and lines
+// through the same reader as the OBJ's. Throws SceneError naming `shown` and the line.
+std::size_t read_materials(std::string_view text, const std::string& shown,
+                           std::map<std::string, Material, std::less<>>& materials) {
+  ObjLines lines(text);
+  ObjLine line;
+  Material* current = nullptr;
+  std::size_t defined = 0;
+  while (lines.next(line)) {
+    if (line.words.empty()) continue;
+    const auto fail = [&](const std::string& what) {
+      throw SceneError(shown + ":" + std::to_string(line.number) + ": " + what);
+    };
+    const auto number = [&](std::size_t c) {
+      float value = 0.0f;
+      if (read_obj_number(line.words[c], value) != ObjNumber::Ok)
+        fail(quote_for_message(line.words[0]) + " value " + quote_for_message(line.words[c]) +
+             " is not a finite number");
+      return value;
+    };
+    const std::string_view keyword = line.words[0];
+    if (keyword == "newmtl") {
+      if (line.words.size() < 2) fail("newmtl without a name");
+      current = &(materials[std::string(line.rest(1))] = Material{});
+      ++defined;
+    } else if (keyword == "Kd" || keyword == "d" || keyword == "Tr") {
+      if (current == nullptr) fail(quote_for_message(keyword) + " before any newmtl");
+      if (keyword == "Kd") {
+        // "Kd r g b", or "Kd v" for a grey.
+        if (line.words.size() != 2 && line.words.size() != 4) fail("Kd needs 1 or 3 numbers");
+        current->diffuse = line.words.size() == 2 ? glm::vec3(number(1))
+                                                  : glm::vec3(number(1), number(2), number(3));
+      } else {
+        if (line.words.size() != 2) fail(quote_for_message(keyword) + " needs 1 number");
+        current->dissolve = keyword == "d" ? number(1) : 1.0f - number(1);
+      }
+    }
+  }
+  return defined;
+}
+
+// The material libraries an OBJ names, each read once through read_input_file (bounded, regular
+// files and pipes only): one that cannot be used is a note, not silence and not an endless read.
+class MaterialLibraries {
  public:
-  MaterialReader(std::filesystem::path folder, std::string obj_path, std::string* notes, std::vector<std::string>* read)
+  MaterialLibraries(std::filesystem::path folder, std::string obj_path, std::string* notes,
+                    std::vector<std::string>* read)
       : folder_(std::move(folder)), obj_path_(std::move(obj_path)), notes_(notes), read_(read) {}
 
-  bool operator()(const std::string& name, std::vector<tinyobj::material_t>* materials,
-                  std::map<std::string, int>* names, std::string*, std::string*) override {
-    const std::string path = (folder_ / name).string();
+  void load(std::string_view name) {
+    const std::string path = (folder_ / std::string(name)).string();
     if (read_) read_->push_back(path);
     try {
       std::string text = read_input_file(path, kMaxMtlBytes, "MTL file");
       check_text_encoding(text, path);
-      strip_comments(text);
-      const auto named = [&] { return names->size() - names->count(""); };  // LoadMtl adds an unnamed default
-      const std::size_t before = named();
-      std::istringstream in(text);
-      std::string warnings, errors;
-      tinyobj::LoadMtl(names, materials, &in, &warnings, &errors);
-      if (named() == before) throw SceneError(shown_path(path) + ": defines no material");
-      return true;
+      if (read_materials(text, shown_path(path), materials_) == 0)
+        throw SceneError(shown_path(path) + ": defines no material");
     } catch (const SceneError& e) {
       failed_ = true;
       note(std::string("mtllib ") + quote_for_message(name) + " not used (" + e.what() + ")");
-      return false;
     }
   }
 
+  const Material* find(std::string_view name) const {
+    const auto it = materials_.find(name);
+    return it == materials_.end() ? nullptr : &it->second;
+  }
   bool failed() const noexcept { return failed_; }
 
   void note(const std::string& what) const {
@@ -201,42 +246,45 @@ class MaterialReader final : public tinyobj::MaterialReader {
   std::string obj_path_;
   std::string* notes_;
   std::vector<std::string>* read_;
+  std::map<std::string, Material, std::less<>> materials_;
   bool failed_ = false;
 };
 
+// The parse's sink: the mesh, its faces triangulated, coloured by material or by object.
 struct Builder {
-  const ObjText* obj = nullptr;
+  explicit Builder(MaterialLibraries& materials) : libraries(materials) {}
+  MaterialLibraries& libraries;
   std::vector<glm::vec3> positions;
-  std::vector<tinyobj::material_t> materials;
-  int material = -1;
-  std::size_t object = 0, faces_in_object = 0;
+  const Material* material = nullptr;
+  std::size_t object_count = 0, faces_in_object = 0;
   std::uint32_t object_rgba = 0;
   Mesh mesh;
   std::vector<glm::vec3> corners;
   std::vector<std::uint32_t> triangles, scratch;
   std::string unknown_material;  // the first usemtl that named no loaded material
 
-  void next_object() {
-    if (faces_in_object == 0 && object > 0) return;  // empty objects and groups take no colour
-    object_rgba = pack_rgba(glm::vec4(hsv_to_rgb(0.11f + 0.23f * static_cast<float>(object++), 0.6f, 0.95f), 1.0f));
+  void vertex(const glm::vec3& p) { positions.push_back(p); }
+
+  void object() {
+    if (faces_in_object == 0 && object_count > 0) return;  // empty objects and groups take no colour
+    object_rgba =
+        pack_rgba(glm::vec4(hsv_to_rgb(0.11f + 0.23f * static_cast<float>(object_count++), 0.6f, 0.95f), 1.0f));
     faces_in_object = 0;
   }
 
-  void face(const tinyobj::index_t* refs, int count) {
+  void use_material(std::string_view name) {
+    material = libraries.find(name);
+    if (material == nullptr && unknown_material.empty()) unknown_material = name;
+  }
+
+  void material_library(std::string_view name) { libraries.load(name); }
+
+  void face(const std::vector<long long>& refs) {
     corners.clear();
-    for (int c = 0; c < count; ++c) {
-      const long long raw = refs[c].vertex_index;
-      const long long resolved = raw < 0 ? static_cast<long long>(positions.size()) + raw : raw - 1;
-      if (raw == 0 || resolved < 0 || resolved >= static_cast<long long>(positions.size()))
-        throw SceneError(shown_path(obj->path) + ": face " + std::to_string(faces_in_object + 1) +
-                         " refers to a missing vertex");
-      corners.push_back(positions[static_cast<std::size_t>(resolved)]);
-    }
+    for (const long long r : refs) corners.push_back(positions[static_cast<std::size_t>(r)]);
     std::uint32_t rgba = object_rgba;
-    if (material >= 0 && static_cast<std::size_t>(material) < materials.size()) {
-      const tinyobj::material_t& m = materials[static_cast<std::size_t>(material)];
-      rgba = pack_rgba(glm::vec4(m.diffuse[0], m.diffuse[1], m.diffuse[2], m.dissolve > 0 ? m.dissolve : 1.0f));
-    }
+    if (material != nullptr)
+      rgba = pack_rgba(glm::vec4(material->diffuse, material->dissolve > 0 ? material->dissolve : 1.0f));
     triangles.clear();
     triangulate(corners, triangles, scratch);
     for (const std::uint32_t corner : triangles) {
@@ -259,49 +307,24 @@ ObjText obj_from_text(const std::string& path, std::string text) {
   obj.path = path;
   obj.text = std::move(text);
   check_text_encoding(obj.text, path);
-  strip_comments(obj.text);
-  prevalidate(obj);
+  Counter counter{obj};
+  read_statements(obj, counter);
   if (obj.faces == 0)
     throw SceneError(shown_path(path) + ": contains no faces (empty or not an OBJ file)");
   return obj;
 }
 
 Mesh parse_obj(const ObjText& obj, std::string* notes, std::vector<std::string>* materials_read) {
-  Builder b;
-  b.obj = &obj;
-  b.next_object();
+  MaterialLibraries libraries(std::filesystem::path(obj.path).parent_path(), obj.path, notes, materials_read);
+  Builder b(libraries);
+  b.object();
   b.positions.reserve(obj.vertices);
   b.mesh.vertices.reserve(3 * obj.triangles);
   b.mesh.indices.reserve(3 * obj.triangles);
-  tinyobj::callback_t callbacks;
-  callbacks.vertex_cb = [](void* user, tinyobj::real_t x, tinyobj::real_t y, tinyobj::real_t z, tinyobj::real_t) {
-    static_cast<Builder*>(user)->positions.emplace_back(x, y, z);
-  };
-  callbacks.index_cb = [](void* user, tinyobj::index_t* refs, int count) {
-    if (count >= 3) static_cast<Builder*>(user)->face(refs, count);
-  };
-  callbacks.usemtl_cb = [](void* user, const char* name, int material) {
-    auto* b = static_cast<Builder*>(user);
-    b->material = material;
-    if (material < 0 && b->unknown_material.empty()) b->unknown_material = name;
-  };
-  callbacks.mtllib_cb = [](void* user, const tinyobj::material_t* materials, int count) {
-    static_cast<Builder*>(user)->materials.assign(materials, materials + count);
-  };
-  callbacks.group_cb = [](void* user, const char**, int) { static_cast<Builder*>(user)->next_object(); };
-  callbacks.object_cb = [](void* user, const char*) { static_cast<Builder*>(user)->next_object(); };
-
-  MaterialReader materials(std::filesystem::path(obj.path).parent_path(), obj.path, notes, materials_read);
-  std::istringstream in(obj.text);
-  std::string warnings, errors;
-  if (!tinyobj::LoadObjWithCallback(in, callbacks, &b, &materials, &warnings, &errors)) {
-    while (!errors.empty() && (errors.back() == '\n' || errors.back() == '\r')) errors.pop_back();
-    throw SceneError(shown_path(obj.path) + ": " +
-                     (errors.empty() ? "tinyobjloader could not parse it" : quote_for_message(errors, 120)));
-  }
+  read_statements(obj, b);
   if (b.mesh.indices.empty()) throw SceneError(shown_path(obj.path) + ": contains no triangles");
-  if (!b.unknown_material.empty() && !materials.failed())  // a failed library was noted already
-    materials.note("usemtl " + quote_for_message(b.unknown_material) + " names no loaded material");
+  if (!b.unknown_material.empty() && !libraries.failed())  // a failed library was noted already
+    libraries.note("usemtl " + quote_for_message(b.unknown_material) + " names no loaded material");
   return std::move(b.mesh);
 }
 

@@ -1,6 +1,7 @@
 // OBJ meshes: each file read exactly once into memory (scene/input_file.hpp: bounded, regular
-// files and pipes only, encoding checked), checked line by line, then parsed from memory by
-// tinyobjloader's callback reader and triangulated here in linear time. Materials' diffuse
+// files and pipes only, encoding checked), checked and counted, then parsed from memory and
+// triangulated here in linear time; the check and the parse read lines, words and numbers through
+// one reader (scene/obj_text.hpp), so they cannot disagree. Materials' diffuse
 // colours are used where present. Every failure throws SceneError naming the file, and the line
 // where one is known; file content in messages is escaped and cut (depthsort/host/count_text.hpp); never a crash.
 #pragma once
@@ -23,7 +24,7 @@ constexpr std::size_t kEarClippingMaxCorners = 16;
 // is built (build_scene checks it against the limits and the memory available).
 struct ObjText {
   std::string path;
-  std::string text;  // without a UTF-8 byte-order mark, comments blanked (strip_comments)
+  std::string text;  // without a UTF-8 byte-order mark
   std::size_t vertices = 0, faces = 0, triangles = 0;
 };
 

@@ -23,7 +23,7 @@ void check_count(std::size_t count, std::size_t limit, const char* what, const c
                      flags);
 }
 constexpr const char* kTriangleFlags = "--triangles/--copies";
-constexpr const char* kAdvice = "use fewer --triangles/--copies/--particles (or --frames)";
+constexpr const char* kAdvice = "use fewer --triangles/--copies/--particles (or --frames, or a smaller --size)";
 }  // namespace
 
 std::string fit_to_float_range(Mesh& mesh) {
@@ -95,9 +95,12 @@ Scene build_scene(const SceneSpec& spec, bool cpu_path, std::string& notes, cons
   check_count(scene.particles, kMaxParticles, "particles", "--particles");
   // Every size is checked against the limits and the memory estimate before anything is built.
   // `triangles` as asked; the knot builds a few more (`vertices` and `built` count what is built).
-  const auto check = [&](std::size_t triangles, std::size_t vertices, std::size_t built) {
+  // `held`: host bytes held while the mesh is built (the OBJ files' text and vertex lists, or the
+  // untiled mesh that --copies tiles).
+  const auto check = [&](std::size_t triangles, std::size_t vertices, std::size_t built, std::size_t held = 0) {
     MemoryNeed need = scene_memory(built, vertices, scene.particles, cpu_path, budget.sorters, budget.expanded);
     need += budget.extra;
+    need.host += held;
     std::string what = "the scene (" + std::to_string(triangles) + " triangles, " + std::to_string(scene.particles) +
                        " particles" + (budget.sorters > 1 ? ", " + std::to_string(budget.sorters) + " sorters" : "") +
                        ")";
@@ -107,10 +110,11 @@ Scene build_scene(const SceneSpec& spec, bool cpu_path, std::string& notes, cons
   if (!spec.meshes.empty()) {
     // Each file read once and checked; its triangles counted before any mesh is built.
     std::vector<ObjText> files;
-    std::size_t triangles = 0;
+    std::size_t triangles = 0, held = 0;
     for (const std::string& path : spec.meshes) {
       files.push_back(read_obj(path));
       triangles += files.back().triangles;
+      held += files.back().text.size() + files.back().vertices * sizeof(glm::vec3);
     }
     what = spec.meshes.size() == 1 ? shown_path(spec.meshes.front())
                                    : std::to_string(spec.meshes.size()) + " OBJ files";
@@ -118,7 +122,9 @@ Scene build_scene(const SceneSpec& spec, bool cpu_path, std::string& notes, cons
     if (spec.triangles) copies = std::max<std::size_t>(1, (*spec.triangles + triangles - 1) / triangles);
     // copies <= 4G from the command line and triangles <= 2^30 per file: the product fits 64 bits.
     check_count(triangles * copies, kMaxTriangles, "triangles", kTriangleFlags);
-    check(triangles * copies, 3 * triangles * copies, triangles * copies);
+    // Tiling copies the parsed mesh: that one copy is held beside the tiled mesh while it is made.
+    if (copies > 1) held = std::max(held, 3 * triangles * (sizeof(MeshVertex) + sizeof(std::uint32_t)));
+    check(triangles * copies, 3 * triangles * copies, triangles * copies, held);
     for (ObjText& file : files) {
       append(scene.mesh, parse_obj(file, &notes, &scene.material_files));
       file.text = std::string();  // parsed: its memory goes back now
@@ -143,11 +149,22 @@ Scene build_scene(const SceneSpec& spec, bool cpu_path, std::string& notes, cons
     check_count(target, kMaxTriangles, "triangles", kTriangleFlags);
     const std::size_t copies = spec.copies.value_or(1);
     if (copies > 1) {
-      target = std::max<std::size_t>(target / copies, 64);
-      check_count(std::max<std::size_t>(target, 64) * copies, kMaxTriangles, "triangles", kTriangleFlags);
+      target /= copies;
+      // --triangles N is the total: copies too many for N to hold are refused, not built larger.
+      if (spec.triangles && target < kKnotMinTriangles)
+        throw SceneLimitError("--triangles " + std::to_string(*spec.triangles) + " over --copies " +
+                              std::to_string(copies) + " is " + std::to_string(target) +
+                              " triangles a copy, but the knot has at least " + std::to_string(kKnotMinTriangles) +
+                              "; give --triangles " + std::to_string(kKnotMinTriangles * copies) +
+                              " or more, or fewer --copies");
     }
-    // The knot has about one vertex per two triangles (and a little more than asked, rounded).
-    check(target * copies, target * copies / 2 + target / 8, target * copies + target / 8);
+    // Sized as it will be built (the knot rounds its tube's segments), before it is built.
+    const KnotSize size = knot_size(target);
+    check_count(size.triangles() * copies, kMaxTriangles, "triangles", kTriangleFlags);
+    // Tiling holds the one knot beside its copies while they are made.
+    const std::size_t knot_bytes =
+        copies > 1 ? size.vertices() * sizeof(MeshVertex) + 3 * size.triangles() * sizeof(std::uint32_t) : 0;
+    check(target * copies, size.vertices() * copies, size.triangles() * copies, knot_bytes);
     scene.mesh = make_knot(target);
     what = "torus knot";
     if (copies > 1) {

@@ -14,16 +14,25 @@ The CSV is the one `depthsort-bench --csv FILE` writes (columns documented in it
   vs_cub, check, steps ("name=ms;name=ms"), device
 Rows with reps == 0 (skipped: out of memory, errors) are left out of the plots.
 
-Each PNG is written to a temporary file in OUTDIR and renamed into place, so a plot is complete or
-absent; a file that cannot be read or written exits 1 with its name and the system's reason.
+The CSV is read once, whole and bounded (a regular file or a pipe; a device, or a pipe with no
+writer for 10 s, is refused) and checked before anything is drawn: a missing column, a value
+that is not a number where one is needed (n a whole number from 1, reps one from 0) or bytes that
+are not UTF-8 exit 1 naming the file, the line and the column. Every plot is drawn in memory
+first, then each is written to a temporary file in OUTDIR and renamed into place, so a plot is
+complete or absent and a drawing error writes none; a plot whose name (links followed) is the
+CSV itself is refused before anything is written. Text from the CSV and --title is drawn as it
+is written ("$" is not mathematics).
 """
 
 import argparse
 import collections
 import csv
 import errno
+import io
 import math
 import os
+import select
+import stat
 import sys
 import tempfile
 
@@ -34,12 +43,28 @@ import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first
 from matplotlib import ticker  # noqa: E402
 
 
+# The largest CSV read: far above any benchmark's (a row is about 300 bytes).
+MAX_CSV_BYTES = 256 << 20
+# A pipe that delivers nothing for this long is refused rather than waited on forever.
+PIPE_TIMEOUT_SECONDS = 10
+REQUIRED_COLUMNS = ("sorter", "dist", "n", "reps", "median_ms", "min_ms", "p90_ms", "gpairs_per_s")
+
+
+class InputFailure(Exception):
+    """The CSV cannot be read or is not depthsort-bench's; the message names the file (and line)."""
+
+
 def number(text):
     try:
         value = float(text)
     except (TypeError, ValueError):
         return math.nan
     return value
+
+
+def plain_text(text):
+    """Text drawn as written: matplotlib reads a pair of '$' as mathematics (and fails on one)."""
+    return str(text).replace("$", r"\$")
 
 
 def size_label(n):
@@ -93,18 +118,21 @@ def follow_links(path):
     raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), path)
 
 
-def save_atomically(fig, path):
-    """Saves fig as a PNG at path: all of it or nothing (a temporary file, fsync, os.replace).
+def save_atomically(data, path):
+    """Writes the bytes data at path: all of them or nothing (a temporary file, fsync, os.replace).
     A symbolic link at path is kept: the file it points to is created or replaced, in its folder."""
     real = follow_links(path)
     folder = os.path.dirname(real) or "."
     if real != path and not os.path.isdir(folder):
         raise OutputFailure(f"cannot write {path!r}: it is a symbolic link to {real!r}, "
                             f"whose folder {folder!r} does not exist")
-    fd, temporary = tempfile.mkstemp(prefix="." + os.path.basename(real) + ".", suffix=".tmp", dir=folder)
+    # The temporary name within the folder's longest name, however long the plot's own.
+    longest = os.pathconf(folder, "PC_NAME_MAX") if os.path.isdir(folder) else 255
+    prefix = ("." + os.path.basename(real))[:max(1, longest - 16)] + "."
+    fd, temporary = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=folder)
     try:
         with os.fdopen(fd, "wb") as file:
-            fig.savefig(file, format="png", dpi=120)
+            file.write(data)
             file.flush()
             os.fsync(file.fileno())
         os.chmod(temporary, 0o666 & ~current_umask())
@@ -117,15 +145,38 @@ def save_atomically(fig, path):
         raise
 
 
-def save_png(fig, path):
-    """save_atomically, its failure as OutputFailure naming the file; the figure closed either way."""
+def render_png(fig):
+    """The figure as PNG bytes, drawn in memory; the figure closed either way."""
     try:
-        save_atomically(fig, path)
-    except OSError as error:
-        raise OutputFailure(f"cannot write {path!r}: {describe(error)}") from error
+        buffer = io.BytesIO()
+        fig.savefig(buffer, format="png", dpi=120)
+        return buffer.getvalue()
     finally:
         plt.close(fig)
+
+
+def save_png(data, path):
+    """save_atomically, its failure as OutputFailure naming the file."""
+    try:
+        save_atomically(data, path)
+    except OSError as error:
+        raise OutputFailure(f"cannot write {path!r}: {describe(error)}") from error
     return path
+
+
+def final_name(path):
+    """The file writing path would replace: links followed to the end, the folder made canonical."""
+    real = follow_links(path)
+    return os.path.join(os.path.realpath(os.path.dirname(os.path.abspath(real))), os.path.basename(real))
+
+
+def same_file(a, b):
+    try:
+        if os.path.exists(a) and os.path.exists(b):
+            return os.path.samefile(a, b)
+        return final_name(a) == final_name(b)
+    except OSError:
+        return False
 
 
 def current_umask():
@@ -138,10 +189,92 @@ def describe(error):
     return error.strerror or str(error) if isinstance(error, OSError) else str(error)
 
 
+def read_input(path):
+    """The bytes of path, read once: a regular file up to MAX_CSV_BYTES, or a pipe until its end
+    (refused past MAX_CSV_BYTES or after PIPE_TIMEOUT_SECONDS without data); anything else (a
+    device such as /dev/zero, a folder, a socket) is refused before reading."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
+    except OSError as error:
+        raise InputFailure(f"cannot read {path!r}: {describe(error)}") from error
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise InputFailure(f"cannot read {path!r}: it is a folder, not a CSV file")
+        pipe = stat.S_ISFIFO(mode)
+        if not stat.S_ISREG(mode) and not pipe:
+            raise InputFailure(f"cannot read {path!r}: it is not a regular file or a pipe (a device?); "
+                               "only files and pipes are read")
+        if stat.S_ISREG(mode) and os.fstat(fd).st_size > MAX_CSV_BYTES:
+            raise InputFailure(f"cannot read {path!r}: it is larger than {MAX_CSV_BYTES >> 20} MiB, the limit")
+        chunks, total = [], 0
+        while True:
+            if pipe:
+                ready, _, _ = select.select([fd], [], [], PIPE_TIMEOUT_SECONDS)
+                if not ready:
+                    raise InputFailure(f"cannot read {path!r}: no data from the pipe for {PIPE_TIMEOUT_SECONDS} s "
+                                       "(is anything writing to it?); refused rather than waiting forever")
+            try:
+                chunk = os.read(fd, 1 << 16)
+            except BlockingIOError:
+                continue
+            if not chunk:
+                break
+            total += len(chunk)
+            if total > MAX_CSV_BYTES:
+                raise InputFailure(f"cannot read {path!r}: more than {MAX_CSV_BYTES >> 20} MiB of input, the limit")
+            chunks.append(chunk)
+        return b"".join(chunks)
+    except OSError as error:
+        raise InputFailure(f"cannot read {path!r}: {describe(error)}") from error
+    finally:
+        os.close(fd)
+
+
+def read_records(path):
+    """The CSV's rows as dicts, each with its line number ("_line"), every value checked."""
+    data = read_input(path)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data[:error.start].count(b"\n") + 1
+        raise InputFailure(f"{path}:{line}: not UTF-8 text (byte 0x{data[error.start]:02x}); "
+                           "is it depthsort-bench's CSV?") from error
+    lines = text.splitlines(keepends=True)
+    numbers = [i + 1 for i, line in enumerate(lines) if not line.startswith("#")]
+    reader = csv.DictReader(line for line in lines if not line.startswith("#"))
+    try:
+        header = reader.fieldnames or []
+        missing = [column for column in REQUIRED_COLUMNS if column not in header]
+        if missing:
+            raise InputFailure(f"{path}: no column {', '.join(repr(c) for c in missing)} (columns: "
+                               f"{', '.join(repr(c) for c in header) or 'none'}); is it depthsort-bench's CSV?")
+        records = []
+        for record in reader:
+            line = numbers[min(reader.line_num, len(numbers)) - 1]
+
+            def fail(column, wanted):
+                raise InputFailure(f"{path}:{line}: column {column!r} is {record.get(column)!r}, not {wanted}")
+
+            if None in record or any(record.get(column) is None for column in REQUIRED_COLUMNS):
+                raise InputFailure(f"{path}:{line}: {len(header)} columns expected, the row has another count")
+            if not record["n"].isdigit() or int(record["n"]) < 1:
+                fail("n", "a whole number from 1")
+            if not record["reps"].isdigit():
+                fail("reps", "a whole number from 0")
+            for column in ("median_ms", "min_ms", "p90_ms", "gpairs_per_s"):
+                if record[column] != "" and record[column].lower() != "nan" and math.isnan(number(record[column])):
+                    fail(column, "a number")
+            record["_line"] = line
+            records.append(record)
+        return records
+    except csv.Error as error:
+        raise InputFailure(f"{path}:{numbers[min(reader.line_num, len(numbers)) - 1] if numbers else 1}: "
+                           f"{error}") from error
+
+
 def read_rows(path):
-    with open(path, newline="") as file:
-        records = [record for record in csv.DictReader(line for line in file if not line.startswith("#"))
-                   if int(record.get("reps") or 0) > 0]
+    records = [record for record in read_records(path) if int(record["reps"]) > 0]
     distinguishing = option_labels(records)
     rows = []
     for record in records:
@@ -152,7 +285,7 @@ def read_rows(path):
         if record.get("baseline") == "1":
             label += " *"
         rows.append({
-            "label": label,
+            "label": plain_text(label),
             "baseline": record.get("baseline") == "1",
             "dist": record["dist"],
             "n": int(record["n"]),
@@ -212,15 +345,14 @@ def plot_lines(rows, dist, title, out_dir, what):
     ax.yaxis.set_minor_formatter(ticker.NullFormatter())
     if what == "time":
         ax.set_ylabel("median sort time (ms), shaded: min..p90")
-        ax.set_title(f"{title}\nsort time, {dist} keys")
+        ax.set_title(f"{title}\nsort time, {plain_text(dist)} keys")
     else:
         ax.set_ylabel("throughput (G pairs/s, n / median)")
-        ax.set_title(f"{title}\nthroughput, {dist} keys")
+        ax.set_title(f"{title}\nthroughput, {plain_text(dist)} keys")
     ax.legend(fontsize="small", title="* = cub-radix baseline" if any(r["baseline"] for r in rows) else None,
               title_fontsize="small")
     fig.tight_layout()
-    path = os.path.join(out_dir, f"{what}_{dist}.png")
-    return save_png(fig, path)
+    return os.path.join(out_dir, f"{what}_{dist}.png"), render_png(fig)
 
 
 def plot_steps(rows, dist, title, out_dir):
@@ -233,6 +365,7 @@ def plot_steps(rows, dist, title, out_dir):
         for name, _ in row["steps"] or [("total", row["median"])]:
             if name not in step_names:
                 step_names.append(name)
+    shown_steps = [plain_text(name) for name in step_names]
     colors = {name: f"C{i % 10}" for i, name in enumerate(step_names)}
     if "total" in colors:
         colors["total"] = "0.6"
@@ -264,11 +397,10 @@ def plot_steps(rows, dist, title, out_dir):
         ax.grid(True, axis="y", alpha=0.3)
     handles = [plt.Rectangle((0, 0), 1, 1, color=colors[name]) for name in step_names]
     handles.append(plt.Line2D([0], [0], color="black", linewidth=1))
-    fig.legend(handles, step_names + ["sort total (events)"], loc="center right", fontsize="small")
-    fig.suptitle(f"{title}\nper-step medians, {dist} keys")
+    fig.legend(handles, shown_steps + ["sort total (events)"], loc="center right", fontsize="small")
+    fig.suptitle(f"{title}\nper-step medians, {plain_text(dist)} keys")
     fig.tight_layout(rect=(0, 0, 1 - legend_width / width, 1))
-    path = os.path.join(out_dir, f"steps_{dist}.png")
-    return save_png(fig, path)
+    return os.path.join(out_dir, f"steps_{dist}.png"), render_png(fig)
 
 
 def main(argv):
@@ -280,16 +412,13 @@ def main(argv):
 
     try:
         return plot_all(args)
-    except OutputFailure as error:
+    except (OutputFailure, InputFailure) as error:
         print(f"plot.py: {error}", file=sys.stderr)
         return 1
 
 
 def plot_all(args):
-    try:
-        rows = read_rows(args.csv)
-    except OSError as error:
-        raise OutputFailure(f"cannot read {args.csv!r}: {describe(error)}") from error
+    rows = read_rows(args.csv)
     if not rows:
         print(f"plot.py: no measured rows in {args.csv}", file=sys.stderr)
         return 1
@@ -304,14 +433,21 @@ def plot_all(args):
     title = args.title or f"depthsort-bench on {device}"
     if len(title) > 90:
         title = title[:87] + "..."
+    title = plain_text(title)
 
-    written = []
+    # Every plot drawn before any is written: one that cannot be drawn costs none of the files.
+    plots = []
     for dist in dict.fromkeys(r["dist"] for r in rows):
         at_dist = [r for r in rows if r["dist"] == dist]
-        written.append(plot_lines(at_dist, dist, title, out_dir, "time"))
-        written.append(plot_lines(at_dist, dist, title, out_dir, "throughput"))
-        written.append(plot_steps(at_dist, dist, title, out_dir))
-    for path in written:
+        plots.append(plot_lines(at_dist, dist, title, out_dir, "time"))
+        plots.append(plot_lines(at_dist, dist, title, out_dir, "throughput"))
+        plots.append(plot_steps(at_dist, dist, title, out_dir))
+    for path, _ in plots:
+        if same_file(path, args.csv):
+            raise OutputFailure(f"cannot write {path!r}: it is the input CSV {args.csv!r}; "
+                                "give the plots another folder")
+    for path, data in plots:
+        save_png(data, path)
         print(f"wrote {path}")
     return 0
 

@@ -1,16 +1,18 @@
 // OBJ and MTL comments after a statement ("f 1 2 3 # back", "usemtl red#c"): every statement of
 // both formats accepts one, with or without a blank before the `#`, and what is really malformed
-// still fails with its line number. tinyobjloader alone skips only lines that begin with `#`.
+// still fails with its line number.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "scene/input_file.hpp"
 #include "scene/mesh.hpp"
 #include "scene/obj_loader.hpp"
+#include "scene/obj_text.hpp"
 #include "support.hpp"
 
 namespace depthsort::app::test {
@@ -33,16 +35,17 @@ std::string write_file(const fs::path& path, const std::string& bytes) {
 
 const std::uint32_t kHalfRed = pack_rgba(glm::vec4(1.0f, 0.0f, 0.0f, 0.5f));
 
-TEST(ObjComments, StripCommentsKeepsLineBreaks) {
-  std::string text = "v 1 2 3 # a\n# whole line\r\nf 1 2 3#tight\nusemtl a\n#";
-  strip_comments(text);
-  EXPECT_EQ(text, "v 1 2 3\n\nf 1 2 3\nusemtl a\n");
-  std::string blanks = "usemtl red \t # c\r\n  # indented\nf 1 2 3 \n";
-  strip_comments(blanks);
-  EXPECT_EQ(blanks, "usemtl red\n\nf 1 2 3 \n") << "blanks before a comment go with it; others stay";
-  std::string none = "v 0 0 0\n";
-  strip_comments(none);
-  EXPECT_EQ(none, "v 0 0 0\n");
+TEST(ObjComments, TheReaderDropsCommentsAndKeepsLineNumbers) {
+  ObjLines lines("v 1 2 3 # a\n# whole line\r\nf 1 2 3#tight\rusemtl red \t # c\n#");
+  ObjLine line;
+  std::vector<std::vector<std::string_view>> words;
+  while (lines.next(line)) {
+    EXPECT_EQ(line.number, words.size() + 1);
+    words.push_back(line.words);
+  }
+  const std::vector<std::vector<std::string_view>> expected = {
+      {"v", "1", "2", "3"}, {}, {"f", "1", "2", "3"}, {"usemtl", "red"}, {}};
+  EXPECT_EQ(words, expected);
 }
 
 TEST(ObjComments, AfterFacesWithOrWithoutABlank) {

@@ -163,13 +163,23 @@ TEST(BenchArgs, EchoedArgumentsAreEscapedAndCut) {
   }
 }
 
-TEST(BenchArgs, RepeatedValueFlagsKeepTheLastAndListsAccumulate) {
-  const BenchConfig c = parse_ok({"--csv", "a.csv", "--csv", "b.csv", "--sizes", "1K", "--sizes=2K",
-                                  "--sorters", "thrust", "--sorters", "cpu", "--reps", "3", "--reps=4"});
+TEST(BenchArgs, RepeatedValueFlagsAreErrorsAndListsAccumulate) {
+  const BenchConfig c = parse_ok({"--csv", "b.csv", "--sizes", "1K", "--sizes=2K", "--sorters", "thrust",
+                                  "--sorters", "cpu", "--reps=4"});
   EXPECT_EQ(c.csv_path, "b.csv");
   EXPECT_EQ(c.sizes, (std::vector<std::size_t>{1024, 2048}));
   EXPECT_EQ(c.sorters.size(), 2u);
   EXPECT_EQ(c.reps, 4);
+  // A second value is never silently the one that wins, also where the first is not valid.
+  for (const auto& args : {std::vector<std::string_view>{"--csv", "a.csv", "--csv", "b.csv"},
+                           std::vector<std::string_view>{"--reps", "3", "--reps=4"},
+                           std::vector<std::string_view>{"--reps", "abc", "--reps", "4"}}) {
+    const ParseResult result = parse_bench_args(args, kFakeRegistry);
+    ASSERT_FALSE(result.ok()) << args[0];
+    EXPECT_NE(result.error.find(std::string(args[0].substr(0, args[0].find('='))) + " given 2 times"),
+              std::string::npos)
+        << result.error;
+  }
 }
 
 // The memory each size needs, estimated before anything is generated.

@@ -1,4 +1,4 @@
-// libFuzzer target: the MTL reader (tinyobjloader's, behind scene/obj_loader.cpp's material
+// libFuzzer target: the MTL reader (scene/obj_loader.cpp's, through the one line and number
 // reader) on any bytes: the input becomes the material library of a one-triangle OBJ that uses
 // one of its materials. The triangle must come out, coloured or with a note; anything else (a
 // crash, an exception, a sanitizer report, a leak, a hang) is a finding.

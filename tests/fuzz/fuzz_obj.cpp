@@ -1,5 +1,6 @@
 // libFuzzer target: the OBJ reader (scene/obj_loader.cpp) on any bytes, as if read from a file:
-// encoding check, comment stripping, line checks, tinyobjloader's parse and the triangulation.
+// encoding check, the one line and number reader (scene/obj_text.hpp) in its check and its
+// parse, the material libraries and the triangulation.
 // Every input must end in a mesh or a SceneError; anything else (a crash, another exception, a
 // sanitizer report, a leak, a hang) is a finding.
 #include <cstddef>

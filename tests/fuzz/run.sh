@@ -4,7 +4,7 @@
 # leak, timeout or sanitizer report, whose input libFuzzer saves as crash-*/leak-*/timeout-* in
 # the build folder. Host code only: the readers' sources are compiled here, not the CUDA library.
 #
-#   tests/fuzz/run.sh [SECONDS] [TARGET...]      targets: obj mtl count (default: all three)
+#   tests/fuzz/run.sh [SECONDS] [TARGET...]      targets: obj mtl number count (default: all four)
 #   FUZZ_BUILD=build-fuzz  FUZZ_JOBS=1           build folder; parallel fuzzing jobs per target
 #   FUZZ_TIMEOUT=30                              seconds one input may take before it is a hang
 #
@@ -15,7 +15,7 @@ root="$(cd "$(dirname "$0")/../.." && pwd)"
 seconds="${1:-60}"
 shift || true
 targets=("$@")
-[[ ${#targets[@]} -gt 0 ]] || targets=(obj mtl count)
+[[ ${#targets[@]} -gt 0 ]] || targets=(obj mtl number count)
 build="${FUZZ_BUILD:-$root/build-fuzz}"
 jobs="${FUZZ_JOBS:-1}"
 # An input takes milliseconds; 30 s leaves room for a loaded machine (at 10 s, a CI runner shared
@@ -30,12 +30,14 @@ flags=(-std=c++20 -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,addre
        -fno-sanitize-recover=all -I"$root/app" -I"$root/host/include" -I"$root/kernels/sort/include"
        -I"$root/kernels/frame/include" -I/usr/local/cuda/include)
 declare -A sources=(
-  [obj]="app/scene/obj_loader.cpp app/scene/input_file.cpp app/scene/mesh.cpp kernels/frame/torus_knot.cpp host/count_text.cpp"
-  [mtl]="app/scene/obj_loader.cpp app/scene/input_file.cpp app/scene/mesh.cpp kernels/frame/torus_knot.cpp host/count_text.cpp"
+  [obj]="app/scene/obj_loader.cpp app/scene/obj_text.cpp app/scene/input_file.cpp app/scene/mesh.cpp kernels/frame/torus_knot.cpp host/count_text.cpp host/stop_signal.cpp host/memory_available.cpp tests/fuzz/no_device.cpp"
+  [mtl]="app/scene/obj_loader.cpp app/scene/obj_text.cpp app/scene/input_file.cpp app/scene/mesh.cpp kernels/frame/torus_knot.cpp host/count_text.cpp host/stop_signal.cpp host/memory_available.cpp tests/fuzz/no_device.cpp"
+  [number]="app/scene/obj_text.cpp"
   [count]="host/count_text.cpp")
 declare -A seeds=(
   [obj]="$root/tests/app/data $root/assets"
   [mtl]="$root/tests/app/data $root/assets"
+  [number]="$root/tests/fuzz/seeds/number $root/tests/app/data"
   [count]="$root/tests/fuzz/seeds/count")
 
 compile() {  # source -> object, rebuilt when the source or a header of app/, host/ or kernels/ is newer
@@ -48,7 +50,7 @@ compile() {  # source -> object, rebuilt when the source or a header of app/, ho
 }
 
 for target in "${targets[@]}"; do
-  [[ -n "${sources[$target]:-}" ]] || { echo "fuzz: unknown target '$target' (obj, mtl, count)" >&2; exit 2; }
+  [[ -n "${sources[$target]:-}" ]] || { echo "fuzz: unknown target '$target' (obj, mtl, number, count)" >&2; exit 2; }
   objects=()
   for source in ${sources[$target]} tests/fuzz/fuzz_$target.cpp; do objects+=("$(compile "$source")"); done
   "$cxx" "${flags[@]}" -fsanitize=fuzzer "${objects[@]}" -o "$build/fuzz_$target"
@@ -62,6 +64,7 @@ for target in "${targets[@]}"; do
     case "$target" in
       obj) seed_files+=("$folder"/*.obj) ;;
       mtl) seed_files+=("$folder"/*.mtl) ;;
+      number) seed_files+=("$folder"/*) ;;
       *) seed_files+=("$folder"/*) ;;
     esac
   done

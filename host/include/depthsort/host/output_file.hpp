@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -73,6 +74,39 @@ class OutputFile {
 
 // Writes `content` to `target` through an OutputFile: all of it, or nothing (throws OutputError).
 void write_file_atomically(const std::filesystem::path& target, std::string_view content);
+
+// A FIFO named as an output is opened once; a reader must open it within this many seconds.
+constexpr int kOutputFifoSeconds = 10;
+
+// Where writing `path` finally lands: the path with its folder in canonical form, through every
+// symbolic link to the end of the chain, whether or not that last file exists yet. Throws
+// OutputError on a loop of links.
+std::filesystem::path final_output_path(const std::filesystem::path& path);
+
+// An output named on a command line, resolved once, before anything runs, to what it will name
+// at the end: a regular file (or none yet) is found writable now (a temporary file is made beside
+// its final name and removed) and replaced whole by each write(); anything else (a device, a
+// pipe, a FIFO, the program's own stdout) is opened now, once, and written once, at the end, so
+// that a reader sees one whole output and never an end of file before it. Every failure throws
+// OutputError naming the path as given.
+class PlannedOutput {
+ public:
+  PlannedOutput() = default;  // no output
+  explicit PlannedOutput(std::filesystem::path path);
+
+  bool empty() const noexcept { return path_.empty(); }
+  const std::filesystem::path& path() const noexcept { return path_; }
+  // Written as a stream (once) rather than replaced.
+  bool stream() const noexcept { return stream_ != nullptr; }
+  // The output becomes `content`, whole; a stream's second write throws.
+  void write(std::string_view content);
+
+ private:
+  std::filesystem::path path_;   // as given, for messages
+  std::filesystem::path final_;  // what a regular file's write replaces
+  std::unique_ptr<OutputFile> stream_;
+  bool written_ = false;
+};
 
 // A path the program reads or writes, with the flag that named it ("--mesh", "--csv").
 struct NamedPath {
