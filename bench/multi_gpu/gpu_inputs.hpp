@@ -77,4 +77,10 @@ void download(T* to, const T* from, std::size_t count, int device) {
 // failed"; 0 when all pass.
 int run_tests(const Config& config, int found);
 
+// --bench (bench_run.cpp): both cases against one GPU's sorts; 0 when every check passes.
+int run_bench(const Config& config, int found);
+
+constexpr int kExitSkipped = 77;  // ctest SKIP_RETURN_CODE
+constexpr int kExitUsage = 2;
+
 }  // namespace depthsort::multi_gpu

@@ -181,6 +181,14 @@ class MultiGpuSorter {
   struct Gpu;
   void sort_impl(std::span<const DevicePairs> inputs, float* gather_keys, std::uint32_t* gather_values,
                  double gpu0_share, Case kase);
+  // The steps of sort_impl, on what they share (Run, sorter_state.hpp): the splitters and the
+  // partition (sort_splitters.cpp), the one host round trip and where every run lies
+  // (sort_counts.cpp), the exchange and the local sorts on either transport (sort_exchange.cpp).
+  struct Run;
+  void find_splitters(const Run& run, double gpu0_share);
+  void partition(const Run& run);
+  void read_counts(Run& run);
+  void exchange_and_sort(Run& run, Transport transport);
   void ensure_sorter(int rank, const std::string& name);
   bool uses_cut_bits(const std::string& name) const;
   void record_stop();
