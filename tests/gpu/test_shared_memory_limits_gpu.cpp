@@ -16,6 +16,7 @@
 
 #include "depthsort/sort/errors.hpp"
 #include "sort/primitives/dynamic_smem.hpp"
+#include "sort/primitives/staging.hpp"
 #include "support/sort_suite.hpp"
 
 namespace depthsort::testing {
@@ -49,6 +50,13 @@ class SmallerSharedMemory : public ::testing::TestWithParam<std::tuple<SorterCas
 TEST_P(SmallerSharedMemory, EverySorterSortsWithinIt) {
   const auto& [sorter_case, limit] = GetParam();
   DEPTHSORT_SKIP_WITHOUT_DEVICE(*sorter_case.info);
+  // 64 KB a block is Turing's, which runs code for sm_75: code for a newer architecture (which
+  // may keep two buffers of a stage, primitives/staging.hpp) never meets so little. The ptx75
+  // build is tested at that limit (scripts/gpu-suite.sh, docs/gpus.md).
+  constexpr std::size_t kSmallestAfterTuring = 99 * 1024;
+  if (limit < kSmallestAfterTuring && primitives::library_arch() >= 800)
+    GTEST_SKIP() << "a block of " << limit / 1024 << " KB is sm_75's, and this build's code is for sm_"
+                 << primitives::library_arch() / 10 << ": the sm_75 (ptx75) build runs this case";
   const SharedMemoryLimit scope(std::to_string(limit));
   int device = 0, optin = 0;
   ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);

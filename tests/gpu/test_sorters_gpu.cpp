@@ -112,9 +112,10 @@ TEST(StepTimer, StepsSharingAnEventCoverTheFrame) {
   EXPECT_STREQ(steps[1].name, "second");
   EXPECT_STREQ(steps[2].name, "third");
   for (const StepTime& step : steps) EXPECT_GT(step.ms, 0.0f) << step.name;
-  // Two fills against one: the second step's own time, not the first's added to it.
-  EXPECT_GT(steps[1].ms, 1.5f * steps[0].ms);
-  EXPECT_LT(steps[1].ms, 2.5f * steps[0].ms);
+  // Two fills against one: the second step's own time (about twice the first's), not the first's
+  // added to it (three times). The bounds leave room for a GPU shared with other processes.
+  EXPECT_GT(steps[1].ms, 1.25f * steps[0].ms);
+  EXPECT_LT(steps[1].ms, 2.6f * steps[0].ms);
   // The fill between the steps is in the frame but in no step.
   const float in_steps = steps[0].ms + steps[1].ms + steps[2].ms;
   EXPECT_LT(in_steps, frame_ms - 0.5f * steps[0].ms);

@@ -197,8 +197,10 @@ bool DepthBucket::order(const float4* centroids, std::size_t triangles, const Pa
 
 void DepthBucket::sort_overflowed(const Layout& layout, std::uint32_t pairs, std::uint32_t* order,
                                   cudaStream_t stream) {
-  // One block a listed bucket's region, one for the spill area.
-  gather_overflowed_kernel<<<overflowed_ + 1, 256, 0, stream>>>(
+  // One block a listed bucket's region, and the spill area's pairs 4096 a block.
+  const std::uint32_t spilled = pairs - overflowed_ * layout.capacity;
+  const std::uint32_t spill_blocks = std::clamp<std::uint32_t>((spilled + 4095) / 4096, 1, 1024);
+  gather_overflowed_kernel<<<overflowed_ + spill_blocks, 256, 0, stream>>>(
       layout, regions_.data(), spill_.data(), control_.data(), overflow_keys_[0].data(), overflow_ids_[0].data());
   DEPTHSORT_CUDA_CHECK_LAUNCH("depth-bucket: gather_overflowed_kernel");
   cub::DoubleBuffer<std::uint32_t> keys(overflow_keys_[0].data(), overflow_keys_[1].data());

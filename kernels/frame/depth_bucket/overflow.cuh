@@ -10,17 +10,19 @@
 
 namespace depthsort::depth_bucket {
 
-// Block k < overflowed: bucket k's region; the last block: the spill area. Keys and ids apart,
-// as CUB sorts them.
+// Block k < overflowed: bucket k's region; the blocks after them: the spill area, strided. Keys
+// and ids apart, as CUB sorts them.
 __global__ void gather_overflowed_kernel(Layout layout, const uint2* __restrict__ regions,
                                          const uint2* __restrict__ spill, const Control* __restrict__ control,
                                          std::uint32_t* __restrict__ keys, std::uint32_t* __restrict__ ids) {
   const std::uint32_t overflowed = control->overflowed;
-  const bool spill_block = blockIdx.x == overflowed;
+  const bool spill_block = blockIdx.x >= overflowed;
   const uint2* from = spill_block ? spill : regions + control->overflowed_bucket[blockIdx.x] * layout.capacity;
   const std::uint32_t count = spill_block ? min(control->spilled, layout.spill_capacity) : layout.capacity;
-  const std::uint32_t to = blockIdx.x * layout.capacity;  // the regions' pairs first, then the spill
-  for (std::uint32_t i = threadIdx.x; i < count; i += blockDim.x) {
+  const std::uint32_t to = spill_block ? overflowed * layout.capacity : blockIdx.x * layout.capacity;
+  const std::uint32_t first = spill_block ? (blockIdx.x - overflowed) * blockDim.x + threadIdx.x : threadIdx.x;
+  const std::uint32_t stride = spill_block ? (gridDim.x - overflowed) * blockDim.x : blockDim.x;
+  for (std::uint32_t i = first; i < count; i += stride) {
     const uint2 pair = from[i];
     keys[to + i] = pair.x;
     ids[to + i] = pair.y;

@@ -3,8 +3,9 @@
 // (the search's table and splitters read through L1); the tile is counted per bucket in shared
 // memory, the counts scanned in place into the tile's places, room reserved at each bucket's region
 // with one global atomic per bucket and tile (a thread's reservations in flight together), and the
-// pairs staged grouped by bucket and written from there in runs. A pair beyond its region's room
-// goes to the spill area. The last block to finish turns the counts into the buckets' places in
+// pairs staged grouped by bucket and written from there in runs. The pairs beyond a region's room
+// go to the spill area, in one run a bucket and tile (one global atomic each: a heavy depth may
+// spill hundreds of thousands). The last block to finish turns the counts into the buckets' places in
 // the order, lists the buckets beyond their room and posts the verdict.
 #pragma once
 
@@ -90,6 +91,11 @@ __global__ void __launch_bounds__(kThreads, 2)
   auto* s_bucket = reinterpret_cast<std::uint16_t*>(s_pairs + Shape::tile);  // tile
   auto* s_words = reinterpret_cast<std::uint32_t*>(s_bucket + Shape::tile);  // buckets + 1
   __shared__ bool s_last;
+  // The tile's buckets beyond their room: each one's run of spilled pairs reserved in the spill
+  // area with one atomic, and the shift from a pair's slot to its place there. More of them than
+  // a frame may overflow means the frame is handed back anyway: those pairs are not written.
+  constexpr std::uint32_t kSpillEntries = kMaxOverflowed + 1;
+  __shared__ std::uint32_t s_spills, s_spill_bucket[kSpillEntries], s_spill_shift[kSpillEntries];
 
   if (control->verdict != kFitted) {  // the sample called the frame off
     if (blockIdx.x == 0 && threadIdx.x == 0) {
@@ -102,6 +108,7 @@ __global__ void __launch_bounds__(kThreads, 2)
   const std::uint32_t tiles = (layout.n + Shape::tile - 1) / Shape::tile;
   for (std::uint32_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
     for (std::uint32_t b = threadIdx.x; b <= buckets; b += kThreads) s_words[b] = 0;
+    if (threadIdx.x == 0) s_spills = 0;
     const std::uint32_t first = tile * Shape::tile;
     const std::uint32_t in_tile = min(Shape::tile, layout.n - first);
     std::uint32_t key[kItems], bucket[kItems];
@@ -140,6 +147,12 @@ __global__ void __launch_bounds__(kThreads, 2)
         const std::uint32_t b = base + k * kThreads;
         const std::uint32_t count = b < buckets ? s_words[b + 1] - s_words[b] : 0u;
         reserved[k] = count ? atomicAdd(&counts[b], count) : 0u;
+        const std::uint32_t end = reserved[k] + count, from = max(reserved[k], layout.capacity);
+        if (count && end > layout.capacity) {
+          const std::uint32_t at = atomicAdd(&control->spilled, end - from);
+          const std::uint32_t entry = atomicAdd(&s_spills, 1u);
+          if (entry < kSpillEntries) s_spill_bucket[entry] = b, s_spill_shift[entry] = at - from;
+        }
       }
       __syncthreads();  // every count of the round read before a word changes
 #pragma unroll
@@ -155,8 +168,11 @@ __global__ void __launch_bounds__(kThreads, 2)
       if (slot < layout.capacity) {
         regions[b * layout.capacity + slot] = s_pairs[staged];  // < 2^31 pairs
       } else {
-        const std::uint32_t at = atomicAdd(&control->spilled, 1u);
-        if (at < layout.spill_capacity) spill[at] = s_pairs[staged];
+        const std::uint32_t entries = min(s_spills, kSpillEntries);
+        for (std::uint32_t e = 0; e < entries; ++e) {
+          const std::uint32_t at = s_spill_shift[e] + slot;  // modulo 2^32: the shift may wrap
+          if (s_spill_bucket[e] == b && at < layout.spill_capacity) spill[at] = s_pairs[staged];
+        }
       }
     }
     __syncthreads();

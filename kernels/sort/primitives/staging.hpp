@@ -40,6 +40,10 @@ const char* staging_path_name(StagingPath path);
 // compile-time guards saw. Throws CudaError where the kernel has no image for the device.
 int compiled_arch(const void* kernel);
 
+// The same for the sort library's code on the current device (every kernel of one build is
+// compiled for the same architectures, so one kernel answers for all).
+int library_arch();
+
 template <class Kernel>
 int compiled_arch(Kernel* kernel) {
   return compiled_arch(reinterpret_cast<const void*>(kernel));

@@ -1,4 +1,4 @@
-// The host side of the staging paths (staging.hpp).
+// The host side of the staging paths (staging.hpp), and the probe of the library's own code.
 #include "sort/primitives/staging.hpp"
 
 #include <cuda_runtime_api.h>
@@ -21,5 +21,11 @@ int compiled_arch(const void* kernel) {
   DEPTHSORT_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
   return attributes.ptxVersion * 10;  // 75 for compute_75, as __CUDA_ARCH__ counts it 750
 }
+
+namespace {
+__global__ void arch_probe_kernel() {}
+}  // namespace
+
+int library_arch() { return compiled_arch(arch_probe_kernel); }
 
 }  // namespace depthsort::primitives
