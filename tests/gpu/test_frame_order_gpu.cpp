@@ -232,8 +232,14 @@ TEST_F(FrameOrderTest, FusedOnInputsThatDefeatItsBuckets) {
 
 TEST_F(FrameOrderTest, FusedAtSixteenMillionPrimitives) {
   const DeviceScene scene = make_scene(5u << 20, 11u << 20, Shape::Box, 5);
+  const bool fits = FrameOrder(scene.triangles, scene.size()).fused_fits(scene.size());
   const int own = run_orbit(scene, 5, 0.005f);
-  EXPECT_GE(own, 3);
+  // Where a block's shared memory holds only the smallest bucket shape (sm_75's 64 KB), 16M
+  // primitives need more buckets than a frame may have: every frame is the plain order's, exact.
+  if (fits)
+    EXPECT_GE(own, 3);
+  else
+    EXPECT_EQ(own, 0);
 }
 
 // A frame whose keys crowd into one bucket of the last frame's splitters: that bucket goes beyond
