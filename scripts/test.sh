@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Sets up, builds (for this machine's GPU; sm_90, the H100 and H200, where there is none) and runs
-# every test. GPU tests are reported as skipped, with the reason, where no CUDA device exists.
+# Sets up, checks the sources' layout (.clang-format), builds (for this machine's GPU; sm_90, the
+# H100 and H200, where there is none) and runs every test. GPU tests are reported as skipped, with the reason, where no CUDA device exists.
 # Then the host code of the CPU tests under AddressSanitizer and UndefinedBehaviorSanitizer (the
 # `asan` preset), and each fuzz target for DEPTHSORT_FUZZ_SECONDS (default 60; 0 skips them).
 # docs/fuzzing.md has the longer runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
+scripts/format-check.sh
 source scripts/cuda-architectures.sh
 cmake --preset default -DCMAKE_CUDA_ARCHITECTURES="$cuda_architectures" >/dev/null
 cmake --build --preset default
