@@ -42,10 +42,14 @@ inline constexpr int kTransparencyModes = 4;
 // panel, the on-screen state line and --json.
 constexpr const char* transparency_mode_name(Transparency mode) {
   switch (mode) {
-    case Transparency::Unsorted: return "unsorted";
-    case Transparency::Weighted: return "wboit";
-    case Transparency::Reference: return "reference";
-    default: return "sorted";
+    case Transparency::Unsorted:
+      return "unsorted";
+    case Transparency::Weighted:
+      return "wboit";
+    case Transparency::Reference:
+      return "reference";
+    default:
+      return "sorted";
   }
 }
 // The mode a --transparency value names (transparency_mode_name's), or none.
@@ -74,9 +78,9 @@ struct TransparencySettings {
 struct Settings {
   // Scene (its counts are applied by the panel's "rebuild scene")
   SceneSpec scene;
-  bool simulate = true;   // advance the particles
-  float opacity = 0.3f;   // the scene's own, or --opacity
-  bool lighting = true;   // the scene's own
+  bool simulate = true;  // advance the particles
+  float opacity = 0.3f;  // the scene's own, or --opacity
+  bool lighting = true;  // the scene's own
   // Sorting
   int sorter_index = 0;   // into sorter_registry(); resolved from --sorter when the run starts
   OptionValues options;   // that sorter's options
@@ -90,10 +94,10 @@ struct Settings {
   // Drawing
   bool separate_passes = false;  // --separate-passes: sort and draw meshes and particles apart (the wrong blend)
   ColourMode colour = ColourMode::Scene;  // --colour scene|rank|segment
-  bool wipe_on = false;          // --wipe F: unsorted left of F x width
-  float wipe = 0.5f;             // F, kept while the wipe is off
-  bool triangle_sprites = true;  // --sprite-shape triangle (default) or quad
-  DrawPath draw_path = DrawPath::Pull;  // --draw-path (fixed for the run: the expanded buffer is sized at start)
+  bool wipe_on = false;                   // --wipe F: unsorted left of F x width
+  float wipe = 0.5f;                      // F, kept while the wipe is off
+  bool triangle_sprites = true;           // --sprite-shape triangle (default) or quad
+  DrawPath draw_path = DrawPath::Pull;    // --draw-path (fixed for the run: the expanded buffer is sized at start)
   TransparencySettings transparency;
   // Window
   bool vsync = true;  // --no-vsync

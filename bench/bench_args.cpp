@@ -28,8 +28,7 @@ std::vector<std::string_view> split(std::string_view text, char separator) {
 
 std::optional<int> parse_int_in(std::string_view s, int lo, int hi) {
   const auto value = parse_digits(s);
-  if (!value || *value < static_cast<std::uint64_t>(lo) || *value > static_cast<std::uint64_t>(hi))
-    return std::nullopt;
+  if (!value || *value < static_cast<std::uint64_t>(lo) || *value > static_cast<std::uint64_t>(hi)) return std::nullopt;
   return static_cast<int>(*value);
 }
 
@@ -47,8 +46,7 @@ std::optional<std::size_t> parse_size(std::string_view text, std::string* why) {
 
 std::string format_size(std::size_t n) { return format_count(n); }
 
-ParseResult parse_bench_args(std::span<const std::string_view> args,
-                             std::span<const SorterInfo> registry) {
+ParseResult parse_bench_args(std::span<const std::string_view> args, std::span<const SorterInfo> registry) {
   auto fail = [](std::string message) {
     ParseResult result;
     result.error = std::move(message);
@@ -68,9 +66,9 @@ ParseResult parse_bench_args(std::span<const std::string_view> args,
     const std::string flag(arg.substr(0, eq));
     if (flag == "--help" || flag == "--list" || flag == "--check" || flag == "--scratch" || flag == "--fused")
       return fail(flag + " takes no value");
-    constexpr std::array<std::string_view, 12> kValueFlags{
-        "--sorters", "--sizes", "--dist", "--dists", "--reps", "--warmup", "--seed", "--options", "--csv", "--json",
-        "--sequence", "--frames"};
+    constexpr std::array<std::string_view, 12> kValueFlags{"--sorters", "--sizes",  "--dist",     "--dists",
+                                                           "--reps",    "--warmup", "--seed",     "--options",
+                                                           "--csv",     "--json",   "--sequence", "--frames"};
     if (eq + 1 == arg.size() && std::find(kValueFlags.begin(), kValueFlags.end(), flag) != kValueFlags.end())
       return fail(flag + " needs a value (see --help)");
   }
@@ -85,19 +83,21 @@ ParseResult parse_bench_args(std::span<const std::string_view> args,
   std::string reps, warmup, seed, sequence, frames;
   bool help = false;
   auto list_option = [&](const std::string& names, std::vector<std::string>& out) {
-    app.add_option(names, out)->expected(1)->allow_extra_args(false)->multi_option_policy(
-        CLI::MultiOptionPolicy::TakeAll);
+    app.add_option(names, out)
+        ->expected(1)
+        ->allow_extra_args(false)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   };
   // One value each; a second occurrence is an error (below), never silently the one that wins.
   std::vector<std::pair<std::string, std::vector<std::string>>> single_values;
   single_values.reserve(7);
   auto value_option = [&](const std::string& names, std::string& out) {
     auto& [name, given] = single_values.emplace_back(names, std::vector<std::string>{});
-    app.add_option_function<std::vector<std::string>>(
-           names, [&given, &out](const std::vector<std::string>& values) {
-             given = values;
-             out = values.back();
-           })
+    app.add_option_function<std::vector<std::string>>(names,
+                                                      [&given, &out](const std::vector<std::string>& values) {
+                                                        given = values;
+                                                        out = values.back();
+                                                      })
         ->expected(1)
         ->allow_extra_args(false)
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
@@ -131,8 +131,7 @@ ParseResult parse_bench_args(std::span<const std::string_view> args,
     return fail(std::string(e.what()) + " (see --help)");
   }
   if (!app.remaining().empty())
-    return fail("unknown argument " + quote_for_message(app.remaining().front()) + "; " +
-                std::string(kFlags));
+    return fail("unknown argument " + quote_for_message(app.remaining().front()) + "; " + std::string(kFlags));
   for (const auto& [name, given] : single_values) {
     if (given.size() <= 1) continue;
     std::string list;
@@ -143,8 +142,7 @@ ParseResult parse_bench_args(std::span<const std::string_view> args,
   config.help = help;
 
   // "a,b,,c": an empty entry is an error, not silently dropped.
-  auto items_of = [](std::string_view flag, std::string_view text,
-                     std::vector<std::string_view>& out) -> std::string {
+  auto items_of = [](std::string_view flag, std::string_view text, std::vector<std::string_view>& out) -> std::string {
     out.clear();
     for (std::string_view item : split(text, ',')) {
       item = trim_blanks(item);
@@ -178,8 +176,7 @@ ParseResult parse_bench_args(std::span<const std::string_view> args,
       std::string why;
       const auto n = parse_size(item, &why);
       if (!n) return fail("bad size " + quote_for_message(item) + " (" + why + "); " + kValidSizes);
-      if (std::find(config.sizes.begin(), config.sizes.end(), *n) == config.sizes.end())
-        config.sizes.push_back(*n);
+      if (std::find(config.sizes.begin(), config.sizes.end(), *n) == config.sizes.end()) config.sizes.push_back(*n);
     }
   }
   for (const std::string& text : dists) {
@@ -196,8 +193,7 @@ ParseResult parse_bench_args(std::span<const std::string_view> args,
                     "; valid distributions: " + distribution_names() + " (or 'all')");
       }
       for (Distribution d : these)
-        if (std::find(config.distributions.begin(), config.distributions.end(), d) ==
-            config.distributions.end())
+        if (std::find(config.distributions.begin(), config.distributions.end(), d) == config.distributions.end())
           config.distributions.push_back(d);
     }
   }
@@ -208,8 +204,7 @@ ParseResult parse_bench_args(std::span<const std::string_view> args,
   }
   if (app.count("--warmup") > 0) {
     const auto value = parse_int_in(trim_blanks(warmup), 0, 100000);
-    if (!value)
-      return fail("bad --warmup " + quote_for_message(warmup) + "; valid: an integer from 0 to 100000");
+    if (!value) return fail("bad --warmup " + quote_for_message(warmup) + "; valid: an integer from 0 to 100000");
     config.warmup = *value;
   }
   if (app.count("--seed") > 0) {
@@ -220,8 +215,7 @@ ParseResult parse_bench_args(std::span<const std::string_view> args,
   if (app.count("--sequence") > 0) {
     config.sequence = parse_camera_path(trim_blanks(sequence));
     if (!config.sequence)
-      return fail("unknown --sequence " + quote_for_message(sequence) + "; valid camera paths: " +
-                  camera_path_names());
+      return fail("unknown --sequence " + quote_for_message(sequence) + "; valid camera paths: " + camera_path_names());
     if (!dists.empty()) return fail("--sequence and --dist exclude each other: a sequence makes its own keys");
   }
   if (app.count("--frames") > 0) {
@@ -258,13 +252,13 @@ ParseResult parse_bench_args(std::span<const std::string_view> args,
   if (!sorters.empty() && !config.sorters_all) {
     for (const auto& [info, values] : config.options) {
       if (std::find(config.sorters.begin(), config.sorters.end(), info) == config.sorters.end())
-        return fail("--options names sorter '" + std::string(info->name) +
-                    "', which is not in --sorters");
+        return fail("--options names sorter '" + std::string(info->name) + "', which is not in --sorters");
     }
   }
-  if (sizes.empty() && config.sequence) config.sizes = {std::size_t{1} << 22};
-  else if (sizes.empty()) config.sizes = {std::size_t{1} << 20, std::size_t{1} << 22,
-                                     std::size_t{1} << 24, std::size_t{1} << 26};
+  if (sizes.empty() && config.sequence)
+    config.sizes = {std::size_t{1} << 22};
+  else if (sizes.empty())
+    config.sizes = {std::size_t{1} << 20, std::size_t{1} << 22, std::size_t{1} << 24, std::size_t{1} << 26};
   if (dists.empty()) config.distributions = {Distribution::Uniform};
 
   ParseResult result;
@@ -275,24 +269,25 @@ ParseResult parse_bench_args(std::span<const std::string_view> args,
 MemoryEstimate estimate_memory(std::size_t n, bool gpu_rows, bool cpu_rows, bool check) {
   const std::uint64_t pair = sizeof(float) + sizeof(std::uint32_t);
   MemoryEstimate e;
-  e.host_bytes = n * pair;                      // the input, made once per distribution
-  if (cpu_rows) e.host_bytes += n * pair * 2    // run_cpu's input and output copies
-                                + n * 12;       // the CPU sorter's workspace (two key arrays, values)
-  if (check) e.host_bytes += n * 8              // the reference order and the checker's marks
-                             + (gpu_rows ? n * pair : 0);  // the GPU output read back
-  if (gpu_rows) e.device_bytes = n * pair * 3;  // pristine, input and output pairs
+  e.host_bytes = n * pair;  // the input, made once per distribution
+  if (cpu_rows)
+    e.host_bytes += n * pair * 2  // run_cpu's input and output copies
+                    + n * 12;     // the CPU sorter's workspace (two key arrays, values)
+  if (check)
+    e.host_bytes += n * 8                         // the reference order and the checker's marks
+                    + (gpu_rows ? n * pair : 0);  // the GPU output read back
+  if (gpu_rows) e.device_bytes = n * pair * 3;    // pristine, input and output pairs
   return e;
 }
 
-std::string memory_shortfall(std::uint64_t needed, std::optional<std::uint64_t> available,
-                             std::string_view where, std::string_view adjective) {
+std::string memory_shortfall(std::uint64_t needed, std::optional<std::uint64_t> available, std::string_view where,
+                             std::string_view adjective) {
   if (!available || needed <= *available) return {};
   return "about " + byte_text(needed, ByteUnits::GiB) + " of " + std::string(where) + " memory needed, " +
          byte_text(*available, ByteUnits::GiB) + " " + std::string(adjective);
 }
 
-std::vector<SorterVariant> resolve_variants(const BenchConfig& config,
-                                            std::span<const SorterInfo> registry,
+std::vector<SorterVariant> resolve_variants(const BenchConfig& config, std::span<const SorterInfo> registry,
                                             bool (*available)(const SorterInfo&)) {
   // Which sorters, in order.
   std::vector<const SorterInfo*> chosen;

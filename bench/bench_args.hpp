@@ -23,9 +23,9 @@ constexpr std::uint64_t kMaxPairs = Sorter::kMaxPairs;
 // One sorter with one option set: the unit a benchmark row measures.
 struct SorterVariant {
   const SorterInfo* info = nullptr;
-  OptionValues options;       // defaults overlaid with the --options text
-  std::string options_text;   // format_options(options), "" when the sorter has no options
-  bool baseline = false;      // the cub-radix run added for the ratios
+  OptionValues options;      // defaults overlaid with the --options text
+  std::string options_text;  // format_options(options), "" when the sorter has no options
+  bool baseline = false;     // the cub-radix run added for the ratios
 };
 
 struct BenchConfig {
@@ -76,8 +76,7 @@ std::string format_size(std::size_t n);
 
 // The rows to run, in order: cub-radix first (marked baseline if not asked for), then each
 // requested sorter once per option set. `available` says whether a sorter can run here.
-std::vector<SorterVariant> resolve_variants(const BenchConfig& config,
-                                            std::span<const SorterInfo> registry,
+std::vector<SorterVariant> resolve_variants(const BenchConfig& config, std::span<const SorterInfo> registry,
                                             bool (*available)(const SorterInfo&));
 
 // What one size needs, estimated before anything is generated: the host input
@@ -90,8 +89,8 @@ struct MemoryEstimate {
 MemoryEstimate estimate_memory(std::size_t n, bool gpu_rows, bool cpu_rows, bool check);
 // "" when `needed` fits in `available` (nullopt: unknown, assumed to fit), else the reason for the
 // skipped rows: "about 48.0 GiB of host memory needed, 12.3 GiB available".
-std::string memory_shortfall(std::uint64_t needed, std::optional<std::uint64_t> available,
-                             std::string_view where, std::string_view adjective);
+std::string memory_shortfall(std::uint64_t needed, std::optional<std::uint64_t> available, std::string_view where,
+                             std::string_view adjective);
 
 // The name of the baseline every row is compared with.
 inline constexpr std::string_view kBaselineName = "cub-radix";

@@ -40,8 +40,7 @@ std::string utc_now() {
 
 }  // namespace
 
-RunHeader make_header(int argc, char** argv, const BenchConfig& config, bool gpu,
-                      const std::string& why_no_gpu) {
+RunHeader make_header(int argc, char** argv, const BenchConfig& config, bool gpu, const std::string& why_no_gpu) {
   RunHeader h;
   for (int i = 0; i < argc; ++i) h.command += (i ? " " : "") + shell_quote(argv[i]);
   h.date = utc_now();
@@ -81,16 +80,16 @@ void print_registry(std::ostream& out) {
   for (const SorterInfo& info : sorter_registry()) {
     std::string why;
     const bool available = info.is_available(&why);
-    lines.push_back({std::string(info.name), info.backend == Backend::Gpu ? "gpu" : "cpu",
-                     info.stable ? "yes" : "no", available ? "yes" : "no", std::string(info.origin)});
+    lines.push_back({std::string(info.name), info.backend == Backend::Gpu ? "gpu" : "cpu", info.stable ? "yes" : "no",
+                     available ? "yes" : "no", std::string(info.origin)});
     Extra extra{std::string(info.description), {}};
     if (!available) extra.description += "\n    not available here: " + why;
     for (const OptionSpec& spec : info.options) {
-      extra.options.push_back(std::string(spec.name) + "=" + std::to_string(spec.default_value) +
-                              (spec.is_flag() ? " (flag 0|1)"
-                                              : " (" + std::to_string(spec.min_value) + ".." +
-                                                    std::to_string(spec.max_value) + ")") +
-                              "  " + std::string(spec.help));
+      extra.options.push_back(
+          std::string(spec.name) + "=" + std::to_string(spec.default_value) +
+          (spec.is_flag() ? " (flag 0|1)"
+                          : " (" + std::to_string(spec.min_value) + ".." + std::to_string(spec.max_value) + ")") +
+          "  " + std::string(spec.help));
     }
     extras.push_back(std::move(extra));
   }

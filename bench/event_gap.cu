@@ -89,7 +89,10 @@ void measure() {
         }
         std::printf("%-28s %d %-7s event(s) between: %+6.0f\n",
                     dependent ? "programmatic dependent launch" : "plain launch", count,
-                    count == 0 ? "" : timing ? "timing" : "untimed", depthsort::median(gaps));
+                    count == 0 ? ""
+                    : timing   ? "timing"
+                               : "untimed",
+                    depthsort::median(gaps));
       }
     }
   }

@@ -70,16 +70,16 @@ struct Input {
   }
 };
 
-void run_gpu(Sorter& sorter, const BenchConfig& config, DeviceSet& d, Input& input,
-             cudaStream_t stream, const Events& events, Row& row) {
+void run_gpu(Sorter& sorter, const BenchConfig& config, DeviceSet& d, Input& input, cudaStream_t stream,
+             const Events& events, Row& row) {
   const std::size_t n = row.n;
   DevicePairBuffers& pairs = d.pairs;
   const SortBuffers buffers = pairs.buffers(0, n);
   auto restore = [&] {
-    DEPTHSORT_CUDA_CHECK(cudaMemcpyAsync(pairs.keys_in.data(), d.keys_src.data(), n * sizeof(float),
+    DEPTHSORT_CUDA_CHECK(
+        cudaMemcpyAsync(pairs.keys_in.data(), d.keys_src.data(), n * sizeof(float), cudaMemcpyDeviceToDevice, stream));
+    DEPTHSORT_CUDA_CHECK(cudaMemcpyAsync(pairs.values_in.data(), d.values_src.data(), n * sizeof(std::uint32_t),
                                          cudaMemcpyDeviceToDevice, stream));
-    DEPTHSORT_CUDA_CHECK(cudaMemcpyAsync(pairs.values_in.data(), d.values_src.data(),
-                                         n * sizeof(std::uint32_t), cudaMemcpyDeviceToDevice, stream));
   };
   // A profiler's reference for the memory's speed (scripts/profile.sh); untimed.
   launch_reference_copy(d.keys_src.data(), d.values_src.data(), pairs.keys_in.data(), pairs.values_in.data(), n,
@@ -116,10 +116,10 @@ void run_gpu(Sorter& sorter, const BenchConfig& config, DeviceSet& d, Input& inp
     sorter.sort(buffers, stream);
     std::vector<float> keys_out(n);
     std::vector<std::uint32_t> values_out(n);
-    DEPTHSORT_CUDA_CHECK(cudaMemcpyAsync(keys_out.data(), pairs.keys_out.data(), n * sizeof(float),
+    DEPTHSORT_CUDA_CHECK(
+        cudaMemcpyAsync(keys_out.data(), pairs.keys_out.data(), n * sizeof(float), cudaMemcpyDeviceToHost, stream));
+    DEPTHSORT_CUDA_CHECK(cudaMemcpyAsync(values_out.data(), pairs.values_out.data(), n * sizeof(std::uint32_t),
                                          cudaMemcpyDeviceToHost, stream));
-    DEPTHSORT_CUDA_CHECK(cudaMemcpyAsync(values_out.data(), pairs.values_out.data(),
-                                         n * sizeof(std::uint32_t), cudaMemcpyDeviceToHost, stream));
     DEPTHSORT_CUDA_CHECK(cudaStreamSynchronize(stream));
     const CheckResult result = check_sorted_pairs(input.keys, input.ref(), keys_out, values_out);
     row.check = result.ok ? "pass" : "FAIL: " + result.message;
@@ -217,8 +217,7 @@ struct MemoryFit {
 
 MemoryFit check_memory(const BenchConfig& config, const Runnable& runnable) {
   const std::optional<std::uint64_t> host_available = host_memory_available();
-  const std::optional<std::uint64_t> device_available =
-      runnable.any_gpu ? device_memory_free() : std::nullopt;
+  const std::optional<std::uint64_t> device_available = runnable.any_gpu ? device_memory_free() : std::nullopt;
   MemoryFit fit;
   fit.host_short.resize(config.sizes.size());
   fit.device_short.resize(config.sizes.size());
@@ -230,8 +229,8 @@ MemoryFit check_memory(const BenchConfig& config, const Runnable& runnable) {
     if (!fit.host_short[i].empty())
       std::cout << "note: n=" << format_size(n) << " skipped: " << fit.host_short[i] << '\n';
     else if (!fit.device_short[i].empty())
-      std::cout << "note: n=" << format_size(n) << ": GPU rows skipped: the benchmark's own buffers (6 x "
-                << n << " x 4 bytes): " << fit.device_short[i] << '\n';
+      std::cout << "note: n=" << format_size(n) << ": GPU rows skipped: the benchmark's own buffers (6 x " << n
+                << " x 4 bytes): " << fit.device_short[i] << '\n';
   }
   std::cout << '\n' << std::flush;
   return fit;
@@ -312,8 +311,10 @@ Row run_row(const SorterVariant& v, std::size_t n, Distribution dist, const std:
   try {
     std::unique_ptr<Sorter> sorter = v.info->create(v.options);
     sorter->reserve(n);
-    if (row.gpu) run_gpu(*sorter, run.config, *device_set, input, run.stream, *run.events, row);
-    else run_cpu(*sorter, run.config, input, row);
+    if (row.gpu)
+      run_gpu(*sorter, run.config, *device_set, input, run.stream, *run.events, row);
+    else
+      run_cpu(*sorter, run.config, input, row);
   } catch (const CapacityError& e) {
     cudaGetLastError();
     row.check = "skipped: " + first_line(e.what());
@@ -338,15 +339,18 @@ void run_size(std::size_t size_index, const std::vector<SorterVariant>& variants
   for (const Distribution dist : run.config.distributions) {
     Input input;
     std::string input_error;
-    if (!host_fits) input_error = "skipped: " + fit.host_short[size_index];
+    if (!host_fits)
+      input_error = "skipped: " + fit.host_short[size_index];
     else if (device_set || runnable.any_cpu)
       input_error = make_input(run.config, dist, n, device_set.get(), run.stream, input);
     double cub_median = std::numeric_limits<double>::quiet_NaN();
     for (const SorterVariant& v : variants) {
       if (stop_signal() != 0) return;  // the rows so far are written whole by the caller
       std::optional<std::string> skip;
-      if (!input_error.empty()) skip = input_error;
-      else if (v.info->backend == Backend::Gpu && !device_set) skip = device_set_error;
+      if (!input_error.empty())
+        skip = input_error;
+      else if (v.info->backend == Backend::Gpu && !device_set)
+        skip = device_set_error;
       Row row = run_row(v, n, dist, skip, device_set.get(), input, run);
       if (v.baseline) cub_median = row.median_ms;
       row.vs_cub = row.median_ms / cub_median;

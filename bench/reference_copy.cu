@@ -50,8 +50,8 @@ void launch_reference_copy(const float* keys_in, const std::uint32_t* values_in,
   const std::size_t vectors = vector ? n / 4 : 0;
   if (vectors > 0) {
     copy_words<<<blocks_for(vectors), 256, 0, stream>>>(
-        reinterpret_cast<const uint4*>(a_in), reinterpret_cast<uint4*>(a_out), reinterpret_cast<const uint4*>(values_in),
-        reinterpret_cast<uint4*>(values_out), vectors);
+        reinterpret_cast<const uint4*>(a_in), reinterpret_cast<uint4*>(a_out),
+        reinterpret_cast<const uint4*>(values_in), reinterpret_cast<uint4*>(values_out), vectors);
     DEPTHSORT_CUDA_CHECK(cudaGetLastError());
   }
   // The rest: fewer than 4 words, or every word where a pointer is not 16-byte aligned.

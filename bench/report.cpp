@@ -71,17 +71,17 @@ std::vector<std::string> header_lines(const RunHeader& h) {
   std::vector<std::string> lines;
   std::string device = "device:   " + h.device;
   if (h.sm_count > 0) {
-    device += " (sm_" + h.compute_capability + ", " + std::to_string(h.sm_count) + " SMs, " +
-              fixed(h.memory_gib, 1) + " GiB, L2 " + fixed(h.l2_mib, 0) + " MiB)";
+    device += " (sm_" + h.compute_capability + ", " + std::to_string(h.sm_count) + " SMs, " + fixed(h.memory_gib, 1) +
+              " GiB, L2 " + fixed(h.l2_mib, 0) + " MiB)";
   }
   lines.push_back(device);
   lines.push_back("cuda:     driver " + (h.driver.empty() ? "-" : h.driver) + ", runtime " +
                   (h.runtime.empty() ? "-" : h.runtime));
   lines.push_back("date:     " + h.date);
   lines.push_back("command:  " + h.command);
-  lines.push_back("timing:   median/min/p90 of " + std::to_string(h.reps) + " reps after " +
-                  std::to_string(h.warmup) + " warm-up runs; input restored before each rep, " +
-                  "outside the timed events; seed " + std::to_string(h.seed));
+  lines.push_back("timing:   median/min/p90 of " + std::to_string(h.reps) + " reps after " + std::to_string(h.warmup) +
+                  " warm-up runs; input restored before each rep, " + "outside the timed events; seed " +
+                  std::to_string(h.seed));
   return lines;
 }
 
@@ -91,10 +91,12 @@ std::string progress_line(const Row& row, std::size_t index, std::size_t total) 
   if (!row.options.empty()) out << " [" << row.options << ']';
   out << "  " << row.dist << "  n=" << format_size(row.n);
   if (row.ran()) {
-    out << "  median " << format_ms(row.median_ms) << " ms  min " << format_ms(row.min_ms)
-        << "  p90 " << format_ms(row.p90_ms) << "  " << fixed(row.gpairs_per_s, 2) << " G/s";
-    if (row.baseline) out << "  (baseline)";
-    else if (!std::isnan(row.vs_cub)) out << "  " << ratio_text(row.vs_cub) << " cub";
+    out << "  median " << format_ms(row.median_ms) << " ms  min " << format_ms(row.min_ms) << "  p90 "
+        << format_ms(row.p90_ms) << "  " << fixed(row.gpairs_per_s, 2) << " G/s";
+    if (row.baseline)
+      out << "  (baseline)";
+    else if (!std::isnan(row.vs_cub))
+      out << "  " << ratio_text(row.vs_cub) << " cub";
     if (!row.steps.empty()) {
       out << "  (";
       for (std::size_t i = 0; i < row.steps.size(); ++i)
@@ -107,15 +109,14 @@ std::string progress_line(const Row& row, std::size_t index, std::size_t total) 
 }
 
 void print_table(std::ostream& out, const std::vector<Row>& rows) {
-  const std::vector<std::string> titles = {"sorter", "options", "dist",     "n",      "median ms",
+  const std::vector<std::string> titles = {"sorter", "options", "dist",      "n",      "median ms",
                                            "min ms", "p90 ms",  "G pairs/s", "vs cub", "check"};
   const std::vector<bool> right = {false, false, false, true, true, true, true, true, true, false};
   std::vector<std::vector<std::string>> cells;
   for (const Row& row : rows) {
-    cells.push_back({sorter_label(row), row.options.empty() ? "-" : row.options, row.dist,
-                     format_size(row.n), format_ms(row.median_ms), format_ms(row.min_ms),
-                     format_ms(row.p90_ms), fixed(row.gpairs_per_s, 2), ratio_text(row.vs_cub),
-                     row.check});
+    cells.push_back({sorter_label(row), row.options.empty() ? "-" : row.options, row.dist, format_size(row.n),
+                     format_ms(row.median_ms), format_ms(row.min_ms), format_ms(row.p90_ms), fixed(row.gpairs_per_s, 2),
+                     ratio_text(row.vs_cub), row.check});
   }
   std::vector<std::size_t> width(titles.size());
   for (std::size_t c = 0; c < titles.size(); ++c) {
@@ -147,7 +148,7 @@ void print_table(std::ostream& out, const std::vector<Row>& rows) {
   }
   if (std::any_of(rows.begin(), rows.end(), [](const Row& row) { return row.baseline; }))
     out << "* cub-radix: the baseline of the vs cub column (median / cub-radix median at the same n "
-         "and dist, this run)\n";
+           "and dist, this run)\n";
 }
 
 void write_csv_header(std::ostream& out) {
@@ -161,12 +162,11 @@ void write_csv(std::ostream& out, const RunHeader& header, const std::vector<Row
 }
 
 void write_csv_row(std::ostream& out, const RunHeader& header, const Row& row) {
-  out << csv_field(row.sorter) << ',' << csv_field(row.options) << ',' << (row.baseline ? 1 : 0)
-      << ',' << (row.gpu ? "gpu" : "cpu") << ',' << csv_field(row.dist) << ',' << row.n << ','
-      << row.reps << ',' << number(row.median_ms) << ',' << number(row.min_ms) << ','
-      << number(row.p90_ms) << ',' << number(row.gpairs_per_s) << ',' << number(row.vs_cub)
-      << ',' << csv_field(row.check) << ',' << csv_field(steps_csv(row)) << ','
-      << csv_field(header.device) << '\n';
+  out << csv_field(row.sorter) << ',' << csv_field(row.options) << ',' << (row.baseline ? 1 : 0) << ','
+      << (row.gpu ? "gpu" : "cpu") << ',' << csv_field(row.dist) << ',' << row.n << ',' << row.reps << ','
+      << number(row.median_ms) << ',' << number(row.min_ms) << ',' << number(row.p90_ms) << ','
+      << number(row.gpairs_per_s) << ',' << number(row.vs_cub) << ',' << csv_field(row.check) << ','
+      << csv_field(steps_csv(row)) << ',' << csv_field(header.device) << '\n';
 }
 
 std::string json_text(const RunHeader& h, const std::vector<Row>& rows) {

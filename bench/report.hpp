@@ -44,8 +44,8 @@ struct Row {
   double p90_ms = std::numeric_limits<double>::quiet_NaN();
   double gpairs_per_s = std::numeric_limits<double>::quiet_NaN();
   double vs_cub = std::numeric_limits<double>::quiet_NaN();  // median / cub-radix median
-  std::string check = "-";  // pass | FAIL: ... | skipped: ... | error: ... | -
-  std::vector<StepMedian> steps;  // only for sorters reporting more than one step
+  std::string check = "-";                                   // pass | FAIL: ... | skipped: ... | error: ... | -
+  std::vector<StepMedian> steps;                             // only for sorters reporting more than one step
   bool ran() const noexcept { return reps > 0; }
 };
 

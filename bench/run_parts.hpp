@@ -27,15 +27,18 @@ struct Samples {
   void add_steps(std::span<const StepTime> steps_of_sort) {
     std::vector<std::pair<std::string, double>> summed;
     for (const StepTime& step : steps_of_sort) {
-      auto it = std::find_if(summed.begin(), summed.end(),
-                             [&](const auto& s) { return s.first == step.name; });
-      if (it == summed.end()) summed.emplace_back(step.name, step.ms);
-      else it->second += step.ms;
+      auto it = std::find_if(summed.begin(), summed.end(), [&](const auto& s) { return s.first == step.name; });
+      if (it == summed.end())
+        summed.emplace_back(step.name, step.ms);
+      else
+        it->second += step.ms;
     }
     for (const auto& [name, ms] : summed) {
       auto it = std::find_if(steps.begin(), steps.end(), [&](const auto& s) { return s.first == name; });
-      if (it == steps.end()) steps.emplace_back(name, std::vector<double>{ms});
-      else it->second.push_back(ms);
+      if (it == steps.end())
+        steps.emplace_back(name, std::vector<double>{ms});
+      else
+        it->second.push_back(ms);
     }
   }
 };

@@ -29,8 +29,11 @@ struct SequenceSet {
   DeviceBuffer<float> copy_keys_in, copy_keys_out;
   DeviceBuffer<std::uint32_t> copy_values_out;
   explicit SequenceSet(std::size_t n)
-      : scene(n, "depthsort-bench (scene)"), order(n, "depthsort-bench (draw order)"), unit(0, n),
-        copy_keys_in(n, "depthsort-bench (reference copy)"), copy_keys_out(n, "depthsort-bench (reference copy)"),
+      : scene(n, "depthsort-bench (scene)"),
+        order(n, "depthsort-bench (draw order)"),
+        unit(0, n),
+        copy_keys_in(n, "depthsort-bench (reference copy)"),
+        copy_keys_out(n, "depthsort-bench (reference copy)"),
         copy_values_out(n, "depthsort-bench (reference copy)") {}
 };
 

@@ -48,10 +48,17 @@ std::optional<std::uint64_t> parse_count(std::string_view text, std::uint64_t mi
   } else {
     int shift = 0;
     switch (std::toupper(static_cast<unsigned char>(text.back()))) {
-      case 'K': shift = 10; break;
-      case 'M': shift = 20; break;
-      case 'G': shift = 30; break;
-      default: break;
+      case 'K':
+        shift = 10;
+        break;
+      case 'M':
+        shift = 20;
+        break;
+      case 'G':
+        shift = 30;
+        break;
+      default:
+        break;
     }
     if (shift != 0) text.remove_suffix(1);
     const auto mantissa = parse_digits(text);
@@ -87,12 +94,15 @@ std::string byte_text(std::uint64_t bytes, ByteUnits units) {
   switch (units) {
     case ByteUnits::Exact:
       return bytes % kMiB == 0 ? std::to_string(bytes / kMiB) + " MiB" : std::to_string(bytes) + " bytes";
-    case ByteUnits::GiB: return gib(1);
-    case ByteUnits::WholeGiB: return gib(0);
+    case ByteUnits::GiB:
+      return gib(1);
+    case ByteUnits::WholeGiB:
+      return gib(0);
     case ByteUnits::MiBOrGiB:
       if (bytes >= kGiB) return gib(1);
       break;
-    case ByteUnits::MiB: break;
+    case ByteUnits::MiB:
+      break;
   }
   return std::to_string(bytes / kMiB + (bytes % kMiB != 0 ? 1 : 0)) + " MiB";
 }
@@ -106,10 +116,17 @@ std::size_t printable_utf8_length(std::string_view s) {
   const unsigned char lead = byte(0);
   std::size_t length = 0;
   std::uint32_t cp = 0;
-  if (lead >= 0xC2 && lead <= 0xDF) { length = 2; cp = lead & 0x1Fu; }
-  else if (lead >= 0xE0 && lead <= 0xEF) { length = 3; cp = lead & 0x0Fu; }
-  else if (lead >= 0xF0 && lead <= 0xF4) { length = 4; cp = lead & 0x07u; }
-  else return 0;
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    length = 2;
+    cp = lead & 0x1Fu;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    length = 3;
+    cp = lead & 0x0Fu;
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    length = 4;
+    cp = lead & 0x07u;
+  } else
+    return 0;
   if (s.size() < length) return 0;
   for (std::size_t i = 1; i < length; ++i) {
     if ((byte(i) & 0xC0u) != 0x80u) return 0;

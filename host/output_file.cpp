@@ -103,8 +103,7 @@ int open_fifo(const fs::path& path, const std::string& shown) {
       }
       return fd;
     }
-    if (errno != ENXIO)
-      throw OutputError("cannot open " + quote_path(shown) + ": " + std::strerror(errno));
+    if (errno != ENXIO) throw OutputError("cannot open " + quote_path(shown) + ": " + std::strerror(errno));
     if (const int signal = stop_signal(); signal > 0)
       throw OutputError("cannot write " + quote_path(shown) + ": stopped by " + stop_signal_name(signal) +
                         " while waiting for a reader of the FIFO");
@@ -128,10 +127,8 @@ OutputFile::OutputFile(fs::path target) : target_(std::move(target)) {
   if (target_.empty()) throw OutputError("output file: the path is empty");
   std::error_code ec;
   const fs::file_status status = fs::status(target_, ec);  // follows symbolic links, /dev/stdout too
-  if (fs::is_directory(status))
-    throw OutputError("cannot write " + quote_path(target_.string()) + ": it is a folder");
-  direct_ = fs::exists(status) ? !fs::is_regular_file(status) || names_a_stream(target_)
-                               : names_a_stream(target_);
+  if (fs::is_directory(status)) throw OutputError("cannot write " + quote_path(target_.string()) + ": it is a folder");
+  direct_ = fs::exists(status) ? !fs::is_regular_file(status) || names_a_stream(target_) : names_a_stream(target_);
   if (direct_) {
     temporary_ = target_;
     const auto adopt = [&](int fd, const char* mode) {
@@ -165,8 +162,7 @@ OutputFile::OutputFile(fs::path target) : target_(std::move(target)) {
   const fs::path folder = real.parent_path();
   if (fs::is_symlink(fs::symlink_status(target_, ec)) && !fs::is_directory(folder, ec))
     throw OutputError("cannot write " + quote_path(target_.string()) + ": it is a symbolic link to " +
-                      quote_path(real.string()) + ", whose folder " + quote_path(folder.string()) +
-                      " does not exist");
+                      quote_path(real.string()) + ", whose folder " + quote_path(folder.string()) + " does not exist");
   std::string pattern = temporary_pattern(folder, real);
   const int fd = ::mkstemp(pattern.data());
   if (fd < 0) fail("cannot create a temporary file in " + quote_path(folder.string()) + " for", errno);
@@ -219,8 +215,7 @@ void OutputFile::discard() noexcept {
 
 void OutputFile::fail(std::string_view what, int error_number) {
   discard();
-  throw OutputError(std::string(what) + " " + quote_path(target_.string()) + ": " +
-                    std::strerror(error_number));
+  throw OutputError(std::string(what) + " " + quote_path(target_.string()) + ": " + std::strerror(error_number));
 }
 
 void OutputFile::write(const void* data, std::size_t size) {

@@ -43,17 +43,28 @@ void request_stop(int reason) noexcept { g_stop_signal = reason; }
 
 const char* stop_signal_name(int signal) noexcept {
   switch (signal) {
-    case SIGHUP: return "SIGHUP";
-    case SIGINT: return "SIGINT";
-    case SIGQUIT: return "SIGQUIT";
-    case SIGTERM: return "SIGTERM";
-    case SIGALRM: return "SIGALRM";
-    case SIGUSR1: return "SIGUSR1";
-    case SIGUSR2: return "SIGUSR2";
-    case SIGXCPU: return "SIGXCPU";
-    case SIGPIPE: return "SIGPIPE";
-    case SIGXFSZ: return "SIGXFSZ";
-    default: return "a signal";
+    case SIGHUP:
+      return "SIGHUP";
+    case SIGINT:
+      return "SIGINT";
+    case SIGQUIT:
+      return "SIGQUIT";
+    case SIGTERM:
+      return "SIGTERM";
+    case SIGALRM:
+      return "SIGALRM";
+    case SIGUSR1:
+      return "SIGUSR1";
+    case SIGUSR2:
+      return "SIGUSR2";
+    case SIGXCPU:
+      return "SIGXCPU";
+    case SIGPIPE:
+      return "SIGPIPE";
+    case SIGXFSZ:
+      return "SIGXFSZ";
+    default:
+      return "a signal";
   }
 }
 

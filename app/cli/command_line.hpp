@@ -20,8 +20,8 @@ enum class CliAction { Run, Help, Version };
 
 struct CliResult {
   CliAction action = CliAction::Run;
-  RunOptions run;      // fixed for the run
-  Settings settings;   // the settings it starts with (the panel edits them)
+  RunOptions run;     // fixed for the run
+  Settings settings;  // the settings it starts with (the panel edits them)
 };
 
 // Throws UsageError naming the offending argument. Sorter names are checked against the registry

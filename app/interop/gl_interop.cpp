@@ -27,8 +27,7 @@ bool gl_context_on_cuda_device(std::string& why_not) {
 RegisteredBuffer::RegisteredBuffer(unsigned int gl_buffer, unsigned int flags, const char* label) : label_(label) {
   const cudaError_t status = cudaGraphicsGLRegisterBuffer(&resource_, gl_buffer, flags);
   if (status != cudaSuccess)
-    throw_cuda_error(status, (std::string("cudaGraphicsGLRegisterBuffer(") + label + ")").c_str(), __FILE__,
-                     __LINE__);
+    throw_cuda_error(status, (std::string("cudaGraphicsGLRegisterBuffer(") + label + ")").c_str(), __FILE__, __LINE__);
 }
 
 RegisteredBuffer::~RegisteredBuffer() {
@@ -66,13 +65,12 @@ InteropMapping::~InteropMapping() {
 void* InteropMapping::pointer(int i, std::size_t* bytes) const {
   void* p = nullptr;
   std::size_t size = 0;
-  const cudaError_t status =
-      cudaGraphicsResourceGetMappedPointer(&p, &size, resources_[static_cast<std::size_t>(i)]);
+  const cudaError_t status = cudaGraphicsResourceGetMappedPointer(&p, &size, resources_[static_cast<std::size_t>(i)]);
   if (status != cudaSuccess)
-    throw_cuda_error(status,
-                     (std::string("cudaGraphicsResourceGetMappedPointer(") + labels_[static_cast<std::size_t>(i)] +
-                      ")").c_str(),
-                     __FILE__, __LINE__);
+    throw_cuda_error(
+        status,
+        (std::string("cudaGraphicsResourceGetMappedPointer(") + labels_[static_cast<std::size_t>(i)] + ")").c_str(),
+        __FILE__, __LINE__);
   if (bytes) *bytes = size;
   return p;
 }

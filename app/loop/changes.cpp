@@ -15,8 +15,10 @@ namespace {
 void rebuild(RunState& run, bool scene) {
   const SorterChoice selected = selected_sorter(run.settings);
   const auto choices = run.cycle.choices_or(selected);
-  if (scene) run.stage.rebuild_scene(run.settings.scene, selected.info->backend == Backend::Cpu, choices);
-  else run.stage.build(choices);
+  if (scene)
+    run.stage.rebuild_scene(run.settings.scene, selected.info->backend == Backend::Cpu, choices);
+  else
+    run.stage.build(choices);
 }
 
 }  // namespace

@@ -50,8 +50,8 @@ void CompareAll::prepare(std::size_t n) {
   capacity_ = n;
 }
 
-std::vector<StepBar> CompareAll::run(const float* keys, const std::uint32_t* values, std::size_t n,
-                                     cudaStream_t stream, int repetitions) {
+std::vector<StepBar> CompareAll::run(const float* keys, const std::uint32_t* values, std::size_t n, cudaStream_t stream,
+                                     int repetitions) {
   std::vector<StepBar> bars;
   if (n == 0) return bars;
   prepare(n);

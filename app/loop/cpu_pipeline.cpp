@@ -25,9 +25,14 @@ namespace {
 class CpuPipeline final : public FramePipeline {
  public:
   CpuPipeline(SceneBuffers& buffers, const Scene& scene, std::span<const SorterChoice> choices)
-      : FramePipeline(TimerClock::Host), buffers_(buffers), vertices_(scene.mesh.vertices),
-        indices_(scene.mesh.indices), triangles_(scene.mesh.triangles()), particles_(scene.particles),
-        fixed_particles_(!scene.fixed_particles.empty()), keys_(triangles_ + particles_) {
+      : FramePipeline(TimerClock::Host),
+        buffers_(buffers),
+        vertices_(scene.mesh.vertices),
+        indices_(scene.mesh.indices),
+        triangles_(scene.mesh.triangles()),
+        particles_(scene.particles),
+        fixed_particles_(!scene.fixed_particles.empty()),
+        keys_(triangles_ + particles_) {
     elements_.resize(indices_.size());
     state_.resize(particles_);
     particle_vertices_.resize(particles_);
@@ -35,7 +40,8 @@ class CpuPipeline final : public FramePipeline {
     key_of_id_.resize(keys_.size());
     segment_ids_.resize(keys_.size());
     if (buffers_.expanded_vertices.get()) expanded_.resize(3 * keys_.size());
-    if (fixed_particles_) particle_vertices_ = scene.fixed_particles;
+    if (fixed_particles_)
+      particle_vertices_ = scene.fixed_particles;
     else
       for (std::size_t i = 0; i < particles_; ++i)
         particle_init(state_[i], particle_vertices_[i], scene.emitter, static_cast<std::uint32_t>(i));
@@ -158,7 +164,8 @@ class CpuPipeline final : public FramePipeline {
         if (keys_.values_in[i] < keys_.size()) key_of_id_[keys_.values_in[i]] = keys_.keys_in[i];
       key_of_id = key_of_id_.data();
     }
-    if (!separate) record_check(check_, frame_index, count_bad(key_of_id, keys_.size(), 0, keys_.size()), 0);
+    if (!separate)
+      record_check(check_, frame_index, count_bad(key_of_id, keys_.size(), 0, keys_.size()), 0);
     else
       record_check(check_, frame_index, count_bad(key_of_id, triangles_, 0, triangles_),
                    count_bad(key_of_id, keys_.size(), triangles_, particles_));
@@ -184,6 +191,5 @@ std::unique_ptr<FramePipeline> make_cpu_pipeline(SceneBuffers& buffers, const Sc
                                                  std::span<const SorterChoice> choices) {
   return std::make_unique<CpuPipeline>(buffers, scene, choices);
 }
-
 
 }  // namespace depthsort::app

@@ -122,8 +122,8 @@ void FrameBody::note_slow_frame(std::uint64_t frame, float host_ms) {
   // The frame's slowest phase among those timed this frame (the totals left out).
   const TimingSeries* slowest = nullptr;
   for (const TimingSeries& s : run_.timings.all()) {
-    if (s.group != "frame" || s.count == 0 || s.last_frame != frame || s.name == "host frame" ||
-        s.name == "compute" || s.name == "step sum")
+    if (s.group != "frame" || s.count == 0 || s.last_frame != frame || s.name == "host frame" || s.name == "compute" ||
+        s.name == "step sum")
       continue;
     if (!slowest || s.last > slowest->last) slowest = &s;
   }

@@ -30,8 +30,11 @@ namespace {
 class GpuPipeline final : public FramePipeline {
  public:
   GpuPipeline(SceneBuffers& buffers, const Scene& scene, std::span<const SorterChoice> choices)
-      : FramePipeline(TimerClock::CudaEvents), triangles_(buffers.triangles), particles_(buffers.particles),
-        n_(triangles_ + particles_), fixed_particles_(!scene.fixed_particles.empty()) {
+      : FramePipeline(TimerClock::CudaEvents),
+        triangles_(buffers.triangles),
+        particles_(buffers.particles),
+        n_(triangles_ + particles_),
+        fixed_particles_(!scene.fixed_particles.empty()) {
     // The scene's CUDA-side memory, checked up front so the message has the sizes: the triangle list,
     // the particles' state, the frame order's buffers (FrameOrder::bytes_for).
     const std::size_t need = triangles_ * 3 * sizeof(std::uint32_t) + particles_ * sizeof(ParticleState) +
@@ -48,25 +51,24 @@ class GpuPipeline final : public FramePipeline {
     if (triangles_ > 0) {
       mesh_vertices_ =
           RegisteredBuffer(buffers.mesh_vertices.get(), cudaGraphicsRegisterFlagsReadOnly, "mesh vertices");
-      mesh_elements_ = RegisteredBuffer(buffers.mesh_elements.get(), cudaGraphicsRegisterFlagsWriteDiscard,
-                                        "mesh elements");
+      mesh_elements_ =
+          RegisteredBuffer(buffers.mesh_elements.get(), cudaGraphicsRegisterFlagsWriteDiscard, "mesh elements");
       indices_ = DeviceBuffer<std::uint32_t>(3 * triangles_, "mesh triangle list");
-      DEPTHSORT_CUDA_CHECK(cudaMemcpy(indices_.data(), scene.mesh.indices.data(), indices_.bytes(),
-                                      cudaMemcpyHostToDevice));
+      DEPTHSORT_CUDA_CHECK(
+          cudaMemcpy(indices_.data(), scene.mesh.indices.data(), indices_.bytes(), cudaMemcpyHostToDevice));
     }
     if (particles_ > 0) {
-      particle_vertices_ = RegisteredBuffer(buffers.particle_vertices.get(), cudaGraphicsRegisterFlagsNone,
-                                            "particle vertices");
-      particle_elements_ = RegisteredBuffer(buffers.particle_elements.get(), cudaGraphicsRegisterFlagsWriteDiscard,
-                                            "particle elements");
+      particle_vertices_ =
+          RegisteredBuffer(buffers.particle_vertices.get(), cudaGraphicsRegisterFlagsNone, "particle vertices");
+      particle_elements_ =
+          RegisteredBuffer(buffers.particle_elements.get(), cudaGraphicsRegisterFlagsWriteDiscard, "particle elements");
       state_ = DeviceBuffer<ParticleState>(particles_, "particle state");
     }
     if (n_ > 0) {
       // Read and written: a coherent frame lists its keys in the order the last frame left here.
-      primitive_order_ = RegisteredBuffer(buffers.primitive_order.get(), cudaGraphicsRegisterFlagsNone,
-                                          "primitive order");
-      segment_ids_ = RegisteredBuffer(buffers.segment_ids.get(), cudaGraphicsRegisterFlagsWriteDiscard,
-                                      "segment ids");
+      primitive_order_ =
+          RegisteredBuffer(buffers.primitive_order.get(), cudaGraphicsRegisterFlagsNone, "primitive order");
+      segment_ids_ = RegisteredBuffer(buffers.segment_ids.get(), cudaGraphicsRegisterFlagsWriteDiscard, "segment ids");
       if (buffers.expanded_vertices.get())
         expanded_ = RegisteredBuffer(buffers.expanded_vertices.get(), cudaGraphicsRegisterFlagsWriteDiscard,
                                      "expanded vertices");
@@ -250,6 +252,5 @@ std::unique_ptr<FramePipeline> make_gpu_pipeline(SceneBuffers& buffers, const Sc
                                                  std::span<const SorterChoice> choices) {
   return std::make_unique<GpuPipeline>(buffers, scene, choices);
 }
-
 
 }  // namespace depthsort::app

@@ -102,8 +102,10 @@ void HeadlessLoop::draw_panel(double now) {
   DeviceMemory memory;
   if (run_.stage.pipeline().on_gpu()) {
     std::size_t free_bytes = 0;
-    if (cudaMemGetInfo(&free_bytes, &memory.total) == cudaSuccess) memory.used = memory.total - free_bytes;
-    else cudaGetLastError();
+    if (cudaMemGetInfo(&free_bytes, &memory.total) == cudaSuccess)
+      memory.used = memory.total - free_bytes;
+    else
+      cudaGetLastError();
   }
   const float host_ms = body_.last_host_ms();
   PanelReadout readout = read_panel(run_, memory, host_ms > 0 ? 1000.0f / host_ms : 0.0f);

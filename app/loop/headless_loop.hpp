@@ -35,8 +35,8 @@ class HeadlessLoop final : private FramePlatform {
 
   RunState& run_;
   const std::uint64_t frames_;
-  const Camera base_;  // the scene's framing camera, where every camera path starts
-  std::uint64_t frame_ = 0;  // the frame being drawn
+  const Camera base_;                  // the scene's framing camera, where every camera path starts
+  std::uint64_t frame_ = 0;            // the frame being drawn
   std::unique_ptr<ImGuiLayer> imgui_;  // --panel
   Panel panel_;
   Overlay overlay_;

@@ -17,5 +17,4 @@ void record_check(CheckState& state, std::uint64_t frame, unsigned int bad_mesh,
   state.light = ok ? CheckLight::Ok : CheckLight::Fail;
 }
 
-
 }  // namespace depthsort::app

@@ -75,9 +75,9 @@ std::string transparency_line(const RunState& run) {
          std::to_string(t.fragments) + " fragments, deepest pixel " + std::to_string(t.deepest_list) + ", " +
          std::to_string(t.over_budget_pixels) + " pixels over the budget; " + std::to_string(t.frames_over_budget) +
          " of " + std::to_string(t.reference_frames) + " frames read back went over it" +
-         (t.frames_over_budget > 0 ? " (at most " + std::to_string(t.most_over_budget_pixels) +
-                                         " pixels, drawn in magenta stripes)"
-                                   : "");
+         (t.frames_over_budget > 0
+              ? " (at most " + std::to_string(t.most_over_budget_pixels) + " pixels, drawn in magenta stripes)"
+              : "");
 }
 
 std::string difference_line(const RunState& run) {
@@ -114,10 +114,10 @@ void report_over_budget(const RunState& run) {
 
 void summarize(const RunState& run, std::uint64_t frames) {
   const Timings& timings = run.timings;
-  std::string line = std::to_string(frames) + " frames, medians" +
-                     (timings.recording() ? std::string()
-                                          : " of the last " + std::to_string(TimingSeries::kHistory) + " frames") +
-                     " (ms):";
+  std::string line =
+      std::to_string(frames) + " frames, medians" +
+      (timings.recording() ? std::string() : " of the last " + std::to_string(TimingSeries::kHistory) + " frames") +
+      " (ms):";
   char buf[96];
   for (std::size_t i = 0; i < timings.all().size(); ++i) {
     std::snprintf(buf, sizeof buf, " %s %.3f", timings.all()[i].label.c_str(),
@@ -176,20 +176,29 @@ nlohmann::ordered_json meta_json(const RunState& run, std::uint64_t frames) {
     const Renderer& renderer = run.stage.renderer();
     const TransparencyStats& t = renderer.transparency_stats();
     const TransparencyMemory memory = renderer.transparency_memory(settings.transparency.fragment_budget);
-    m["transparency_memory_bytes"] = {{"sorted", sorted_mode_bytes(run)}, {"unsorted", 0},
-                                      {"wboit", memory.wboit}, {"reference", memory.reference},
+    m["transparency_memory_bytes"] = {{"sorted", sorted_mode_bytes(run)},
+                                      {"unsorted", 0},
+                                      {"wboit", memory.wboit},
+                                      {"reference", memory.reference},
                                       {"difference", memory.difference}};
     if (t.reference_frames > 0)
-      m["abuffer"] = {{"budget_fragments", t.budget}, {"fixed_budget", settings.transparency.fragment_budget > 0},
-                      {"fragments", t.fragments}, {"deepest_pixel", t.deepest_list},
-                      {"over_budget_pixels", t.over_budget_pixels}, {"frames_read", t.reference_frames},
+      m["abuffer"] = {{"budget_fragments", t.budget},
+                      {"fixed_budget", settings.transparency.fragment_budget > 0},
+                      {"fragments", t.fragments},
+                      {"deepest_pixel", t.deepest_list},
+                      {"over_budget_pixels", t.over_budget_pixels},
+                      {"frames_read", t.reference_frames},
                       {"frames_over_budget", t.frames_over_budget},
                       {"most_over_budget_pixels", t.most_over_budget_pixels}};
     if (t.difference)
-      m["difference"] = {{"mode", transparency_mode_name(settings.transparency.mode)}, {"against", "reference"},
-                         {"tolerance", kDifferenceTolerance}, {"pixels", t.differing_pixels},
-                         {"share", t.differing_share()}, {"largest", t.largest_difference},
-                         {"not_compared", t.not_compared}, {"frame_pixels", t.pixels}};
+      m["difference"] = {{"mode", transparency_mode_name(settings.transparency.mode)},
+                         {"against", "reference"},
+                         {"tolerance", kDifferenceTolerance},
+                         {"pixels", t.differing_pixels},
+                         {"share", t.differing_share()},
+                         {"largest", t.largest_difference},
+                         {"not_compared", t.not_compared},
+                         {"frame_pixels", t.pixels}};
   }
   m["order_checks"] = c.checks;
   m["order_check_failures"] = c.failures;

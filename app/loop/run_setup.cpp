@@ -80,8 +80,10 @@ PathChoice choose_path(const RunOptions& options, std::string& notes) {
   path.options = default_options(*path.info);
   if (!options.sorter_options.empty()) {
     path.options_applied = path.info->name == options.sorter;
-    if (path.options_applied) path.options = parse_options(*path.info, options.sorter_options);
-    else notes += dropped_options_note(options, *path.info);
+    if (path.options_applied)
+      path.options = parse_options(*path.info, options.sorter_options);
+    else
+      notes += dropped_options_note(options, *path.info);
   }
   return path;
 }
@@ -126,9 +128,8 @@ Scene build_run_scene(const RunOptions& options, const Settings& settings, const
   return build_scene(settings.scene, path.cpu(), notes, budget);
 }
 
-void say_opening(const Console& console, const RunOptions& options, const Settings& settings,
-                 const PathChoice& path, const SorterCycle& cycle, const Scene& scene, const std::string& notes,
-                 RunLines& lines) {
+void say_opening(const Console& console, const RunOptions& options, const Settings& settings, const PathChoice& path,
+                 const SorterCycle& cycle, const Scene& scene, const std::string& notes, RunLines& lines) {
   console.say("depthsort " DEPTHSORT_VERSION ": " + std::string(options.headless ? "headless, " : "windowed, ") +
               lines.gl);
   console.say((path.cpu() ? "path: " : "path: GPU, ") + lines.device);
@@ -137,13 +138,15 @@ void say_opening(const Console& console, const RunOptions& options, const Settin
     console.say(lines.notes);
   }
   if (path.cpu()) {
-    console.say("CPU path: only the CPU sorter runs here; the GPU sorters (and their options such as shuffle), "
-                "compare all and the bucket sizes need a CUDA GPU. Sorting, the order checks, colour by rank, the "
-                "wipe, freeze and the separate passes all work.");
+    console.say(
+        "CPU path: only the CPU sorter runs here; the GPU sorters (and their options such as shuffle), "
+        "compare all and the bucket sizes need a CUDA GPU. Sorting, the order checks, colour by rank, the "
+        "wipe, freeze and the separate passes all work.");
     if (settings.colour == ColourMode::Segment) {
-      const std::string note = "note: --colour segment: the CPU sorter has no buckets or sublists, so every "
-                               "primitive is in one segment and drawn in one colour; --colour rank shows the order "
-                               "here";
+      const std::string note =
+          "note: --colour segment: the CPU sorter has no buckets or sublists, so every "
+          "primitive is in one segment and drawn in one colour; --colour rank shows the order "
+          "here";
       console.say(note);
       lines.add_note(note);
     }
@@ -153,8 +156,9 @@ void say_opening(const Console& console, const RunOptions& options, const Settin
   console.say(draw_line(scene, settings));
   const bool gpu_path = path.info->backend == Backend::Gpu;
   if (settings.order == OrderMethod::Fused && gpu_path && !settings.separate_passes)
-    console.say("order: fused (depth-bucket: the depths inside a sample sort's first pass, the ids straight into "
-                "the draw order; docs/algorithms/depth-bucket.md)");
+    console.say(
+        "order: fused (depth-bucket: the depths inside a sample sort's first pass, the ids straight into "
+        "the draw order; docs/algorithms/depth-bucket.md)");
   else if (settings.order == OrderMethod::Fused)
     console.say(std::string("note: --order fused: ") +
                 (gpu_path ? "the separate passes sort with the sorter" : "the CPU path sorts with its sorter"));
@@ -163,8 +167,8 @@ void say_opening(const Console& console, const RunOptions& options, const Settin
                 (path.options.empty() ? "" : " (" + format_options(path.options) + ")") + ": " +
                 std::string(path.info->origin));
   else
-    console.say("sorters: every frame the next of " + std::to_string(cycle.choices().size()) + " (" +
-                cycle.names() + "), the order checked every frame");
+    console.say("sorters: every frame the next of " + std::to_string(cycle.choices().size()) + " (" + cycle.names() +
+                "), the order checked every frame");
 }
 
 void adopt_path_and_scene(Settings& settings, const PathChoice& path, const Scene& scene) {

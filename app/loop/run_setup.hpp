@@ -48,9 +48,8 @@ Scene build_run_scene(const RunOptions& options, const Settings& settings, const
                       const SorterCycle& cycle, std::string& notes);
 // The opening lines: program, GL and path, the notes, the scene, its memory, the draw path and the
 // sorter(s). The notes (and the CPU path's note on --colour segment) become the panel's.
-void say_opening(const Console& console, const RunOptions& options, const Settings& settings,
-                 const PathChoice& path, const SorterCycle& cycle, const Scene& scene, const std::string& notes,
-                 RunLines& lines);
+void say_opening(const Console& console, const RunOptions& options, const Settings& settings, const PathChoice& path,
+                 const SorterCycle& cycle, const Scene& scene, const std::string& notes, RunLines& lines);
 // The settings as the run starts them: the path's sorter and options, the scene's look, and its
 // counts as built (the knot's rounded size, the mixed scene's one particle), which the panel edits.
 void adopt_path_and_scene(Settings& settings, const PathChoice& path, const Scene& scene);

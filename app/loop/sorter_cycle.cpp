@@ -13,8 +13,10 @@ MemorySample sample_memory(std::uint64_t frame, bool gpu) {
   sample.frame = frame;
   if (gpu) {
     std::size_t free_bytes = 0, total = 0;
-    if (cudaMemGetInfo(&free_bytes, &total) == cudaSuccess) sample.device_used = total - free_bytes;
-    else cudaGetLastError();
+    if (cudaMemGetInfo(&free_bytes, &total) == cudaSuccess)
+      sample.device_used = total - free_bytes;
+    else
+      cudaGetLastError();
   }
   // POSIX calls and a stack buffer: nothing allocated inside the frame loop.
   const int fd = ::open("/proc/self/statm", O_RDONLY | O_CLOEXEC);

@@ -30,7 +30,10 @@ struct TimingSeries {
   static constexpr std::size_t kNotRecorded = ~std::size_t{0};
   // The history in time order (for ImGui::PlotLines), written into `out` (kHistory floats).
   int ordered(float* out) const;
-  struct Stats { float mean = 0, min = 0, max = 0; int samples = 0; };
+  struct Stats {
+    float mean = 0, min = 0, max = 0;
+    int samples = 0;
+  };
   Stats last_second(double now) const;
 };
 

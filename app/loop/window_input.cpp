@@ -40,8 +40,7 @@ int scale_steps(int key) {
   return 0;
 }
 
-constexpr const char* kOneOrderOnly =
-    "the separate passes draw two orders in the scene's colours; P turns them off";
+constexpr const char* kOneOrderOnly = "the separate passes draw two orders in the scene's colours; P turns them off";
 
 // Why a key that changes the sorted order's picture does nothing now ("" where it applies): the
 // other transparency modes draw no order, and the difference view has a picture of its own.
@@ -64,8 +63,10 @@ void WindowInput::move_camera(Camera& camera, const ImGuiLayer& imgui, float dt)
   const bool dragging = !imgui.wants_mouse() && glfwGetMouseButton(w, GLFW_MOUSE_BUTTON_LEFT) == GLFW_PRESS;
   if (dragging && was_dragging_) {
     const float dx = static_cast<float>(x - last_x_), dy = static_cast<float>(y - last_y_);
-    if (camera.mode == CameraMode::Orbit) camera.orbit(-0.005f * dx, 0.005f * dy);
-    else camera.orbit(0.003f * dx, -0.003f * dy);
+    if (camera.mode == CameraMode::Orbit)
+      camera.orbit(-0.005f * dx, 0.005f * dy);
+    else
+      camera.orbit(0.003f * dx, -0.003f * dy);
   }
   was_dragging_ = dragging;
   last_x_ = x;
@@ -73,8 +74,10 @@ void WindowInput::move_camera(Camera& camera, const ImGuiLayer& imgui, float dt)
   if (!imgui.wants_mouse()) {
     const float wheel = ImGui::GetIO().MouseWheel;
     if (wheel != 0.0f) {
-      if (camera.mode == CameraMode::Orbit) camera.zoom(std::pow(0.9f, wheel));
-      else camera.fly(glm::vec3(0, 0, wheel * 0.1f * camera.distance));
+      if (camera.mode == CameraMode::Orbit)
+        camera.zoom(std::pow(0.9f, wheel));
+      else
+        camera.fly(glm::vec3(0, 0, wheel * 0.1f * camera.distance));
     }
   }
   if (!imgui.wants_keyboard() && camera.mode == CameraMode::Fly) {

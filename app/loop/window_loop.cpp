@@ -38,7 +38,7 @@ int WindowLoop::run() {
     int width = 0, height = 0;
     window_.framebuffer_size(width, height);
     if (stop_signal() == kWindowGone) break;  // the sizes just read are not to be trusted
-    if (width <= 0 || height <= 0) {  // minimised: neither draw nor spin
+    if (width <= 0 || height <= 0) {          // minimised: neither draw nor spin
       window_.wait_events(0.1);
       last = glfwGetTime();
       frame_rate_.reset();
@@ -108,8 +108,10 @@ void WindowLoop::draw_panel(double now) {
   readout.ui_scale = imgui_.scale();
   imgui_.begin_frame();
   words_.begin(last_frame(frame_));
-  if (run_.settings.show_panel) panel_.draw(run_.settings, run_.presses, readout, run_.timings, now, words_);
-  else panel_.hidden();
+  if (run_.settings.show_panel)
+    panel_.draw(run_.settings, run_.presses, readout, run_.timings, now, words_);
+  else
+    panel_.hidden();
   const StateFacts facts{readout.gpu_path, readout.cycling, run_.stage.pipeline().sorter_info().name};
   overlay_.draw(run_.settings, facts, {&input_.notice(), &input_.quit_hint()},
                 panel_.covered_left(run_.stage.renderer().width(), run_.settings.show_panel), glfwGetTime(), words_);

@@ -44,7 +44,7 @@ class WindowLoop final : private FramePlatform {
   Overlay overlay_;
   UiText words_;
   WindowInput input_;
-  FrameRate frame_rate_;  // the panel's fps figure
+  FrameRate frame_rate_;        // the panel's fps figure
   const std::uint64_t frames_;  // --frames, or 0: until the window closes
   FrameBody body_;
   float fps_ = 0;

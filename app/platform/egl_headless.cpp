@@ -49,16 +49,19 @@ void load_device_entry_points() {
 EglHeadless::EglHeadless(bool prefer_software) {
   // Client extensions first (no display yet).
   if (!gladLoaderLoadEGL(EGL_NO_DISPLAY))
-    throw std::runtime_error("headless: cannot load libEGL.so.1 (install libegl1 and a vendor driver: "
-                             "Mesa's libegl-mesa0 or NVIDIA's)");
+    throw std::runtime_error(
+        "headless: cannot load libEGL.so.1 (install libegl1 and a vendor driver: "
+        "Mesa's libegl-mesa0 or NVIDIA's)");
   load_device_entry_points();
   std::string reasons;
   std::array<EGLDeviceEXT, 16> devices{};
   EGLint count = 0;
   if (!eglQueryDevicesEXT || !eglGetPlatformDisplayEXT) {
     const char* client = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
-    reasons += std::string("\n  no EGL device platform (eglQueryDevicesEXT / eglGetPlatformDisplayEXT missing); "
-                           "client extensions: ") + (client ? client : "none");
+    reasons += std::string(
+                   "\n  no EGL device platform (eglQueryDevicesEXT / eglGetPlatformDisplayEXT missing); "
+                   "client extensions: ") +
+               (client ? client : "none");
   } else if (!eglQueryDevicesEXT(static_cast<EGLint>(devices.size()), devices.data(), &count) || count <= 0) {
     reasons += "\n  eglQueryDevicesEXT found no EGL device (" + egl_error_text(eglGetError()) + ")";
     count = 0;
@@ -104,19 +107,29 @@ bool EglHeadless::try_display(void* display_handle, const std::string& name, con
   }
   gladLoaderLoadEGL(display);  // display extensions (surfaceless, create_context)
   load_device_entry_points();
-  const EGLint config_attribs[] = {EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_RENDERABLE_TYPE, EGL_OPENGL_BIT,
-                                   EGL_RED_SIZE, 8, EGL_GREEN_SIZE, 8, EGL_BLUE_SIZE, 8, EGL_ALPHA_SIZE, 8,
+  const EGLint config_attribs[] = {EGL_SURFACE_TYPE,
+                                   EGL_PBUFFER_BIT,
+                                   EGL_RENDERABLE_TYPE,
+                                   EGL_OPENGL_BIT,
+                                   EGL_RED_SIZE,
+                                   8,
+                                   EGL_GREEN_SIZE,
+                                   8,
+                                   EGL_BLUE_SIZE,
+                                   8,
+                                   EGL_ALPHA_SIZE,
+                                   8,
                                    EGL_NONE};
   EGLConfig config = nullptr;
   EGLint configs = 0;
-  if (!eglChooseConfig(display, config_attribs, &config, 1, &configs) || configs < 1 ||
-      !eglBindAPI(EGL_OPENGL_API)) {
+  if (!eglChooseConfig(display, config_attribs, &config, 1, &configs) || configs < 1 || !eglBindAPI(EGL_OPENGL_API)) {
     reasons += "\n  " + tag + ": no pbuffer RGBA8 OpenGL config (" + egl_error_text(eglGetError()) + ")";
     eglTerminate(display);
     return false;
   }
-  const EGLint context_attribs[] = {EGL_CONTEXT_MAJOR_VERSION, 4, EGL_CONTEXT_MINOR_VERSION, 5,
-                                    EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, EGL_NONE};
+  const EGLint context_attribs[] = {
+      EGL_CONTEXT_MAJOR_VERSION,           4,       EGL_CONTEXT_MINOR_VERSION, 5, EGL_CONTEXT_OPENGL_PROFILE_MASK,
+      EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, EGL_NONE};
   EGLContext context = eglCreateContext(display, config, EGL_NO_CONTEXT, context_attribs);
   if (context == EGL_NO_CONTEXT) {
     reasons += "\n  " + tag + ": no GL 4.5 core context (" + egl_error_text(eglGetError()) + ")";
@@ -136,7 +149,8 @@ bool EglHeadless::try_display(void* display_handle, const std::string& name, con
     eglTerminate(display);
     return false;
   };
-  if (!eglMakeCurrent(display, surface, surface, context)) return give_up("eglMakeCurrent: " + egl_error_text(eglGetError()));
+  if (!eglMakeCurrent(display, surface, surface, context))
+    return give_up("eglMakeCurrent: " + egl_error_text(eglGetError()));
   if (!gladLoadGL(egl_proc)) return give_up("loading GL 4.5 functions failed");
   display_ = display;
   context_ = context;

@@ -37,8 +37,11 @@ void say(const char* text) noexcept {
 extern "C" void on_crash(int signal, siginfo_t* info, void*) {
   // Only async-signal-safe calls: write(2), then the previous action again.
   say("depthsort: error: crashed (");
-  say(signal == SIGSEGV ? "SIGSEGV" : signal == SIGBUS ? "SIGBUS" : signal == SIGILL ? "SIGILL"
-      : signal == SIGFPE ? "SIGFPE" : "SIGABRT");
+  say(signal == SIGSEGV  ? "SIGSEGV"
+      : signal == SIGBUS ? "SIGBUS"
+      : signal == SIGILL ? "SIGILL"
+      : signal == SIGFPE ? "SIGFPE"
+                         : "SIGABRT");
   say(") while ");
   say(g_doing.load());
   if (g_address_limit)

@@ -59,7 +59,8 @@ void ABuffer::prepare(int width, int height, std::size_t fixed_budget, std::size
     if (!fixed_) budget_ = 0;  // sized again for the new window
   }
   std::size_t budget = budget_;
-  if (fixed_budget > 0) budget = fixed_budget;
+  if (fixed_budget > 0)
+    budget = fixed_budget;
   else if (fixed_ || budget_ == 0 || wanted > budget_) {
     // The memory the current pool holds counts as free: it is given back first.
     const std::uint64_t free_bytes = gl_free_memory() + budget_ * kNodeBytes;

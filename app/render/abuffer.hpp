@@ -42,8 +42,7 @@ inline constexpr std::size_t kStartLayers = 16;
 // `wanted` (what a frame asked for) where that is more; within a quarter of `free_bytes`, within
 // `block_limit` bytes (one storage block, the driver's GL_MAX_SHADER_STORAGE_BLOCK_SIZE) and
 // below 2^32 - 1 (the lists' end marker); at least one fragment a pixel where those allow.
-std::size_t abuffer_budget(std::size_t pixels, std::uint64_t free_bytes, std::uint64_t block_limit,
-                           std::size_t wanted);
+std::size_t abuffer_budget(std::size_t pixels, std::uint64_t free_bytes, std::uint64_t block_limit, std::size_t wanted);
 
 // What this GL context's memory has free: the CUDA device's on NVIDIA's driver (GL and CUDA
 // share it), else the host's (software GL keeps its buffers in host memory).

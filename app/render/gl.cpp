@@ -11,22 +11,30 @@ std::string_view shader_source(std::string_view name);  // embedded_shaders.cpp 
 
 const char* gl_error_name(GLenum code) noexcept {
   switch (code) {
-    case GL_INVALID_ENUM: return "GL_INVALID_ENUM";
-    case GL_INVALID_VALUE: return "GL_INVALID_VALUE";
-    case GL_INVALID_OPERATION: return "GL_INVALID_OPERATION";
-    case GL_INVALID_FRAMEBUFFER_OPERATION: return "GL_INVALID_FRAMEBUFFER_OPERATION";
-    case GL_OUT_OF_MEMORY: return "GL_OUT_OF_MEMORY (the scene is too large for this GPU's GL memory)";
-    case GL_STACK_OVERFLOW: return "GL_STACK_OVERFLOW";
-    case GL_STACK_UNDERFLOW: return "GL_STACK_UNDERFLOW";
-    default: return "unknown GL error";
+    case GL_INVALID_ENUM:
+      return "GL_INVALID_ENUM";
+    case GL_INVALID_VALUE:
+      return "GL_INVALID_VALUE";
+    case GL_INVALID_OPERATION:
+      return "GL_INVALID_OPERATION";
+    case GL_INVALID_FRAMEBUFFER_OPERATION:
+      return "GL_INVALID_FRAMEBUFFER_OPERATION";
+    case GL_OUT_OF_MEMORY:
+      return "GL_OUT_OF_MEMORY (the scene is too large for this GPU's GL memory)";
+    case GL_STACK_OVERFLOW:
+      return "GL_STACK_OVERFLOW";
+    case GL_STACK_UNDERFLOW:
+      return "GL_STACK_UNDERFLOW";
+    default:
+      return "unknown GL error";
   }
 }
 
 void check_gl(const char* call, const char* file, int line) {
   GLenum code = glGetError();
   if (code == GL_NO_ERROR) return;
-  std::string message = std::string(call) + " failed at " + file + ":" + std::to_string(line) + ": " +
-                        gl_error_name(code);
+  std::string message =
+      std::string(call) + " failed at " + file + ":" + std::to_string(line) + ": " + gl_error_name(code);
   for (int guard = 0; guard < 8 && (code = glGetError()) != GL_NO_ERROR; ++guard)
     message += std::string(", then ") + gl_error_name(code);
   throw GlError(message);
@@ -38,9 +46,8 @@ GlBuffer make_buffer(GLsizeiptr bytes, const void* data, GLenum usage, const cha
   GlBuffer buffer(id);
   glNamedBufferData(id, bytes > 0 ? bytes : 4, bytes > 0 ? data : nullptr, usage);
   if (const GLenum code = glGetError(); code != GL_NO_ERROR)
-    throw GlError("glNamedBufferData(" + std::string(label) + ", " + std::to_string(bytes) +
-                  " bytes) failed at " + __FILE__ + ":" + std::to_string(__LINE__) + ": " +
-                  gl_error_name(code));
+    throw GlError("glNamedBufferData(" + std::string(label) + ", " + std::to_string(bytes) + " bytes) failed at " +
+                  __FILE__ + ":" + std::to_string(__LINE__) + ": " + gl_error_name(code));
   if (GLAD_GL_KHR_debug) DEPTHSORT_GL_CHECK(glObjectLabel(GL_BUFFER, id, -1, label));
   return buffer;
 }

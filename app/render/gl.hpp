@@ -22,10 +22,10 @@ void check_gl(const char* call, const char* file, int line);
 
 }  // namespace depthsort::app
 
-#define DEPTHSORT_GL_CHECK(call)                                     \
-  do {                                                               \
-    call;                                                            \
-    ::depthsort::app::check_gl(#call, __FILE__, __LINE__);           \
+#define DEPTHSORT_GL_CHECK(call)                           \
+  do {                                                     \
+    call;                                                  \
+    ::depthsort::app::check_gl(#call, __FILE__, __LINE__); \
   } while (0)
 
 namespace depthsort::app {
@@ -59,14 +59,30 @@ class GlHandle {
 };
 
 // Deleters never throw (destructors): a GL error there is left for the next checked call.
-struct BufferDeleter { void operator()(GLuint id) const noexcept { glDeleteBuffers(1, &id); } };
-struct VertexArrayDeleter { void operator()(GLuint id) const noexcept { glDeleteVertexArrays(1, &id); } };
-struct ProgramDeleter { void operator()(GLuint id) const noexcept { glDeleteProgram(id); } };
-struct ShaderDeleter { void operator()(GLuint id) const noexcept { glDeleteShader(id); } };
-struct FramebufferDeleter { void operator()(GLuint id) const noexcept { glDeleteFramebuffers(1, &id); } };
-struct RenderbufferDeleter { void operator()(GLuint id) const noexcept { glDeleteRenderbuffers(1, &id); } };
-struct QueryDeleter { void operator()(GLuint id) const noexcept { glDeleteQueries(1, &id); } };
-struct TextureDeleter { void operator()(GLuint id) const noexcept { glDeleteTextures(1, &id); } };
+struct BufferDeleter {
+  void operator()(GLuint id) const noexcept { glDeleteBuffers(1, &id); }
+};
+struct VertexArrayDeleter {
+  void operator()(GLuint id) const noexcept { glDeleteVertexArrays(1, &id); }
+};
+struct ProgramDeleter {
+  void operator()(GLuint id) const noexcept { glDeleteProgram(id); }
+};
+struct ShaderDeleter {
+  void operator()(GLuint id) const noexcept { glDeleteShader(id); }
+};
+struct FramebufferDeleter {
+  void operator()(GLuint id) const noexcept { glDeleteFramebuffers(1, &id); }
+};
+struct RenderbufferDeleter {
+  void operator()(GLuint id) const noexcept { glDeleteRenderbuffers(1, &id); }
+};
+struct QueryDeleter {
+  void operator()(GLuint id) const noexcept { glDeleteQueries(1, &id); }
+};
+struct TextureDeleter {
+  void operator()(GLuint id) const noexcept { glDeleteTextures(1, &id); }
+};
 
 using GlBuffer = GlHandle<BufferDeleter>;
 using GlVertexArray = GlHandle<VertexArrayDeleter>;

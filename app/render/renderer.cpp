@@ -27,8 +27,8 @@ GLsizei draw_count(std::size_t count, const char* what) {
 }
 
 // Both kinds of vertex are a float position (xyz, or xyz + size) followed by an RGBA8 colour.
-GlVertexArray make_position_colour_vao(GLuint vertices, GLsizei stride, GLint position_components,
-                                      GLuint colour_offset, GLuint elements) {
+GlVertexArray make_position_colour_vao(GLuint vertices, GLsizei stride, GLint position_components, GLuint colour_offset,
+                                       GLuint elements) {
   GlVertexArray vao = make_vertex_array();
   const GLuint v = vao.get();
   DEPTHSORT_GL_CHECK(glVertexArrayVertexBuffer(v, 0, vertices, 0, stride));
@@ -145,8 +145,8 @@ Renderer::Renderer(const Scene& scene, bool offscreen, int width, int height, Dr
   // Submission order until the first sort.
   buffers_.mesh_elements = make_buffer(static_cast<GLsizeiptr>(mesh.indices.size() * sizeof(std::uint32_t)),
                                        mesh.indices.data(), GL_DYNAMIC_DRAW, "mesh elements");
-  buffers_.particle_vertices = make_buffer(static_cast<GLsizeiptr>(scene.particles * sizeof(ParticleVertex)),
-                                           nullptr, GL_DYNAMIC_DRAW, "particle vertices");
+  buffers_.particle_vertices = make_buffer(static_cast<GLsizeiptr>(scene.particles * sizeof(ParticleVertex)), nullptr,
+                                           GL_DYNAMIC_DRAW, "particle vertices");
   {
     std::vector<std::uint32_t> identity(scene.particles);
     std::iota(identity.begin(), identity.end(), 0u);
@@ -155,8 +155,8 @@ Renderer::Renderer(const Scene& scene, bool offscreen, int width, int height, Dr
     const std::size_t primitives = buffers_.triangles + buffers_.particles;
     identity.resize(primitives);
     std::iota(identity.begin(), identity.end(), 0u);
-    buffers_.primitive_order = make_buffer(static_cast<GLsizeiptr>(primitives * sizeof(std::uint32_t)),
-                                           identity.data(), GL_DYNAMIC_DRAW, "primitive order");
+    buffers_.primitive_order = make_buffer(static_cast<GLsizeiptr>(primitives * sizeof(std::uint32_t)), identity.data(),
+                                           GL_DYNAMIC_DRAW, "primitive order");
     std::fill(identity.begin(), identity.end(), 0u);
     buffers_.segment_ids = make_buffer(static_cast<GLsizeiptr>(primitives * sizeof(std::uint32_t)), identity.data(),
                                        GL_DYNAMIC_DRAW, "segment ids");
@@ -167,14 +167,18 @@ Renderer::Renderer(const Scene& scene, bool offscreen, int width, int height, Dr
   if (path == DrawPath::Expanded) {
     // Written whole every frame before it is drawn; no initial contents.
     const std::size_t bytes = 3 * (buffers_.triangles + buffers_.particles) * sizeof(ExpandedVertex);
-    buffers_.expanded_vertices = make_buffer(static_cast<GLsizeiptr>(bytes), nullptr, GL_DYNAMIC_DRAW,
-                                             "expanded vertices");
+    buffers_.expanded_vertices =
+        make_buffer(static_cast<GLsizeiptr>(bytes), nullptr, GL_DYNAMIC_DRAW, "expanded vertices");
     expanded_vao_ = make_vertex_array();
     const GLuint v = expanded_vao_.get();
-    const struct { GLint size; GLenum type; GLboolean normalized; GLuint offset; } attributes[] = {
-        {3, GL_FLOAT, GL_FALSE, offsetof(ExpandedVertex, x)},
-        {4, GL_UNSIGNED_BYTE, GL_TRUE, offsetof(ExpandedVertex, rgba)},
-        {2, GL_SHORT, GL_TRUE, offsetof(ExpandedVertex, corner)}};
+    const struct {
+      GLint size;
+      GLenum type;
+      GLboolean normalized;
+      GLuint offset;
+    } attributes[] = {{3, GL_FLOAT, GL_FALSE, offsetof(ExpandedVertex, x)},
+                      {4, GL_UNSIGNED_BYTE, GL_TRUE, offsetof(ExpandedVertex, rgba)},
+                      {2, GL_SHORT, GL_TRUE, offsetof(ExpandedVertex, corner)}};
     for (GLuint a = 0; a < 3; ++a) {
       DEPTHSORT_GL_CHECK(glEnableVertexArrayAttrib(v, a));
       DEPTHSORT_GL_CHECK(glVertexArrayAttribFormat(v, a, attributes[a].size, attributes[a].type,
@@ -186,11 +190,13 @@ Renderer::Renderer(const Scene& scene, bool offscreen, int width, int height, Dr
     // The pulled draw reads whole buffers as storage blocks, which the driver caps in size.
     GLint64 limit = 0;
     DEPTHSORT_GL_CHECK(glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &limit));
-    const struct { const char* what; std::size_t bytes; } blocks[] = {
-        {"mesh vertices", mesh.vertices.size() * sizeof(MeshVertex)},
-        {"mesh indices", mesh.indices.size() * sizeof(std::uint32_t)},
-        {"particle vertices", scene.particles * sizeof(ParticleVertex)},
-        {"primitive order", (buffers_.triangles + buffers_.particles) * sizeof(std::uint32_t)}};
+    const struct {
+      const char* what;
+      std::size_t bytes;
+    } blocks[] = {{"mesh vertices", mesh.vertices.size() * sizeof(MeshVertex)},
+                  {"mesh indices", mesh.indices.size() * sizeof(std::uint32_t)},
+                  {"particle vertices", scene.particles * sizeof(ParticleVertex)},
+                  {"primitive order", (buffers_.triangles + buffers_.particles) * sizeof(std::uint32_t)}};
     for (const auto& block : blocks)
       if (limit > 0 && block.bytes > static_cast<std::uint64_t>(limit) && pull_limit_.empty())
         pull_limit_ = std::string("the single order's draw reads the ") + block.what + " (" +
@@ -199,7 +205,7 @@ Renderer::Renderer(const Scene& scene, bool offscreen, int width, int height, Dr
   }
 
   mesh_vao_ = make_position_colour_vao(buffers_.mesh_vertices.get(), sizeof(MeshVertex), 3, offsetof(MeshVertex, rgba),
-                                      buffers_.mesh_elements.get());
+                                       buffers_.mesh_elements.get());
   particle_vao_ = make_position_colour_vao(buffers_.particle_vertices.get(), sizeof(ParticleVertex), 4,
                                            offsetof(ParticleVertex, rgba), buffers_.particle_elements.get());
 
@@ -278,8 +284,8 @@ void Renderer::draw(const Scene& scene, const Camera& camera, const FramePlan& p
   constexpr float kFramedAspect = 4.0f / 3.0f;
   const float aspect = static_cast<float>(width_) / static_cast<float>(height_);
   const float fit = std::min(1.0f, (1.0f - covered) * aspect / kFramedAspect);
-  const glm::mat4 shift = glm::scale(glm::translate(glm::mat4(1.0f), glm::vec3(covered, 0.0f, 0.0f)),
-                                     glm::vec3(fit, fit, 1.0f));
+  const glm::mat4 shift =
+      glm::scale(glm::translate(glm::mat4(1.0f), glm::vec3(covered, 0.0f, 0.0f)), glm::vec3(fit, fit, 1.0f));
   const glm::mat4 projection = shift * camera.projection(aspect);
   const bool reference = plan.transparency == Transparency::Reference || plan.difference;
   if (reference) transparency_.begin_frame();
@@ -317,8 +323,7 @@ void Renderer::draw_mode(Transparency mode, GLuint framebuffer, const Scene& sce
   }
 }
 
-void Renderer::draw_blended(const glm::mat4& view, const glm::mat4& projection, const FramePlan& plan,
-                            bool unsorted) {
+void Renderer::draw_blended(const glm::mat4& view, const glm::mat4& projection, const FramePlan& plan, bool unsorted) {
   const float covered = std::clamp(plan.covered_left, 0.0f, 0.9f);
   // Opaque geometry would be drawn here first, with depth writes on. Then the transparent
   // primitives, back to front: depth test on (against opaque depth), depth writes off.

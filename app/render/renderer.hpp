@@ -32,9 +32,9 @@ struct SceneBuffers {
   // The single order's draw (vertex pulling): the mesh's triangle list as built (read by id), the
   // sorted primitive ids (CUDA writes them: gather), and the segment of each sorted position (the
   // colour-by-segment view).
-  GlBuffer mesh_indices;       // uint32[3 * triangles]
-  GlBuffer primitive_order;    // uint32[triangles + particles]
-  GlBuffer segment_ids;        // uint32[triangles + particles]
+  GlBuffer mesh_indices;     // uint32[3 * triangles]
+  GlBuffer primitive_order;  // uint32[triangles + particles]
+  GlBuffer segment_ids;      // uint32[triangles + particles]
   // --draw-path expanded only: ExpandedVertex[3 * (triangles + particles)], three ready vertices
   // a sorted position (CUDA or the CPU path writes them: expand); 0 with --draw-path pull.
   GlBuffer expanded_vertices;

@@ -11,7 +11,6 @@
 #include <stdexcept>
 #include <string_view>
 
-
 namespace depthsort::app {
 
 std::string encode_png(int width, int height, const std::vector<std::uint8_t>& rgba) {

@@ -33,8 +33,8 @@ inline constexpr int kDifferenceTolerance = 2;
 
 struct TransparencyStats {
   // The last frame read back (a few frames late in a window; headless runs read every frame).
-  bool reference = false;   // that frame built the A-buffer
-  bool difference = false;  // that frame ran the difference view
+  bool reference = false;                // that frame built the A-buffer
+  bool difference = false;               // that frame ran the difference view
   std::uint32_t fragments = 0;           // fragments the A-buffer was asked to store
   std::uint32_t over_budget_pixels = 0;  // pixels that lost fragments to the budget
   std::uint32_t differing_pixels = 0;    // pixels beyond kDifferenceTolerance

@@ -12,9 +12,7 @@ glm::vec3 Camera::forward() const {
   return {std::sin(yaw) * std::cos(pitch), std::sin(pitch), -std::cos(yaw) * std::cos(pitch)};
 }
 
-glm::vec3 Camera::eye() const {
-  return mode == CameraMode::Orbit ? target - forward() * distance : position;
-}
+glm::vec3 Camera::eye() const { return mode == CameraMode::Orbit ? target - forward() * distance : position; }
 
 glm::mat4 Camera::view() const {
   const glm::vec3 e = eye();
@@ -68,8 +66,15 @@ namespace {
 
 // The frame layer's camera (camera_path.hpp) and back: the paths are computed there.
 PathCamera to_path_camera(const Camera& c) {
-  return PathCamera{c.mode == CameraMode::Fly, {c.target.x, c.target.y, c.target.z}, c.distance, c.yaw, c.pitch,
-                    {c.position.x, c.position.y, c.position.z}, c.fov_y, c.near_plane, c.far_plane};
+  return PathCamera{c.mode == CameraMode::Fly,
+                    {c.target.x, c.target.y, c.target.z},
+                    c.distance,
+                    c.yaw,
+                    c.pitch,
+                    {c.position.x, c.position.y, c.position.z},
+                    c.fov_y,
+                    c.near_plane,
+                    c.far_plane};
 }
 
 Camera from_path_camera(const PathCamera& p) {

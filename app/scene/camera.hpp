@@ -61,8 +61,8 @@ struct Viewpoints {
 
 // The scripted paths of headless runs (--camera-path) are the frame layer's (camera_path.hpp),
 // the benchmark's too.
-using depthsort::CameraPath;
 using depthsort::camera_path_name;
+using depthsort::CameraPath;
 using depthsort::kCutEvery;
 using depthsort::parse_camera_path;
 

@@ -14,7 +14,7 @@ namespace depthsort::app {
 
 MemoryNeed scene_memory(std::size_t triangles, std::size_t vertices, std::size_t particles, bool cpu_path,
                         std::size_t sorters, bool expanded) {
-  constexpr std::size_t kIndices = 3 * sizeof(std::uint32_t);  // one triangle's
+  constexpr std::size_t kIndices = 3 * sizeof(std::uint32_t);                  // one triangle's
   constexpr std::size_t kPairs = 2 * (sizeof(float) + sizeof(std::uint32_t));  // keys and values, in and out
   // Every sorter of the registry reserves at most about one more set of pairs as workspace; each
   // choice holds one sorter for the single order of every primitive and one per kind for

@@ -24,9 +24,7 @@ glm::vec3 Mesh::bounds_max() const {
 }
 
 std::uint32_t pack_rgba(glm::vec4 c) {
-  const auto byte = [](float x) {
-    return static_cast<std::uint32_t>(std::lround(std::clamp(x, 0.0f, 1.0f) * 255.0f));
-  };
+  const auto byte = [](float x) { return static_cast<std::uint32_t>(std::lround(std::clamp(x, 0.0f, 1.0f) * 255.0f)); };
   return byte(c.r) | byte(c.g) << 8 | byte(c.b) << 16 | byte(c.a) << 24;
 }
 
@@ -39,12 +37,18 @@ glm::vec3 hsv_to_rgb(float h, float s, float v) {
   const float i = std::floor(h * 6.0f), f = h * 6.0f - i;
   const float p = v * (1 - s), q = v * (1 - s * f), t = v * (1 - s * (1 - f));
   switch (static_cast<int>(i) % 6) {
-    case 0: return {v, t, p};
-    case 1: return {q, v, p};
-    case 2: return {p, v, t};
-    case 3: return {p, q, v};
-    case 4: return {t, p, v};
-    default: return {v, p, q};
+    case 0:
+      return {v, t, p};
+    case 1:
+      return {q, v, p};
+    case 2:
+      return {p, v, t};
+    case 3:
+      return {p, q, v};
+    case 4:
+      return {t, p, v};
+    default:
+      return {v, p, q};
   }
 }
 
@@ -78,9 +82,7 @@ Mesh make_knot(std::size_t target_triangles, int p, int q) {
   }
   for (int i = 0; i < along; ++i)
     for (int j = 0; j < around; ++j) {
-      const auto at = [&](int ii, int jj) {
-        return static_cast<std::uint32_t>((ii % along) * around + (jj % around));
-      };
+      const auto at = [&](int ii, int jj) { return static_cast<std::uint32_t>((ii % along) * around + (jj % around)); };
       const std::uint32_t a = at(i, j), b = at(i + 1, j), c = at(i + 1, j + 1), d = at(i, j + 1);
       mesh.indices.insert(mesh.indices.end(), {a, b, c, a, c, d});
     }
@@ -89,10 +91,12 @@ Mesh make_knot(std::size_t target_triangles, int p, int q) {
 
 Mesh make_test_triangles() {
   Mesh mesh;
-  const struct { float z, dx; glm::vec4 colour; } tris[3] = {
-      {0.0f, -0.4f, {0, 0, 1, 128 / 255.0f}},   // near, blue (first in memory)
-      {-1.0f, 0.0f, {0, 1, 0, 128 / 255.0f}},   // middle, green
-      {-2.0f, 0.4f, {1, 0, 0, 128 / 255.0f}}};  // far, red (last)
+  const struct {
+    float z, dx;
+    glm::vec4 colour;
+  } tris[3] = {{0.0f, -0.4f, {0, 0, 1, 128 / 255.0f}},   // near, blue (first in memory)
+               {-1.0f, 0.0f, {0, 1, 0, 128 / 255.0f}},   // middle, green
+               {-2.0f, 0.4f, {1, 0, 0, 128 / 255.0f}}};  // far, red (last)
   for (const auto& t : tris) {
     const auto base = static_cast<std::uint32_t>(mesh.vertices.size());
     const std::uint32_t c = pack_rgba(t.colour);

@@ -104,8 +104,10 @@ void triangulate(const std::vector<glm::vec3>& p, std::vector<std::uint32_t>& ou
   };
   if (n == 4) {
     const glm::vec3 d02 = p[2] - p[0], d13 = p[3] - p[1];
-    if (glm::dot(d02, d02) <= glm::dot(d13, d13)) out.insert(out.end(), {0, 1, 2, 0, 2, 3});
-    else out.insert(out.end(), {0, 1, 3, 1, 2, 3});
+    if (glm::dot(d02, d02) <= glm::dot(d13, d13))
+      out.insert(out.end(), {0, 1, 2, 0, 2, 3});
+    else
+      out.insert(out.end(), {0, 1, 3, 1, 2, 3});
     return;
   }
   remaining.resize(n);
@@ -196,8 +198,7 @@ std::size_t read_materials(std::string_view text, const std::string& shown,
       if (keyword == "Kd") {
         // "Kd r g b", or "Kd v" for a grey.
         if (line.words.size() != 2 && line.words.size() != 4) fail("Kd needs 1 or 3 numbers");
-        current->diffuse = line.words.size() == 2 ? glm::vec3(number(1))
-                                                  : glm::vec3(number(1), number(2), number(3));
+        current->diffuse = line.words.size() == 2 ? glm::vec3(number(1)) : glm::vec3(number(1), number(2), number(3));
       } else {
         if (line.words.size() != 2) fail(quote_for_message(keyword) + " needs 1 number");
         current->dissolve = keyword == "d" ? number(1) : 1.0f - number(1);
@@ -309,8 +310,7 @@ ObjText obj_from_text(const std::string& path, std::string text) {
   check_text_encoding(obj.text, path);
   Counter counter{obj};
   read_statements(obj, counter);
-  if (obj.faces == 0)
-    throw SceneError(shown_path(path) + ": contains no faces (empty or not an OBJ file)");
+  if (obj.faces == 0) throw SceneError(shown_path(path) + ": contains no faces (empty or not an OBJ file)");
   return obj;
 }
 

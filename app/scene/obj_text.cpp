@@ -88,8 +88,8 @@ ObjNumber read_obj_number(std::string_view word, float& value) noexcept {
   if (i != word.size()) return ObjNumber::NotANumber;
 
   float parsed = 0.0f;
-  const auto [end, error] = std::from_chars(word.data() + mantissa, word.data() + word.size(), parsed,
-                                            std::chars_format::general);
+  const auto [end, error] =
+      std::from_chars(word.data() + mantissa, word.data() + word.size(), parsed, std::chars_format::general);
   if (end != word.data() + word.size()) return ObjNumber::NotANumber;
   if (error == std::errc::result_out_of_range) {
     // Too large or too small for a float: the decimal exponent of the first significant digit

@@ -17,7 +17,7 @@ constexpr bool is_obj_blank(char c) noexcept { return c == ' ' || c == '\t' || c
 // it on the line left out.
 struct ObjLine {
   std::size_t number = 0;
-  std::string_view text;               // the line without its end and without its comment
+  std::string_view text;                // the line without its end and without its comment
   std::vector<std::string_view> words;  // `text` split at blanks
   // The text from word `first` to the end of the last word (a material name with blanks inside).
   std::string_view rest(std::size_t first) const noexcept;

@@ -19,8 +19,8 @@ namespace {
 void check_count(std::size_t count, std::size_t limit, const char* what, const char* flags) {
   if (count > limit)
     throw SceneLimitError("the scene would have " + std::to_string(count) + " " + what + ", above the limit of " +
-                     std::to_string(limit) + " (OpenGL draws at most 2^31-1 indices in one call); use fewer " +
-                     flags);
+                          std::to_string(limit) + " (OpenGL draws at most 2^31-1 indices in one call); use fewer " +
+                          flags);
 }
 constexpr const char* kTriangleFlags = "--triangles/--copies";
 constexpr const char* kAdvice = "use fewer --triangles/--copies/--particles (or --frames, or a smaller --size)";
@@ -91,7 +91,8 @@ Scene build_scene(const SceneSpec& spec, bool cpu_path, std::string& notes, cons
   // The default scene is the knot with a fountain of particles; a scene set otherwise (a mesh,
   // the knot at another size, the test scenes) has particles only where --particles asks.
   const bool default_scene = spec.kind == SceneKind::Knot && spec.meshes.empty() && !spec.triangles && !spec.copies;
-  scene.particles = spec.particles.value_or(default_scene ? (cpu_path ? kDefaultParticlesCpu : kDefaultParticlesGpu) : 0);
+  scene.particles =
+      spec.particles.value_or(default_scene ? (cpu_path ? kDefaultParticlesCpu : kDefaultParticlesGpu) : 0);
   check_count(scene.particles, kMaxParticles, "particles", "--particles");
   // Every size is checked against the limits and the memory estimate before anything is built.
   // `triangles` as asked; the knot builds a few more (`vertices` and `built` count what is built).
@@ -116,8 +117,8 @@ Scene build_scene(const SceneSpec& spec, bool cpu_path, std::string& notes, cons
       triangles += files.back().triangles;
       held += files.back().text.size() + files.back().vertices * sizeof(glm::vec3);
     }
-    what = spec.meshes.size() == 1 ? shown_path(spec.meshes.front())
-                                   : std::to_string(spec.meshes.size()) + " OBJ files";
+    what =
+        spec.meshes.size() == 1 ? shown_path(spec.meshes.front()) : std::to_string(spec.meshes.size()) + " OBJ files";
     std::size_t copies = spec.copies.value_or(1);
     if (spec.triangles) copies = std::max<std::size_t>(1, (*spec.triangles + triangles - 1) / triangles);
     // copies <= 4G from the command line and triangles <= 2^30 per file: the product fits 64 bits.
@@ -177,8 +178,10 @@ Scene build_scene(const SceneSpec& spec, bool cpu_path, std::string& notes, cons
     // One order for every primitive: a green particle halfway between a blue
     // triangle (near) and a red one (far). Sorted together, red, green, blue blend in that order;
     // the separate passes draw both triangles first and the particle on top.
-    const struct { float z, dx; glm::vec4 colour; } tris[2] = {{0.0f, -0.4f, {0, 0, 1, 128 / 255.0f}},
-                                                               {-2.0f, 0.4f, {1, 0, 0, 128 / 255.0f}}};
+    const struct {
+      float z, dx;
+      glm::vec4 colour;
+    } tris[2] = {{0.0f, -0.4f, {0, 0, 1, 128 / 255.0f}}, {-2.0f, 0.4f, {1, 0, 0, 128 / 255.0f}}};
     for (const auto& t : tris) {
       const auto base = static_cast<std::uint32_t>(scene.mesh.vertices.size());
       const std::uint32_t c = pack_rgba(t.colour);
@@ -209,8 +212,8 @@ Scene build_scene(const SceneSpec& spec, bool cpu_path, std::string& notes, cons
   // One order sorts every primitive together, as 32-bit ids of at most Sorter::kMaxPairs pairs.
   if (scene.mesh.triangles() + scene.particles > Sorter::kMaxPairs)
     throw SceneLimitError(std::to_string(scene.mesh.triangles()) + " triangles and " + std::to_string(scene.particles) +
-                     " particles are sorted together, above the limit of " + std::to_string(Sorter::kMaxPairs) +
-                     " primitives; use fewer --triangles/--copies/--particles");
+                          " particles are sorted together, above the limit of " + std::to_string(Sorter::kMaxPairs) +
+                          " primitives; use fewer --triangles/--copies/--particles");
   if (scene.particles > 0 && scene.fixed_particles.empty())
     what += " + " + format_count(scene.particles) + " particles";
 

@@ -40,8 +40,8 @@ struct Scene {
   float opacity = 0.35f;
   bool lighting = true;
   glm::vec3 background{0.06f, 0.065f, 0.08f};
-  std::string description;  // one line for the console and the panel
-  std::string memory_line;  // the memory estimate it was checked against (scene/memory_estimate.hpp)
+  std::string description;                  // one line for the console and the panel
+  std::string memory_line;                  // the memory estimate it was checked against (scene/memory_estimate.hpp)
   std::vector<std::string> material_files;  // the MTL files its OBJ files named (read or tried)
 };
 

@@ -12,12 +12,12 @@ namespace depthsort::app {
 enum class SceneKind { Knot, Test, Mixed, Intersect, None };
 
 struct SceneSpec {
-  SceneKind kind = SceneKind::Knot;       // --scene: the procedural knot, the test triangles, ...
-  std::vector<std::string> meshes;        // --mesh FILE (several allowed); replaces the knot
-  std::optional<std::size_t> copies;      // --copies N: the meshes (or the knot) tiled N times
-  std::optional<std::size_t> triangles;   // --triangles N: the meshes tiled to about N, or the knot's size
-  std::optional<std::size_t> particles;   // --particles N: the fountain's
-  std::optional<float> opacity;           // --opacity A (else the scene's own)
+  SceneKind kind = SceneKind::Knot;      // --scene: the procedural knot, the test triangles, ...
+  std::vector<std::string> meshes;       // --mesh FILE (several allowed); replaces the knot
+  std::optional<std::size_t> copies;     // --copies N: the meshes (or the knot) tiled N times
+  std::optional<std::size_t> triangles;  // --triangles N: the meshes tiled to about N, or the knot's size
+  std::optional<std::size_t> particles;  // --particles N: the fountain's
+  std::optional<float> opacity;          // --opacity A (else the scene's own)
 
   bool operator==(const SceneSpec&) const = default;
 };

@@ -39,8 +39,10 @@ bool state_line_text(const Settings& s, const StateFacts& facts, char* out, std:
   } else {
     // The fused order replaces the sorter on the GPU path's single order.
     const bool fused = facts.gpu_path && s.order == OrderMethod::Fused && !s.separate_passes;
-    if (fused) std::snprintf(sorter, sizeof sorter, "sorted back to front: fused order (depth-bucket)");
-    else if (facts.cycling) std::snprintf(sorter, sizeof sorter, "sorted back to front: every sorter in turn");
+    if (fused)
+      std::snprintf(sorter, sizeof sorter, "sorted back to front: fused order (depth-bucket)");
+    else if (facts.cycling)
+      std::snprintf(sorter, sizeof sorter, "sorted back to front: every sorter in turn");
     else
       std::snprintf(sorter, sizeof sorter, "sorted back to front: %.*s%s", static_cast<int>(facts.sorter.size()),
                     facts.sorter.data(), facts.gpu_path ? ", order: sorter" : "");
@@ -118,7 +120,8 @@ void Overlay::draw(const Settings& s, const StateFacts& facts, std::array<const 
     static constexpr const char* kUnsorted = "unsorted: submission order";
     static constexpr const char* kSorted = "sorted: back to front";
     const float w = face->CalcTextSizeA(font, FLT_MAX, 0.0f, kUnsorted).x;
-    if (split - left > w + 2 * margin) boxed_text(draw, ImVec2(split - margin - w, y), font, IM_COL32_WHITE, kUnsorted, 0);
+    if (split - left > w + 2 * margin)
+      boxed_text(draw, ImVec2(split - margin - w, y), font, IM_COL32_WHITE, kUnsorted, 0);
     if (display.x - split > face->CalcTextSizeA(font, FLT_MAX, 0.0f, kSorted).x + 2 * margin)
       boxed_text(draw, ImVec2(split + margin, y), font, IM_COL32_WHITE, kSorted, 0);
     words.add(kUnsorted);

@@ -19,8 +19,8 @@ class UiText;
 // What the state line says beside the settings.
 struct StateFacts {
   bool gpu_path = false;
-  bool cycling = false;         // --cycle-sorters: the sorter changes every frame
-  std::string_view sorter;      // the settings' sorter's name
+  bool cycling = false;     // --cycle-sorters: the sorter changes every frame
+  std::string_view sorter;  // the settings' sorter's name
 };
 
 // The state line's text for `s` into `out` (always terminated); returns whether the picture is
@@ -52,8 +52,8 @@ class Overlay {
   // the notices shown at `now` (at most two, one under the other), the wipe's labels (when the
   // wipe is on), and the state line (when on). `covered`: the fraction of the width that the
   // panel covers from the left.
-  void draw(const Settings& s, const StateFacts& facts, std::array<const Notice*, 2> notices, float covered,
-            double now, UiText& words);
+  void draw(const Settings& s, const StateFacts& facts, std::array<const Notice*, 2> notices, float covered, double now,
+            UiText& words);
 
  private:
   std::array<char, 400> line_{};

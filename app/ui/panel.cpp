@@ -207,8 +207,8 @@ void Panel::header(const Settings& state, const PanelReadout& info) {
   ImGui::PopStyleColor();
 }
 
-void Panel::draw(Settings& state, ButtonPresses& presses, const PanelReadout& info, const Timings& timings,
-                 double now, UiText& words) {
+void Panel::draw(Settings& state, ButtonPresses& presses, const PanelReadout& info, const Timings& timings, double now,
+                 UiText& words) {
   const PanelPlace place = panel_place(ImGui::GetIO().DisplaySize, info.ui_scale);
   // A window too small for the panel gets its title bar alone, a strip over the picture's corner.
   static constexpr const char* kStripTitle = "panel: needs 800x600 (H hides it)###panel";
@@ -217,19 +217,18 @@ void Panel::draw(Settings& state, ButtonPresses& presses, const PanelReadout& in
   ImGui::SetNextWindowPos(place.pos, ImGuiCond_Always);
   ImGui::SetNextWindowSize(place.strip ? strip : place.size, ImGuiCond_Always);
   popup_open_ = false;
-  const bool open = ImGui::Begin(place.strip ? kStripTitle
-                                             : "depthsort (H hides this panel, F1 the controls)###panel",
-                                 nullptr, ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize |
-                                              ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoCollapse |
-                                              (place.strip ? ImGuiWindowFlags_NoScrollbar : 0));
+  const bool open =
+      ImGui::Begin(place.strip ? kStripTitle : "depthsort (H hides this panel, F1 the controls)###panel", nullptr,
+                   ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoSavedSettings |
+                       ImGuiWindowFlags_NoCollapse | (place.strip ? ImGuiWindowFlags_NoScrollbar : 0));
   words.window();
   if (open && !place.strip) {
     header(state, info);
     if (ImGui::BeginTabBar("tabs")) {
       // A run that starts in another transparency mode or the difference view opens on the Draw
       // tab (its first section), once.
-      const bool choose_draw = !transparency_tab_chosen_ && (state.transparency.mode != Transparency::Sorted ||
-                                                             state.transparency.difference);
+      const bool choose_draw = !transparency_tab_chosen_ &&
+                               (state.transparency.mode != Transparency::Sorted || state.transparency.difference);
       transparency_tab_chosen_ = true;
       const auto tab = [&](const char* label, const char* mark, bool choose = false) {
         const bool shown = ImGui::BeginTabItem(label, nullptr, choose ? ImGuiTabItemFlags_SetSelected : 0);

@@ -93,7 +93,10 @@ class Panel {
   // pixels (0 when it was not drawn or is a strip), for centring the scene in what the panel leaves free.
   bool popup_open() const noexcept { return popup_open_; }
   float right_edge() const noexcept { return right_edge_; }
-  void hidden() noexcept { right_edge_ = 0; popup_open_ = false; }
+  void hidden() noexcept {
+    right_edge_ = 0;
+    popup_open_ = false;
+  }
   // The fraction of a framebuffer `width` pixels wide that the panel covers, for centring the
   // scene in the rest; none when it is not `shown`, or so wide that the rest is a sliver.
   float covered_left(int width, bool shown) const noexcept;
@@ -104,8 +107,7 @@ class Panel {
                 UiText& words);
   void draw_tab(Settings& state, const PanelReadout& info);
   void scene_tab(Settings& state, ButtonPresses& presses, UiText& words);
-  void timings_tab(const Settings& state, const PanelReadout& info, const Timings& timings, double now,
-                   UiText& words);
+  void timings_tab(const Settings& state, const PanelReadout& info, const Timings& timings, double now, UiText& words);
   void timing_rows(const Timings& timings, const char* group, double now, UiText& words);
   // The frame's sort steps as a bar with its legend, compare all, the bucket sizes.
   void sort_steps(ButtonPresses& presses, const PanelReadout& info, const Timings& timings, double now);

@@ -91,8 +91,10 @@ void Panel::sort_steps(ButtonPresses& presses, const PanelReadout& info, const T
     bar.total_ms += step.ms;
   }
   bar.steps.resize(steps);
-  if (steps > 0) draw_step_bars(live_);
-  else ImGui::TextDisabled("no sort in the last second (sorting off or the order frozen)");
+  if (steps > 0)
+    draw_step_bars(live_);
+  else
+    ImGui::TextDisabled("no sort in the last second (sorting off or the order frozen)");
   // On the CPU path the GPU-only charts are shown, greyed, with the reason in the line itself.
   if (!info.gpu_path) ImGui::BeginDisabled();
   if (ImGui::Button(info.gpu_path ? "compare all" : "compare all: needs a CUDA GPU")) presses.compare_all = true;
@@ -149,8 +151,9 @@ void Panel::sort_tab(Settings& state, ButtonPresses& presses, const PanelReadout
   }
   ImGui::TextWrapped("%.*s", static_cast<int>(current.origin.size()), current.origin.data());
   if (!info.gpu_path)
-    reason("CPU path: the GPU sorters and their options (shuffle, bucket counts), compare all and the bucket sizes "
-           "need a CUDA GPU");
+    reason(
+        "CPU path: the GPU sorters and their options (shuffle, bucket counts), compare all and the bucket sizes "
+        "need a CUDA GPU");
   for (const OptionSpec& spec : registry[static_cast<std::size_t>(state.sorter_index)].options) {
     const std::string name(spec.name);
     int& value = state.options[name];
@@ -173,7 +176,8 @@ void Panel::sort_tab(Settings& state, ButtonPresses& presses, const PanelReadout
   const bool fused_here = info.gpu_path && !state.separate_passes;
   if (!fused_here) ImGui::BeginDisabled();
   bool fused = state.order == OrderMethod::Fused;
-  if (ImGui::Checkbox("fused order (depth-bucket)", &fused)) state.order = fused ? OrderMethod::Fused : OrderMethod::Sorter;
+  if (ImGui::Checkbox("fused order (depth-bucket)", &fused))
+    state.order = fused ? OrderMethod::Fused : OrderMethod::Sorter;
   if (!fused_here) ImGui::EndDisabled();
   tooltip(fused_here ? "depthsort's own order: the depths computed inside a sample sort's first pass with the last "
                        "frame's splitters, the ids written straight into the draw order (the sorter above is not used)"
@@ -197,8 +201,9 @@ void Panel::draw_tab(Settings& state, const PanelReadout& info) {
     set_separate_passes(state, separate);
   tooltip("off: one back-to-front order of every triangle and particle, one draw");
   if (state.separate_passes)
-    reason("separate passes draw two orders in the scene's colours: colours by rank or segment and the wipe show "
-           "the one order (P turns the passes off)");
+    reason(
+        "separate passes draw two orders in the scene's colours: colours by rank or segment and the wipe show "
+        "the one order (P turns the passes off)");
   if (state.separate_passes) ImGui::BeginDisabled();
   const bool expanded = state.draw_path == DrawPath::Expanded;
   ImGui::Text("draw path: %s", draw_path_name(state.draw_path));
@@ -222,7 +227,8 @@ void Panel::draw_tab(Settings& state, const PanelReadout& info) {
   tooltip(segments ? "each primitive in the colour of the bucket or sublist the sorter put it in"
                    : "the CPU sorter has no buckets or sublists: a GPU sorter's buckets need a CUDA GPU");
   state.colour = static_cast<ColourMode>(colour);
-  if (!segments) reason("by segment: the CPU sorter has no buckets (a GPU sorter's need a CUDA GPU)");
+  if (!segments)
+    reason("by segment: the CPU sorter has no buckets (a GPU sorter's need a CUDA GPU)");
   else if (state.colour == ColourMode::Segment && info.segments == 0)
     reason("this sorter has no buckets or sublists: one colour");
   ImGui::Checkbox("wipe (V): unsorted | sorted", &state.wipe_on);
@@ -238,8 +244,7 @@ void Panel::draw_tab(Settings& state, const PanelReadout& info) {
   section("presenting");
   ImGui::Checkbox("state line over the picture (L)", &state.state_line);
   bool auto_scale = state.ui_scale <= 0.0f;
-  if (ImGui::Checkbox("UI size from the window", &auto_scale))
-    state.ui_scale = auto_scale ? 0.0f : info.ui_scale;
+  if (ImGui::Checkbox("UI size from the window", &auto_scale)) state.ui_scale = auto_scale ? 0.0f : info.ui_scale;
   if (!auto_scale) {
     ImGui::SameLine();
     ImGui::SetNextItemWidth(-1.0f);

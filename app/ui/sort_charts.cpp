@@ -82,10 +82,9 @@ void draw_size_histogram(const SizeHistogram& histogram, std::size_t segments, c
   std::snprintf(overlay, sizeof overlay, "%zu %ss, largest %u pairs; bins of %u", segments, kind, histogram.largest,
                 histogram.bin_width);
   ImGui::PlotHistogram(
-      "##sizes",
-      [](void* data, int i) { return static_cast<float>(static_cast<const std::uint32_t*>(data)[i]); },
-      const_cast<std::uint32_t*>(histogram.counts.data()), static_cast<int>(histogram.counts.size()), 0, overlay,
-      0.0f, static_cast<float>(tallest) * 1.15f, ImVec2(ImGui::GetContentRegionAvail().x, 60));
+      "##sizes", [](void* data, int i) { return static_cast<float>(static_cast<const std::uint32_t*>(data)[i]); },
+      const_cast<std::uint32_t*>(histogram.counts.data()), static_cast<int>(histogram.counts.size()), 0, overlay, 0.0f,
+      static_cast<float>(tallest) * 1.15f, ImVec2(ImGui::GetContentRegionAvail().x, 60));
 }
 
 }  // namespace depthsort::app

@@ -6,7 +6,8 @@
 asm(".section .rodata\n"
     ".balign 16\n"
     "depthsort_ui_font_begin:\n"
-    ".incbin \"" DEPTHSORT_UI_FONT_FILE "\"\n"
+    ".incbin \"" DEPTHSORT_UI_FONT_FILE
+    "\"\n"
     "depthsort_ui_font_end:\n"
     ".previous\n");
 extern "C" const unsigned char depthsort_ui_font_begin[];

@@ -105,13 +105,20 @@ void fill_mesh(std::span<float> out) {
 
 void fill_specials(Random& random, std::span<float> out) {
   constexpr float kInf = std::numeric_limits<float>::infinity();
-  const std::array<float, 14> specials{
-      0.0f, -0.0f, kInf, -kInf,
-      std::bit_cast<float>(0x7FC00000u), std::bit_cast<float>(0xFFC00000u),  // quiet NaNs
-      std::bit_cast<float>(0x7F800001u), std::bit_cast<float>(0xFF812345u),  // other payloads
-      std::numeric_limits<float>::denorm_min(), -std::numeric_limits<float>::denorm_min(),
-      std::bit_cast<float>(0x007FFFFFu), std::bit_cast<float>(0x807FFFFFu),  // largest denormals
-      std::numeric_limits<float>::max(), std::numeric_limits<float>::lowest()};
+  const std::array<float, 14> specials{0.0f,
+                                       -0.0f,
+                                       kInf,
+                                       -kInf,
+                                       std::bit_cast<float>(0x7FC00000u),
+                                       std::bit_cast<float>(0xFFC00000u),  // quiet NaNs
+                                       std::bit_cast<float>(0x7F800001u),
+                                       std::bit_cast<float>(0xFF812345u),  // other payloads
+                                       std::numeric_limits<float>::denorm_min(),
+                                       -std::numeric_limits<float>::denorm_min(),
+                                       std::bit_cast<float>(0x007FFFFFu),
+                                       std::bit_cast<float>(0x807FFFFFu),  // largest denormals
+                                       std::numeric_limits<float>::max(),
+                                       std::numeric_limits<float>::lowest()};
   for (float& key : out) {
     const std::uint64_t bits = random.next();
     key = (bits & 7) == 0 ? specials[(bits >> 8) % specials.size()] : random.unit() * 2.0f - 1.0f;
@@ -189,9 +196,15 @@ std::string distribution_names() { return names_in(kDistributions); }
 void fill_keys(Distribution d, std::uint64_t seed, std::span<float> out) {
   Random random(seed);
   switch (d) {
-    case Distribution::Uniform: fill_uniform(random, out); break;
-    case Distribution::Gaussian: fill_gaussian(random, out); break;
-    case Distribution::Zipf: fill_zipf(random, out); break;
+    case Distribution::Uniform:
+      fill_uniform(random, out);
+      break;
+    case Distribution::Gaussian:
+      fill_gaussian(random, out);
+      break;
+    case Distribution::Zipf:
+      fill_zipf(random, out);
+      break;
     case Distribution::Sorted:
       fill_uniform(random, out);
       std::sort(out.begin(), out.end());
@@ -200,7 +213,9 @@ void fill_keys(Distribution d, std::uint64_t seed, std::span<float> out) {
       fill_uniform(random, out);
       std::sort(out.begin(), out.end(), std::greater<>());
       break;
-    case Distribution::AllEqual: std::fill(out.begin(), out.end(), 0.5f); break;
+    case Distribution::AllEqual:
+      std::fill(out.begin(), out.end(), 0.5f);
+      break;
     case Distribution::TwoValues:
       for (float& key : out) key = (random.next() & 1) ? 0.25f : 0.75f;
       break;
@@ -217,24 +232,42 @@ void fill_keys(Distribution d, std::uint64_t seed, std::span<float> out) {
     case Distribution::Sawtooth:
       for (std::size_t i = 0; i < out.size(); ++i) out[i] = static_cast<float>(i % 1024) / 1024.0f;
       break;
-    case Distribution::Mesh: fill_mesh(out); break;
-    case Distribution::Specials: fill_specials(random, out); break;
-    case Distribution::Outliers: fill_outliers(random, out); break;
+    case Distribution::Mesh:
+      fill_mesh(out);
+      break;
+    case Distribution::Specials:
+      fill_specials(random, out);
+      break;
+    case Distribution::Outliers:
+      fill_outliers(random, out);
+      break;
     case Distribution::TwoClusters:
       for (float& key : out) {
         const bool far = random.next() & 1;
         key = far ? 1.0e6f + (random.unit() * 2.0f - 1.0f) : 1.0f + 1.0e-3f * (random.unit() * 2.0f - 1.0f);
       }
       break;
-    case Distribution::GroundPlane: fill_ground_plane(random, out); break;
+    case Distribution::GroundPlane:
+      fill_ground_plane(random, out);
+      break;
     case Distribution::HalfEqual:
       for (float& key : out) key = (random.next() & 1) ? 0.5f : random.unit();
       break;
-    case Distribution::NanPayloads: fill_nan_payloads(random, out); break;
-    case Distribution::Swaps16: fill_sorted_with_swaps(random, 16, out); break;
-    case Distribution::SwapsSparse: fill_sorted_with_swaps(random, out.size() / 1000, out); break;
-    case Distribution::LocalDisplace: fill_local_displace(random, out); break;
-    case Distribution::CameraStep: fill_camera_step(seed, out); break;
+    case Distribution::NanPayloads:
+      fill_nan_payloads(random, out);
+      break;
+    case Distribution::Swaps16:
+      fill_sorted_with_swaps(random, 16, out);
+      break;
+    case Distribution::SwapsSparse:
+      fill_sorted_with_swaps(random, out.size() / 1000, out);
+      break;
+    case Distribution::LocalDisplace:
+      fill_local_displace(random, out);
+      break;
+    case Distribution::CameraStep:
+      fill_camera_step(seed, out);
+      break;
   }
 }
 
@@ -329,8 +362,7 @@ CheckResult check_sorted_pairs(std::span<const float> keys_in, std::span<const s
   const std::size_t n = keys_in.size();
   if (reference.size() != n || keys_out.size() != n || values_out.size() != n)
     return fail("sizes differ: input " + std::to_string(n) + ", reference " + std::to_string(reference.size()) +
-                ", keys out " + std::to_string(keys_out.size()) + ", values out " +
-                std::to_string(values_out.size()));
+                ", keys out " + std::to_string(keys_out.size()) + ", values out " + std::to_string(values_out.size()));
   for (std::size_t i = 0; i < n; ++i) {
     const std::uint32_t got = ordered_key(keys_out[i]);
     if (got != reference[i])

@@ -55,11 +55,10 @@ void write_csv_row(std::ostream& out, const Row& r) {
       << number(r.vs_cub, 3) << ',' << r.sorter << ',' << r.chunks;
   for (int s = 0; s < MultiGpuSorter::kSteps; ++s) out << ',' << (r.has_steps ? number(r.steps[s]) : "");
   out << ',' << r.bytes_between << ',' << (transfer > 0 ? number(gb / (transfer * 1e-3), 1) : "") << ','
-      << (r.nccl_ms > 0 ? number(r.nccl_ms) : "") << ','
-      << (r.nccl_ms > 0 ? number(gb / (r.nccl_ms * 1e-3), 1) : "") << ','
-      << (r.nccl_ms > 0 && transfer > 0 ? number(r.nccl_ms / transfer, 3) : "") << ',' << r.counts << ',' << csv_safe(r.check)
-      << ',' << r.transport << ',' << (r.ce_ms > 0 ? number(r.ce_ms) : "") << ',' << r.splitter_source << ','
-      << r.candidates << '\n';
+      << (r.nccl_ms > 0 ? number(r.nccl_ms) : "") << ',' << (r.nccl_ms > 0 ? number(gb / (r.nccl_ms * 1e-3), 1) : "")
+      << ',' << (r.nccl_ms > 0 && transfer > 0 ? number(r.nccl_ms / transfer, 3) : "") << ',' << r.counts << ','
+      << csv_safe(r.check) << ',' << r.transport << ',' << (r.ce_ms > 0 ? number(r.ce_ms) : "") << ','
+      << r.splitter_source << ',' << r.candidates << '\n';
   out.flush();
 }
 

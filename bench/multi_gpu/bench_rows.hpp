@@ -61,24 +61,24 @@ struct Model {
   int gpus = 0, chunks = 1;
   std::size_t n = 0;
   std::string sorter;
-  double t1 = 0, s = 0;             // ms: one GPU's sort of n pairs; the transport sending n pairs out of GPU 0
+  double t1 = 0, s = 0;  // ms: one GPU's sort of n pairs; the transport sending n pairs out of GPU 0
   std::string transport;
-  double f = 0, f_pipelined = 0;    // the shares of the formula with S and with S / K
-  double pre = 0;                   // ms: splitters + partition as measured in the weighted row
+  double f = 0, f_pipelined = 0;        // the shares of the formula with S and with S / K
+  double pre = 0;                       // ms: splitters + partition as measured in the weighted row
   double weighted_ms = 0, even_ms = 0;  // the rows' medians
   std::string text() const {
     std::ostringstream o;
     o << "model " << size_text(n) << " on " << gpus << " GPUs: T1 = " << number(t1, 2) << " ms (one GPU's " << sorter
-      << "), S = " << number(s, 2) << " ms (" << transport << ": " << size_text(n) << " pairs out of GPU 0), K = " << chunks
-      << "\n"
+      << "), S = " << number(s, 2) << " ms (" << transport << ": " << size_text(n)
+      << " pairs out of GPU 0), K = " << chunks << "\n"
       << "  f T1 = (1 - f)(2S + T1/(N-1)): f = " << number(f, 3) << ", f T1 = " << number(f * t1, 2) << " ms (x"
       << number(t1 / (f * t1), 2) << "); with splitters + partition as measured (" << number(pre, 2)
       << " ms): " << number(f * t1 + pre, 2) << " ms (x" << number(t1 / (f * t1 + pre), 2) << ")\n"
       << "  the same with S/K (the pipeline's open transfers): f = " << number(f_pipelined, 3) << ", "
       << number(f_pipelined * t1 + pre, 2) << " ms (x" << number(t1 / (f_pipelined * t1 + pre), 2) << ")\n"
-      << "  measured: gathered " << number(even_ms, 2) << " ms (x" << number(t1 / even_ms, 2) << "), weighted (f = "
-      << number(f_pipelined, 3) << ") " << number(weighted_ms, 2) << " ms (x" << number(t1 / weighted_ms, 2)
-      << "); the paper: x1.8 on two cards";
+      << "  measured: gathered " << number(even_ms, 2) << " ms (x" << number(t1 / even_ms, 2)
+      << "), weighted (f = " << number(f_pipelined, 3) << ") " << number(weighted_ms, 2) << " ms (x"
+      << number(t1 / weighted_ms, 2) << "); the paper: x1.8 on two cards";
     return o.str();
   }
 };

@@ -33,8 +33,8 @@ Row one_gpu_row(const std::string& name, GpuInput& g0, float* out_keys, std::uin
                 const Config& config, const std::vector<float>& keys, const std::vector<std::uint32_t>& reference) {
   DeviceScope scope(0);
   const SorterInfo* info = find_sorter(name);
-  std::unique_ptr<Sorter> sorter = info->create(name == config.local_sorter ? parse_options(*info, config.local_options)
-                                                                            : default_options(*info));
+  std::unique_ptr<Sorter> sorter =
+      info->create(name == config.local_sorter ? parse_options(*info, config.local_options) : default_options(*info));
   sorter->reserve(n);
   CudaStream stream;
   CudaEvent start, stop;
@@ -163,7 +163,8 @@ int run_bench(const Config& config, int found) {
           const std::uint64_t each = (n + N - 1) / N;
           std::vector<std::uint64_t> pattern(static_cast<std::size_t>(N) * N, 0);
           for (int j = 1; j < N; ++j) pattern[j] = each;
-          const float ms = copy_engines ? multi.time_copies(pattern, config.reps) : multi.time_nccl(pattern, config.reps);
+          const float ms =
+              copy_engines ? multi.time_copies(pattern, config.reps) : multi.time_nccl(pattern, config.reps);
           send_all_ms = ms * static_cast<double>(n) / static_cast<double>(each * static_cast<std::uint64_t>(N - 1));
         }
         Model model;
@@ -179,8 +180,8 @@ int run_bench(const Config& config, int found) {
 
         // The rows: first the default transport and sub-ranges (the goals), then the same with
         // the other transport, with one sub-range, and (distributed) with all 32 bits sorted.
-        const Transport other = multi.peer_access() && config.transport != Transport::Nccl ? Transport::Nccl
-                                                                                             : Transport::CopyEngines;
+        const Transport other =
+            multi.peer_access() && config.transport != Transport::Nccl ? Transport::Nccl : Transport::CopyEngines;
         const std::string other_suffix = other == Transport::Nccl ? "-nccl" : "-ce";
         struct Variant {
           std::string name;
@@ -191,14 +192,16 @@ int run_bench(const Config& config, int found) {
           bool cut_bits;
         };
         std::vector<Variant> variants;
-        if (N > 1) variants.push_back({"distributed", Case::Distributed, config.chunks, 0.0, config.transport, config.cut_bits});
+        if (N > 1)
+          variants.push_back({"distributed", Case::Distributed, config.chunks, 0.0, config.transport, config.cut_bits});
         variants.push_back({"gathered", Case::Gathered, config.chunks, 0.0, config.transport, config.cut_bits});
         if (N > 1) {
           std::ostringstream weighted;
           weighted << "gathered-share" << std::fixed << std::setprecision(2) << model.f_pipelined;
-          variants.push_back({weighted.str(), Case::Gathered, config.chunks, model.f_pipelined, config.transport,
-                              config.cut_bits});
-          variants.push_back({"distributed" + other_suffix, Case::Distributed, config.chunks, 0.0, other, config.cut_bits});
+          variants.push_back(
+              {weighted.str(), Case::Gathered, config.chunks, model.f_pipelined, config.transport, config.cut_bits});
+          variants.push_back(
+              {"distributed" + other_suffix, Case::Distributed, config.chunks, 0.0, other, config.cut_bits});
           variants.push_back({"gathered" + other_suffix, Case::Gathered, config.chunks, 0.0, other, config.cut_bits});
           if (K_distributed > 1)
             variants.push_back({"distributed-k1", Case::Distributed, 1, 0.0, config.transport, config.cut_bits});
@@ -217,12 +220,15 @@ int run_bench(const Config& config, int found) {
           std::vector<double> totals;
           std::vector<double> steps[MultiGpuSorter::kSteps];
           for (int rep = -config.warmup; rep < config.reps; ++rep) {
-            if (gathered) g0.restore(n, multi.stream(0));
+            if (gathered)
+              g0.restore(n, multi.stream(0));
             else
               for (int r = 0; r < N; ++r) parts[r]->restore(part_pairs[r].n, multi.stream(r));
             multi.synchronize();
-            if (gathered) multi.sort_gathered(g0.pairs(n), out_keys.data(), out_values.data(), v.share);
-            else multi.sort_distributed(part_pairs);
+            if (gathered)
+              multi.sort_gathered(g0.pairs(n), out_keys.data(), out_values.data(), v.share);
+            else
+              multi.sort_distributed(part_pairs);
             const StepTimes t = multi.last_times();
             if (rep < 0) continue;
             totals.push_back(t.total);
@@ -246,7 +252,8 @@ int run_bench(const Config& config, int found) {
           // the other bitmaps on GPU 0: only with peer access).
           if (N == 1 || multi.peer_access()) {
             std::vector<OutputRange> ranges;
-            if (gathered) ranges.push_back({multi.device(0), out_keys.data(), out_values.data(), n});
+            if (gathered)
+              ranges.push_back({multi.device(0), out_keys.data(), out_values.data(), n});
             else
               for (int r = 0; r < N; ++r)
                 ranges.push_back({multi.device(r), multi.range_keys(r), multi.range_values(r), multi.range_count(r)});
@@ -290,9 +297,9 @@ int run_bench(const Config& config, int found) {
           }
           rows.push_back(row);
           if (csv) write_csv_row(csv, row);
-          std::cout << "  " << row.kase << " (" << N << " GPUs, " << row.sorter << ", " << row.transport << ", K = "
-                    << row.chunks << "): " << number(row.median_ms, 3) << " ms (x" << number(row.vs_hybrid, 2)
-                    << " hybrid, x" << number(row.vs_cub, 2) << " cub-radix; steps";
+          std::cout << "  " << row.kase << " (" << N << " GPUs, " << row.sorter << ", " << row.transport
+                    << ", K = " << row.chunks << "): " << number(row.median_ms, 3) << " ms (x"
+                    << number(row.vs_hybrid, 2) << " hybrid, x" << number(row.vs_cub, 2) << " cub-radix; steps";
           for (int k = 0; k < MultiGpuSorter::kSteps; ++k) std::cout << ' ' << number(row.steps[k], 2);
           std::cout << "; NCCL alone " << number(row.nccl_ms, 2) << " ms, copy engines alone " << number(row.ce_ms, 2)
                     << " ms; splitters from " << row.splitter_source << "; " << row.check << ")" << std::endl;
@@ -318,15 +325,16 @@ int run_bench(const Config& config, int found) {
                "NCCL's rate)\n";
   std::cout << std::left << std::setw(22) << "case" << std::setw(5) << "gpus" << std::setw(7) << "n" << std::setw(10)
             << "median" << std::setw(9) << "x hybrid" << std::setw(7) << "x cub" << std::setw(3) << "K" << std::setw(34)
-            << "steps" << std::setw(8) << "GB" << std::setw(10) << "xchg/NCCL" << "check\n";
+            << "steps" << std::setw(8) << "GB" << std::setw(10) << "xchg/NCCL"
+            << "check\n";
   for (const Row& r : rows) {
     std::string steps;
     if (r.has_steps)
       for (int s = 0; s < MultiGpuSorter::kSteps; ++s) steps += (s ? "/" : "") + number(r.steps[s], 2);
     const double transfer = exchange_ms(r);
     std::cout << std::setw(22) << r.kase << std::setw(5) << r.gpus << std::setw(7) << size_text(r.n) << std::setw(10)
-              << number(r.median_ms, 3) << std::setw(9) << number(r.vs_hybrid, 2) << std::setw(7)
-              << number(r.vs_cub, 2) << std::setw(3) << r.chunks << std::setw(34) << steps << std::setw(8)
+              << number(r.median_ms, 3) << std::setw(9) << number(r.vs_hybrid, 2) << std::setw(7) << number(r.vs_cub, 2)
+              << std::setw(3) << r.chunks << std::setw(34) << steps << std::setw(8)
               << number(static_cast<double>(r.bytes_between) / 1e9, 2) << std::setw(10)
               << (r.nccl_ms > 0 && transfer > 0 ? number(r.nccl_ms / transfer, 2) : "-") << r.check << '\n';
   }

@@ -120,9 +120,12 @@ std::optional<Config> parse_args(int argc, char** argv, std::string& error) {
   }
   c.cut_bits = !all_bits;
   if (!transport.empty()) {
-    if (transport == "auto") c.transport = Transport::Auto;
-    else if (transport == "ce") c.transport = Transport::CopyEngines;
-    else if (transport == "nccl") c.transport = Transport::Nccl;
+    if (transport == "auto")
+      c.transport = Transport::Auto;
+    else if (transport == "ce")
+      c.transport = Transport::CopyEngines;
+    else if (transport == "nccl")
+      c.transport = Transport::Nccl;
     else {
       error = "--transport: '" + transport + "' is none of auto, ce, nccl";
       return std::nullopt;
@@ -198,8 +201,8 @@ std::optional<Config> parse_args(int argc, char** argv, std::string& error) {
       std::string names;
       for (const SorterInfo& s : sorter_registry())
         if (s.backend == Backend::Gpu) names += (names.empty() ? "" : ", ") + std::string(s.name);
-      error = "--local-sorter: '" + c.local_sorter + "' is " + (info ? "a CPU sorter" : "not a sorter of the registry") +
-              "; GPU sorters: " + names;
+      error = "--local-sorter: '" + c.local_sorter + "' is " +
+              (info ? "a CPU sorter" : "not a sorter of the registry") + "; GPU sorters: " + names;
       return std::nullopt;
     }
     try {

@@ -157,8 +157,9 @@ class TestRunner {
       download(values.data() + at, sorter.range_values(r), c, sorter.device(r));
       at += c;
     }
-    CheckResult result = at == n ? check_sorted_pairs(in.keys, in.reference, keys, values)
-                                 : CheckResult{false, "ranges hold " + std::to_string(at) + " pairs, not " + std::to_string(n)};
+    CheckResult result =
+        at == n ? check_sorted_pairs(in.keys, in.reference, keys, values)
+                : CheckResult{false, "ranges hold " + std::to_string(at) + " pairs, not " + std::to_string(n)};
     if (result.ok && exact_balance) result = check_balance(sorter, n, 0.0);
     return result;
   }
@@ -311,7 +312,8 @@ int run_tests(const Config& config, int found) {
   for (const std::size_t n : edge_sizes) {
     const int failed_before = tally.failed;
     for (const TestInput& in : edge_inputs(n)) run_all(in);
-    std::cout << "  edge inputs n=" << size_text(n) << (tally.failed == failed_before ? ": ok" : ": FAILED") << std::endl;
+    std::cout << "  edge inputs n=" << size_text(n) << (tally.failed == failed_before ? ": ok" : ": FAILED")
+              << std::endl;
   }
   // A planted error: one key of the last range overwritten after a correct sort. The check must
   // report it, or every "passed" above means nothing.

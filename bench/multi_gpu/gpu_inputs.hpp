@@ -56,7 +56,8 @@ struct GpuInput {
   void restore(std::size_t n, cudaStream_t stream) {
     if (n == 0) return;
     DeviceScope scope(device);
-    DEPTHSORT_CUDA_CHECK(cudaMemcpyAsync(keys.data(), keys_src.data(), n * sizeof(float), cudaMemcpyDeviceToDevice, stream));
+    DEPTHSORT_CUDA_CHECK(
+        cudaMemcpyAsync(keys.data(), keys_src.data(), n * sizeof(float), cudaMemcpyDeviceToDevice, stream));
     DEPTHSORT_CUDA_CHECK(
         cudaMemcpyAsync(values.data(), values_src.data(), n * sizeof(std::uint32_t), cudaMemcpyDeviceToDevice, stream));
   }

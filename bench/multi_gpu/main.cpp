@@ -38,8 +38,8 @@ void print_machine(int found) {
   DEPTHSORT_NCCL_CHECK(ncclGetVersion(&version));
   const char* nvls = std::getenv("NCCL_NVLS_ENABLE");
   std::cout << "NCCL " << version / 10000 << '.' << (version / 100) % 100 << '.' << version % 100 << " (built with "
-            << NCCL_MAJOR << '.' << NCCL_MINOR << '.' << NCCL_PATCH << "), NCCL_NVLS_ENABLE=" << (nvls ? nvls : "(unset)")
-            << '\n';
+            << NCCL_MAJOR << '.' << NCCL_MINOR << '.' << NCCL_PATCH
+            << "), NCCL_NVLS_ENABLE=" << (nvls ? nvls : "(unset)") << '\n';
   int runtime = 0, driver = 0;
   DEPTHSORT_CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
   DEPTHSORT_CUDA_CHECK(cudaDriverGetVersion(&driver));
@@ -80,7 +80,8 @@ int run(int argc, char** argv) {
   if (status != cudaSuccess) found = 0;
   const std::string why_none = status != cudaSuccess ? std::string(": ") + cudaGetErrorString(status) : "";
   if (config->require_gpus > found) {
-    std::cout << "skipped: fewer than " << (config->require_gpus == 2 ? std::string("two") : std::to_string(config->require_gpus))
+    std::cout << "skipped: fewer than "
+              << (config->require_gpus == 2 ? std::string("two") : std::to_string(config->require_gpus))
               << " GPUs (found " << found << why_none << ")\n";
     return kExitSkipped;
   }

@@ -149,8 +149,8 @@ class Runner {
           gpu_mms::sort_with_k<8>(gpu_mms::ArrayIn<Obj>{work_.data()}, gpu_mms::ArrayOut<Obj>{out_.data()}, a_.data(),
                                   b_.data(), splits_.data(), n32, c, sentinel, less, nullptr, nullptr);
         else
-          gpu_mms::sort_with_k<16>(gpu_mms::ArrayIn<Obj>{work_.data()}, gpu_mms::ArrayOut<Obj>{out_.data()},
-                                   a_.data(), b_.data(), splits_.data(), n32, c, sentinel, less, nullptr, nullptr);
+          gpu_mms::sort_with_k<16>(gpu_mms::ArrayIn<Obj>{work_.data()}, gpu_mms::ArrayOut<Obj>{out_.data()}, a_.data(),
+                                   b_.data(), splits_.data(), n32, c, sentinel, less, nullptr, nullptr);
       };
       const float ms = time(n, mms);  // before verify: the check must read this sorter's output
       report(type, input, n, "gpu-mms", k, ms, verify(host, less));
@@ -160,8 +160,8 @@ class Runner {
     DeviceBuffer<unsigned char> temp(bytes, "types cub temp");
     auto cub_sort = [&] {
       std::size_t b = bytes;
-      DEPTHSORT_CUDA_CHECK(cub::DeviceMergeSort::SortKeysCopy(temp.data(), b, work_.data(), out_.data(),
-                                                              static_cast<int>(n), less));
+      DEPTHSORT_CUDA_CHECK(
+          cub::DeviceMergeSort::SortKeysCopy(temp.data(), b, work_.data(), out_.data(), static_cast<int>(n), less));
     };
     const float ms = time(n, cub_sort);
     report(type, input, n, "cub-merge", 0, ms, verify(host, less));
@@ -196,10 +196,10 @@ class Runner {
     return check(host, out, less);
   }
   void report(const char* type, const char* input, std::size_t n, const char* sorter, int k, float ms, bool ok) {
-    std::printf("%-9s %-9s %10zu  %-9s k=%-2d %9.3f ms %7.2f G/s  %s\n", type, input, n, sorter, k, ms,
-                n / (ms * 1e6), ok ? "pass" : "FAIL");
-    csv_ << type << ',' << input << ',' << n << ',' << sorter << ',' << k << ',' << ms << ','
-                   << n / (ms * 1e6) << ',' << (ok ? "pass" : "FAIL") << '\n';
+    std::printf("%-9s %-9s %10zu  %-9s k=%-2d %9.3f ms %7.2f G/s  %s\n", type, input, n, sorter, k, ms, n / (ms * 1e6),
+                ok ? "pass" : "FAIL");
+    csv_ << type << ',' << input << ',' << n << ',' << sorter << ',' << k << ',' << ms << ',' << n / (ms * 1e6) << ','
+         << (ok ? "pass" : "FAIL") << '\n';
     failed_ |= !ok;
   }
 

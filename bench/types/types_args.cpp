@@ -42,8 +42,8 @@ TypesArgs parse_types_args(std::span<const std::string_view> args) {
   std::string sizes, ks, reps, csv;
   bool help = false;
   app.add_flag("--help,-h", help);
-  for (const auto& [name, out] : {std::pair{"--sizes", &sizes}, std::pair{"--k", &ks}, std::pair{"--reps", &reps},
-                                  std::pair{"--csv", &csv}})
+  for (const auto& [name, out] :
+       {std::pair{"--sizes", &sizes}, std::pair{"--k", &ks}, std::pair{"--reps", &reps}, std::pair{"--csv", &csv}})
     app.add_option(name, *out)->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
 
   std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 pops from the back
@@ -91,7 +91,8 @@ TypesArgs parse_types_args(std::span<const std::string_view> args) {
   if (app.count("--reps") > 0) o.reps = static_cast<int>(count("--reps", reps, 1, kMaxTypesReps));
   if (!error.empty()) return fail(error);
   for (const int k : o.ks)
-    if (k != 8 && k != 16) return fail("--k: " + std::to_string(k) + ": 8 or 16 (the instantiations this program carries)");
+    if (k != 8 && k != 16)
+      return fail("--k: " + std::to_string(k) + ": 8 or 16 (the instantiations this program carries)");
   if (app.count("--csv") > 0 && csv.empty()) return fail("--csv needs a file name");
   o.csv = csv;
   return result;

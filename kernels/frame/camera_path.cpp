@@ -23,12 +23,8 @@ Vec3 normalize(Vec3 a) { return (1.0f / std::sqrt(dot(a, a))) * a; }
 // radius around its centre: through the centre at t = 0 and pi, out to 1.5 radii between.
 // Its derivative never vanishes (x' = 0 needs cos t = 0, where z' = -1.6), so the camera's
 // direction, taken from it, is smooth.
-Vec3 fly_curve(float t) {
-  return {1.25f * std::sin(t), 0.3f * std::sin(2.0f * t + 0.5f), 0.8f * std::sin(2.0f * t)};
-}
-Vec3 fly_tangent(float t) {
-  return {1.25f * std::cos(t), 0.6f * std::cos(2.0f * t + 0.5f), 1.6f * std::cos(2.0f * t)};
-}
+Vec3 fly_curve(float t) { return {1.25f * std::sin(t), 0.3f * std::sin(2.0f * t + 0.5f), 0.8f * std::sin(2.0f * t)}; }
+Vec3 fly_tangent(float t) { return {1.25f * std::cos(t), 0.6f * std::cos(2.0f * t + 0.5f), 1.6f * std::cos(2.0f * t)}; }
 
 constexpr std::array kNames{Named<CameraPath>{CameraPath::None, "none"}, Named<CameraPath>{CameraPath::Orbit, "orbit"},
                             Named<CameraPath>{CameraPath::FlyThrough, "fly-through"},

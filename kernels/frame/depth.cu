@@ -17,18 +17,16 @@ constexpr int kBlock = 256;
 unsigned int grid_for(std::size_t n) { return primitives::grid_for(n, kBlock); }
 
 __global__ void triangle_depth_kernel(const MeshVertex* __restrict__ vertices,
-                                      const std::uint32_t* __restrict__ indices, std::size_t n,
-                                      DepthPlane plane, float* __restrict__ keys,
-                                      std::uint32_t* __restrict__ values) {
+                                      const std::uint32_t* __restrict__ indices, std::size_t n, DepthPlane plane,
+                                      float* __restrict__ keys, std::uint32_t* __restrict__ values) {
   const std::size_t t = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
   if (t >= n) return;
   keys[t] = triangle_key(plane, vertices, indices, t);
   values[t] = static_cast<std::uint32_t>(t);
 }
 
-__global__ void point_depth_kernel(const ParticleVertex* __restrict__ particles, std::size_t n,
-                                   DepthPlane plane, float* __restrict__ keys,
-                                   std::uint32_t* __restrict__ values) {
+__global__ void point_depth_kernel(const ParticleVertex* __restrict__ particles, std::size_t n, DepthPlane plane,
+                                   float* __restrict__ keys, std::uint32_t* __restrict__ values) {
   const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
   if (i >= n) return;
   const ParticleVertex p = particles[i];
@@ -75,8 +73,7 @@ __global__ void gather_keys_kernel(const float* __restrict__ key_of_id, const st
 void launch_triangle_depth(const MeshVertex* vertices, const std::uint32_t* indices, std::size_t triangles,
                            DepthPlane plane, float* keys, std::uint32_t* values, cudaStream_t stream) {
   if (triangles == 0) return;
-  triangle_depth_kernel<<<grid_for(triangles), kBlock, 0, stream>>>(vertices, indices, triangles, plane, keys,
-                                                                    values);
+  triangle_depth_kernel<<<grid_for(triangles), kBlock, 0, stream>>>(vertices, indices, triangles, plane, keys, values);
   DEPTHSORT_CUDA_CHECK_LAUNCH("triangle_depth_kernel");
 }
 
@@ -88,12 +85,12 @@ void launch_point_depth(const ParticleVertex* particles, std::size_t n, DepthPla
 }
 
 void launch_primitive_depth(const MeshVertex* vertices, const std::uint32_t* indices, std::size_t triangles,
-                            const ParticleVertex* particles, std::size_t particle_count, DepthPlane plane,
-                            float* keys, std::uint32_t* values, cudaStream_t stream) {
+                            const ParticleVertex* particles, std::size_t particle_count, DepthPlane plane, float* keys,
+                            std::uint32_t* values, cudaStream_t stream) {
   const std::size_t n = triangles + particle_count;
   if (n == 0) return;
   primitive_depth_kernel<<<grid_for(n), kBlock, 0, stream>>>(vertices, indices, triangles, particles, n, plane, keys,
-                                                              values);
+                                                             values);
   DEPTHSORT_CUDA_CHECK_LAUNCH("primitive_depth_kernel");
 }
 

@@ -35,12 +35,12 @@ __global__ void expand_kernel(const MeshVertex* __restrict__ vertices, const std
 }  // namespace
 
 void launch_expand(const MeshVertex* vertices, const std::uint32_t* indices, std::size_t triangles,
-                   const ParticleVertex* particles, std::size_t n, const std::uint32_t* order,
-                   const Segments& segments, const ExpandView& view, ExpandedVertex* out, cudaStream_t stream) {
+                   const ParticleVertex* particles, std::size_t n, const std::uint32_t* order, const Segments& segments,
+                   const ExpandView& view, ExpandedVertex* out, cudaStream_t stream) {
   if (n == 0) return;
   const auto blocks = static_cast<unsigned int>((n + kBlock - 1) / kBlock);
-  expand_kernel<<<blocks, kBlock, 0, stream>>>(vertices, indices, triangles, particles, n, order,
-                                               segments.starts, segments.starts ? segments.count : 0u, view, out);
+  expand_kernel<<<blocks, kBlock, 0, stream>>>(vertices, indices, triangles, particles, n, order, segments.starts,
+                                               segments.starts ? segments.count : 0u, view, out);
   DEPTHSORT_CUDA_CHECK_LAUNCH("expand_kernel");
 }
 

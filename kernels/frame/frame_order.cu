@@ -14,9 +14,7 @@
 
 namespace depthsort {
 
-const char* order_method_name(OrderMethod method) noexcept {
-  return method == OrderMethod::Fused ? "fused" : "sorter";
-}
+const char* order_method_name(OrderMethod method) noexcept { return method == OrderMethod::Fused ? "fused" : "sorter"; }
 
 FrameOrder::FrameOrder(std::size_t max_triangles, std::size_t max_primitives, bool fused)
     : max_triangles_(max_triangles), max_primitives_(max_primitives) {
@@ -228,8 +226,8 @@ void FrameOrder::check_last_order(const FrameRecords& records, const DepthPlane&
     }
     launch_check_permutation(order, n, marks_.data(), bad_device_.data(), stream);
   }
-  DEPTHSORT_CUDA_CHECK(cudaMemcpyAsync(bad_host_.data(), bad_device_.data(), bad_device_.bytes(),
-                                       cudaMemcpyDeviceToHost, stream));
+  DEPTHSORT_CUDA_CHECK(
+      cudaMemcpyAsync(bad_host_.data(), bad_device_.data(), bad_device_.bytes(), cudaMemcpyDeviceToHost, stream));
   DEPTHSORT_CUDA_CHECK(cudaEventRecord(check_event_.get(), stream));
   check_pending_ = true;
   check_frame_ = frame;

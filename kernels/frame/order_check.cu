@@ -14,8 +14,8 @@ __global__ void check_sorted_kernel(const float* __restrict__ key_of_id, std::si
                                     const float* __restrict__ keys_out, const std::uint32_t* __restrict__ values_out,
                                     std::size_t n, unsigned int* __restrict__ bad_count) {
   const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
-  const unsigned int bad = __syncthreads_count(i < n && sorted_position_wrong(key_of_id, id_count, keys_out,
-                                                                                values_out, n, i));
+  const unsigned int bad =
+      __syncthreads_count(i < n && sorted_position_wrong(key_of_id, id_count, keys_out, values_out, n, i));
   if (threadIdx.x == 0 && bad) atomicAdd(bad_count, bad);
 }
 
@@ -49,8 +49,7 @@ __global__ void mark_ids_kernel(const std::uint32_t* __restrict__ values, std::s
   }
 }
 
-__global__ void count_unmarked_kernel(const std::uint32_t* __restrict__ marks, std::size_t n,
-                                      unsigned int* bad_count) {
+__global__ void count_unmarked_kernel(const std::uint32_t* __restrict__ marks, std::size_t n, unsigned int* bad_count) {
   unsigned int bad = 0;
   for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
@@ -79,8 +78,8 @@ void launch_check_order(const float* key_of_id, std::size_t id_count, const std:
   DEPTHSORT_CUDA_CHECK_LAUNCH("check_order_kernel");
 }
 
-void launch_check_permutation(const std::uint32_t* values, std::size_t n, std::uint32_t* marks,
-                              unsigned int* bad_count, cudaStream_t stream) {
+void launch_check_permutation(const std::uint32_t* values, std::size_t n, std::uint32_t* marks, unsigned int* bad_count,
+                              cudaStream_t stream) {
   if (n == 0) return;
   DEPTHSORT_CUDA_CHECK(cudaMemsetAsync(marks, 0, n * sizeof(std::uint32_t), stream));
   mark_ids_kernel<<<grid_stride_for(n), 256, 0, stream>>>(values, n, marks, bad_count);

@@ -35,16 +35,16 @@ __global__ void particles_step_kernel(ParticleState* __restrict__ state, Particl
 
 }  // namespace
 
-void launch_particles_init(ParticleState* state, ParticleVertex* vertices, std::size_t n,
-                           const EmitterParams& params, cudaStream_t stream) {
+void launch_particles_init(ParticleState* state, ParticleVertex* vertices, std::size_t n, const EmitterParams& params,
+                           cudaStream_t stream) {
   if (n == 0) return;
   const auto grid = static_cast<unsigned int>((n + kBlock - 1) / kBlock);
   particles_init_kernel<<<grid, kBlock, 0, stream>>>(state, vertices, n, params);
   DEPTHSORT_CUDA_CHECK_LAUNCH("particles_init_kernel");
 }
 
-void launch_particles_step(ParticleState* state, ParticleVertex* vertices, std::size_t n,
-                           const EmitterParams& params, cudaStream_t stream) {
+void launch_particles_step(ParticleState* state, ParticleVertex* vertices, std::size_t n, const EmitterParams& params,
+                           cudaStream_t stream) {
   if (n == 0) return;
   const auto grid = static_cast<unsigned int>((n + kBlock - 1) / kBlock);
   particles_step_kernel<<<grid, kBlock, 0, stream>>>(state, vertices, n, params);

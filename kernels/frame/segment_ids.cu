@@ -33,8 +33,9 @@ void launch_segment_ids(const Segments& segments, std::size_t n, std::uint32_t* 
 }
 
 void segment_ids_host(std::span<const std::uint32_t> starts, std::size_t n, std::span<std::uint32_t> out) {
-  if (out.size() < n) throw std::invalid_argument("segment_ids_host: output holds " + std::to_string(out.size()) +
-                                                  " positions, " + std::to_string(n) + " needed");
+  if (out.size() < n)
+    throw std::invalid_argument("segment_ids_host: output holds " + std::to_string(out.size()) + " positions, " +
+                                std::to_string(n) + " needed");
   const auto count = static_cast<std::uint32_t>(starts.size());
   for (std::size_t p = 0; p < n; ++p)
     out[p] = count == 0 ? 0u : segment_of(starts.data(), count, static_cast<std::uint32_t>(p));
@@ -43,14 +44,15 @@ void segment_ids_host(std::span<const std::uint32_t> starts, std::size_t n, std:
 std::vector<std::uint32_t> segment_sizes(std::span<const std::uint32_t> starts, std::size_t n) {
   std::vector<std::uint32_t> sizes;
   if (starts.empty()) return sizes;
-  if (starts.front() != 0) throw std::invalid_argument("segment starts must begin at 0, not " + std::to_string(starts.front()));
+  if (starts.front() != 0)
+    throw std::invalid_argument("segment starts must begin at 0, not " + std::to_string(starts.front()));
   sizes.reserve(starts.size());
   for (std::size_t i = 0; i < starts.size(); ++i) {
     const std::size_t end = i + 1 < starts.size() ? starts[i + 1] : n;
     if (end < starts[i] || end > n)
-      throw std::invalid_argument("segment " + std::to_string(i) + " runs from " + std::to_string(starts[i]) +
-                                  " to " + std::to_string(end) + ": starts must ascend and stay within n = " +
-                                  std::to_string(n));
+      throw std::invalid_argument("segment " + std::to_string(i) + " runs from " + std::to_string(starts[i]) + " to " +
+                                  std::to_string(end) +
+                                  ": starts must ascend and stay within n = " + std::to_string(n));
     sizes.push_back(static_cast<std::uint32_t>(end - starts[i]));
   }
   return sizes;

@@ -21,9 +21,9 @@
 namespace depthsort::app::test {
 namespace {
 
-#define REQUIRE_CUDA_DEVICE()                                             \
-  do {                                                                    \
-    std::string why;                                                      \
+#define REQUIRE_CUDA_DEVICE()                                                 \
+  do {                                                                        \
+    std::string why;                                                          \
     if (!cuda_device_usable(&why)) GTEST_SKIP() << "no CUDA device: " << why; \
   } while (0)
 
@@ -45,7 +45,8 @@ TEST(GpuPath, EverySorterGivesTheCpuPathsPixels) {
     args.insert(args.end(), {"--sorter", std::string(info.name), "--screenshot", png});
     r = run_depthsort(args);
     ASSERT_EQ(r.status, 0) << info.name << ": " << r.output;
-    ASSERT_NE(r.output.find("path: GPU"), std::string::npos) << info.name << " did not run on the GPU path: " << r.output;
+    ASSERT_NE(r.output.find("path: GPU"), std::string::npos)
+        << info.name << " did not run on the GPU path: " << r.output;
     ASSERT_NE(r.output.find("sorter: " + std::string(info.name)), std::string::npos) << info.name << ": " << r.output;
     const Image image = read_png(png);
     ASSERT_EQ(image.rgba.size(), reference.rgba.size());
@@ -65,16 +66,16 @@ TEST(GpuPath, EverySorterGivesTheCpuPathsPixels) {
 // comparison can fail.
 TEST(GpuPath, OneOrderForTrianglesAndParticlesEverySorter) {
   REQUIRE_CUDA_DEVICE();
-  const std::vector<std::string> common = {"--headless", "--scene", "mixed", "--size", "160x120", "--frames", "4",
-                                           "--check-every", "1"};
+  const std::vector<std::string> common = {"--headless", "--scene", "mixed",         "--size", "160x120",
+                                           "--frames",   "4",       "--check-every", "1"};
   auto args = common;
   args.insert(args.end(), {"--cpu", "--quiet", "--screenshot", out_path("gpu_mixed_cpu.png")});
   CommandResult r = run_depthsort(args);
   ASSERT_EQ(r.status, 0) << r.output;
   const Image pulled_reference = read_png(out_path("gpu_mixed_cpu.png"));
   args = common;
-  args.insert(args.end(), {"--cpu", "--quiet", "--draw-path", "expanded", "--screenshot",
-                           out_path("gpu_mixed_cpu_expanded.png")});
+  args.insert(args.end(),
+              {"--cpu", "--quiet", "--draw-path", "expanded", "--screenshot", out_path("gpu_mixed_cpu_expanded.png")});
   r = run_depthsort(args);
   ASSERT_EQ(r.status, 0) << r.output;
   const Image expanded_reference = read_png(out_path("gpu_mixed_cpu_expanded.png"));
@@ -106,7 +107,8 @@ TEST(GpuPath, OneOrderForTrianglesAndParticlesEverySorter) {
         continue;
       }
       EXPECT_LE(worst_difference(image, reference), 1) << info.name << " " << mode << " differs from the CPU path";
-      for (std::size_t c = 0; c < 3; ++c) EXPECT_NEAR(centre[c], want[c], 2) << info.name << " " << mode << " channel " << c;
+      for (std::size_t c = 0; c < 3; ++c)
+        EXPECT_NEAR(centre[c], want[c], 2) << info.name << " " << mode << " channel " << c;
     }
     ++tested;
   }
@@ -120,8 +122,9 @@ TEST(GpuPath, OneOrderForTrianglesAndParticlesEverySorter) {
 // channels may differ by more than 2. Both runs must report the GPU path and passing checks.
 TEST(GpuPath, ExpandedDrawEqualsPulledOnTheDefaultScene) {
   REQUIRE_CUDA_DEVICE();
-  const std::vector<std::string> common = {"--headless", "--sorter", "hybrid", "--particles", "100K", "--size",
-                                           "640x360", "--frames", "8", "--camera-path", "orbit", "--check-every", "1"};
+  const std::vector<std::string> common = {"--headless", "--sorter",      "hybrid",   "--particles", "100K",
+                                           "--size",     "640x360",       "--frames", "8",           "--camera-path",
+                                           "orbit",      "--check-every", "1"};
   for (const char* colour : {"scene", "rank", "segment"}) {
     Image images[2];
     const char* paths[2] = {"pull", "expanded"};
@@ -129,8 +132,10 @@ TEST(GpuPath, ExpandedDrawEqualsPulledOnTheDefaultScene) {
       const std::string png = out_path(std::string("gpu_default_") + colour + "_" + paths[p] + ".png");
       auto args = common;
       args.insert(args.end(), {"--colour", colour, "--screenshot", png});
-      if (p == 0) args.insert(args.end(), {"--sprite-shape", "triangle"});
-      else args.insert(args.end(), {"--draw-path", "expanded"});
+      if (p == 0)
+        args.insert(args.end(), {"--sprite-shape", "triangle"});
+      else
+        args.insert(args.end(), {"--draw-path", "expanded"});
       const CommandResult r = run_depthsort(args);
       ASSERT_EQ(r.status, 0) << paths[p] << ": " << r.output;
       ASSERT_NE(r.output.find("path: GPU"), std::string::npos) << r.output;
@@ -147,8 +152,8 @@ TEST(GpuPath, ExpandedDrawEqualsPulledOnTheDefaultScene) {
       off += d > 2 ? 1 : 0;
       lit += i % 4 != 3 && images[0].rgba[i] > 0 ? 1 : 0;
     }
-    EXPECT_LE(off, images[0].rgba.size() / 1000) << colour << ": " << off << " channels differ by more than 2 (worst "
-                                                << worst << ")";
+    EXPECT_LE(off, images[0].rgba.size() / 1000)
+        << colour << ": " << off << " channels differ by more than 2 (worst " << worst << ")";
     EXPECT_GT(lit, images[0].rgba.size() / 10) << colour << ": too little drawn to compare";
   }
 }
@@ -212,8 +217,8 @@ TEST(GpuPath, FusedOrderIsExactOnEverySceneAndCameraPath) {
     for (const char* path : {"orbit", "fly-through", "cuts"}) {
       const std::string what = std::string(scene.name) + " " + path;
       const std::string json = out_path("gpu_fused_" + std::string(scene.name) + "_" + path + ".json");
-      std::vector<std::string> args = {"--headless", "--no-draw", "--frames", "40", "--camera-path", path,
-                                       "--order", "fused", "--check-every", "1", "--json", json};
+      std::vector<std::string> args = {"--headless", "--no-draw", "--frames",      "40", "--camera-path", path,
+                                       "--order",    "fused",     "--check-every", "1",  "--json",        json};
       args.insert(args.end(), scene.args.begin(), scene.args.end());
       const CommandResult r = run_depthsort(args);
       ASSERT_EQ(r.status, 0) << what << ": " << r.output;
@@ -246,9 +251,9 @@ TEST(GpuPath, SegmentColoursAndPanel) {
   const char* sorters[2] = {"hybrid", "cub-radix"};  // with buckets; without (one segment: one hue)
   for (int i = 0; i < 2; ++i) {
     const std::string png = out_path(std::string("gpu_segments_panel_") + sorters[i] + ".png");
-    const CommandResult r = run_depthsort({"--headless", "--sorter", sorters[i], "--triangles", "200K", "--particles",
-                                           "50K", "--frames", "5", "--colour", "segment", "--panel", "--screenshot",
-                                           png});
+    const CommandResult r =
+        run_depthsort({"--headless", "--sorter", sorters[i], "--triangles", "200K", "--particles", "50K", "--frames",
+                       "5", "--colour", "segment", "--panel", "--screenshot", png});
     ASSERT_EQ(r.status, 0) << r.output;
     EXPECT_NE(r.output.find("path: GPU"), std::string::npos) << r.output;
     const Image image = read_png(png);
@@ -273,8 +278,8 @@ TEST(GpuPath, SmallMeshAndParticlesRunWithChecksPassing) {
 
 TEST(GpuPath, MillionsWithoutDrawing) {
   REQUIRE_CUDA_DEVICE();
-  const CommandResult r = run_depthsort({"--headless", "--no-draw", "--triangles", "2M", "--particles", "1M",
-                                         "--frames", "20", "--check-every", "5"});
+  const CommandResult r = run_depthsort(
+      {"--headless", "--no-draw", "--triangles", "2M", "--particles", "1M", "--frames", "20", "--check-every", "5"});
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("path: GPU"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("order checks: 4/4 passed"), std::string::npos) << r.output;
@@ -308,8 +313,8 @@ TEST(GpuPath, CycleSortersSoakIsCheckedAndFlat) {
 TEST(GpuPath, TransparencyModes) {
   REQUIRE_CUDA_DEVICE();
   const auto shot = [](const std::string& name, std::vector<std::string> extra) {
-    std::vector<std::string> args = {"--headless", "--size", "320x180", "--frames", "3", "--screenshot",
-                                     out_path(name), "--quiet"};
+    std::vector<std::string> args = {"--headless", "--size",       "320x180",      "--frames",
+                                     "3",          "--screenshot", out_path(name), "--quiet"};
     args.insert(args.end(), extra.begin(), extra.end());
     const CommandResult r = run_depthsort(args);
     EXPECT_EQ(r.status, 0) << name << ": " << r.output;
@@ -348,19 +353,20 @@ TEST(GpuPath, TransparencyModes) {
     EXPECT_GT(meta["difference"]["pixels"].get<int>(), 500) << meta.dump();
   }
   const std::string big = out_path("gpu_transparency_big.json");
-  const CommandResult r = run_depthsort({"--headless", "--triangles", "1M", "--particles", "1M", "--size", "1280x720",
-                                         "--frames", "8", "--camera-path", "orbit", "--difference", "--json", big,
-                                         "--quiet"});
+  const CommandResult r =
+      run_depthsort({"--headless", "--triangles", "1M", "--particles", "1M", "--size", "1280x720", "--frames", "8",
+                     "--camera-path", "orbit", "--difference", "--json", big, "--quiet"});
   ASSERT_EQ(r.status, 0) << r.output;
   std::ifstream in(big);
   const nlohmann::json meta = nlohmann::json::parse(in)["meta"];
   // The first frame may go over the starting budget; the pool grows, and the last frame read must fit.
   EXPECT_EQ(meta["abuffer"]["over_budget_pixels"], 0) << meta["abuffer"].dump();
   EXPECT_LT(meta["abuffer"]["frames_over_budget"].get<int>(), meta["abuffer"]["frames_read"].get<int>());
-  std::printf("1M triangles + 1M particles, 1280x720: sorted primitives differ from the reference at %d pixels "
-              "(largest %d/255); a-buffer %s\n",
-              meta["difference"]["pixels"].get<int>(), meta["difference"]["largest"].get<int>(),
-              meta["abuffer"].dump().c_str());
+  std::printf(
+      "1M triangles + 1M particles, 1280x720: sorted primitives differ from the reference at %d pixels "
+      "(largest %d/255); a-buffer %s\n",
+      meta["difference"]["pixels"].get<int>(), meta["difference"]["largest"].get<int>(),
+      meta["abuffer"].dump().c_str());
 }
 
 }  // namespace

@@ -43,8 +43,8 @@ void expect_pixel(const Image& image, int x, int y, std::array<int, 3> want, con
   const auto got = image.at(x, y);
   for (int c = 0; c < 3; ++c)
     EXPECT_NEAR(got[static_cast<std::size_t>(c)], want[static_cast<std::size_t>(c)], 2)
-        << what << ": channel " << c << " at (" << x << "," << y << ") is (" << got[0] << "," << got[1] << ","
-        << got[2] << "), want (" << want[0] << "," << want[1] << "," << want[2] << ")";
+        << what << ": channel " << c << " at (" << x << "," << y << ") is (" << got[0] << "," << got[1] << "," << got[2]
+        << "), want (" << want[0] << "," << want[1] << "," << want[2] << ")";
 }
 
 int max_channel_difference(std::array<int, 3> a, std::array<int, 3> b) {
@@ -105,8 +105,8 @@ TEST(HeadlessBlend, OneOrderForTrianglesAndParticles) {
 // the red and blue triangles show.
 TEST(HeadlessBlend, ParticleQuadIsRound) {
   for (const char* shape : {"quad", "triangle"}) {
-    const Image image = render_test_scene(std::string("mixed_") + shape + ".png",
-                                          {"--scene", "mixed", "--sprite-shape", shape});
+    const Image image =
+        render_test_scene(std::string("mixed_") + shape + ".png", {"--scene", "mixed", "--sprite-shape", shape});
     EXPECT_GT(image.at(kW / 2, kH / 2)[1], 50) << shape << ": no green particle at the centre";
     // 10 pixels up and right of the centre: inside the quad's square, outside its disc (r ~ 11 px).
     EXPECT_LE(image.at(kW / 2 + 10, kH / 2 - 10)[1], 2) << shape << ": drawn outside the disc";
@@ -141,8 +141,9 @@ TEST(HeadlessBlend, ExpandedDrawEqualsPulledTriangleSprites) {
   for (const char* colour : {"scene", "rank", "segment"})
     compare(std::string("expanded_mixed_") + colour, {"--scene", "mixed", "--colour", colour}, 0);
   compare("expanded_wipe", {"--scene", "mixed", "--wipe", "0.3"}, 0);
-  compare("expanded_knot", {"--scene", "knot", "--triangles", "3K", "--particles", "2K", "--camera-path", "orbit",
-                            "--frames", "4", "--size", "200x150"},
+  compare("expanded_knot",
+          {"--scene", "knot", "--triangles", "3K", "--particles", "2K", "--camera-path", "orbit", "--frames", "4",
+           "--size", "200x150"},
           20);
 }
 
@@ -176,8 +177,8 @@ TEST(HeadlessBlend, ColourModesRun) {
 // Headless --panel draws the ImGui panel (top left) into the screenshot; without it that corner
 // is background.
 TEST(HeadlessRun, PanelIsDrawnIntoTheScreenshot) {
-  const std::vector<std::string> common = {"--headless", "--cpu", "--scene", "mixed", "--size", "800x600",
-                                           "--frames", "3", "--quiet"};
+  const std::vector<std::string> common = {"--headless", "--cpu",    "--scene", "mixed",  "--size",
+                                           "800x600",    "--frames", "3",       "--quiet"};
   auto args = common;
   args.insert(args.end(), {"--panel", "--screenshot", out_path("panel.png")});
   CommandResult r = run_depthsort(args);
@@ -197,9 +198,9 @@ TEST(HeadlessRun, PanelIsDrawnIntoTheScreenshot) {
 
 TEST(HeadlessRun, CoherentModeKeepsEveryCheckPassing) {
   const std::string json = out_path("coherent.json");
-  const CommandResult r = run_depthsort({"--headless", "--cpu", "--frames", "12", "--size", "200x120", "--triangles",
-                                         "3K", "--particles", "2K", "--camera-path", "orbit", "--coherent",
-                                         "--check-every", "1", "--json", json});
+  const CommandResult r =
+      run_depthsort({"--headless", "--cpu", "--frames", "12", "--size", "200x120", "--triangles", "3K", "--particles",
+                     "2K", "--camera-path", "orbit", "--coherent", "--check-every", "1", "--json", json});
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("order checks: 12/12 passed"), std::string::npos) << r.output;
   std::ifstream in(json);
@@ -390,9 +391,9 @@ TEST(CommandLine, DrawPath) {
 // console, every order check passing.
 TEST(HeadlessRun, ExpandedDrawPathIsTimedAndReported) {
   const std::string json = out_path("expanded.json");
-  const CommandResult r = run_depthsort({"--headless", "--cpu", "--frames", "6", "--size", "200x120", "--triangles",
-                                         "3K", "--particles", "2K", "--camera-path", "orbit", "--draw-path", "expanded",
-                                         "--check-every", "1", "--json", json});
+  const CommandResult r =
+      run_depthsort({"--headless", "--cpu", "--frames", "6", "--size", "200x120", "--triangles", "3K", "--particles",
+                     "2K", "--camera-path", "orbit", "--draw-path", "expanded", "--check-every", "1", "--json", json});
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("order checks: 6/6 passed"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("draw path: expanded"), std::string::npos) << r.output;
@@ -427,8 +428,10 @@ TEST(ObjLoader, GoodFileWithMaterial) {
   int glassy = 0;
   for (std::size_t t = 0; t < mesh.triangles(); ++t) {
     const std::uint32_t rgba = mesh.vertices[mesh.indices[3 * t]].rgba;
-    if (rgba == glass) ++glassy;
-    else EXPECT_EQ(rgba >> 24, 255u);  // no material: opaque shape colour
+    if (rgba == glass)
+      ++glassy;
+    else
+      EXPECT_EQ(rgba >> 24, 255u);  // no material: opaque shape colour
   }
   EXPECT_EQ(glassy, 2);
   for (const std::uint32_t i : mesh.indices) EXPECT_LT(i, mesh.vertices.size());

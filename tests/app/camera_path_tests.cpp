@@ -88,8 +88,10 @@ TEST(CameraPath, CutsJumpEveryKFramesAndMoveSmoothlyBetween) {
   float largest_smooth = 0, smallest_jump = 1e9f;
   for (std::uint64_t f = 0; f + 1 < kFrames; ++f) {
     const float step = eye_step(CameraPath::Cuts, f);
-    if ((f + 1) % kCutEvery == 0) smallest_jump = std::fmin(smallest_jump, step);
-    else largest_smooth = std::fmax(largest_smooth, step);
+    if ((f + 1) % kCutEvery == 0)
+      smallest_jump = std::fmin(smallest_jump, step);
+    else
+      largest_smooth = std::fmax(largest_smooth, step);
   }
   EXPECT_LT(largest_smooth, 0.05f * kBase.distance);
   EXPECT_GT(smallest_jump, 0.3f * kBase.distance);

@@ -63,8 +63,8 @@ TEST(ObjComments, AfterUsemtlAndMtllibAndInTheMaterialLibrary) {
   const fs::path folder = fresh_folder("materials");
   write_file(folder / "a.mtl",
              "# library\nnewmtl red # the red one\nKd 1 0 0 # diffuse\nd 0.5#half\nnewmtl blue#\nKd 0 0 1\n");
-  const std::string obj = write_file(folder / "m.obj",
-                                     "mtllib a.mtl # c\nv 0 0 0\nv 1 0 0\nv 0 1 0\nusemtl red # c\nf 1 2 3\n");
+  const std::string obj =
+      write_file(folder / "m.obj", "mtllib a.mtl # c\nv 0 0 0\nv 1 0 0\nv 0 1 0\nusemtl red # c\nf 1 2 3\n");
   std::string notes;
   std::vector<std::string> read;
   const Mesh mesh = parse_obj(read_obj(obj), &notes, &read);
@@ -87,7 +87,8 @@ TEST(ObjComments, MalformedStatementsStillFailWithTheirLine) {
   EXPECT_NE(obj_load_error(short_face).find("short.obj:4: face with fewer than 3 vertices"), std::string::npos)
       << obj_load_error(short_face);
   const std::string only_comments = write_file(folder / "comments.obj", "# v 0 0 0\n#f 1 2 3\n");
-  EXPECT_NE(obj_load_error(only_comments).find("contains no faces"), std::string::npos) << obj_load_error(only_comments);
+  EXPECT_NE(obj_load_error(only_comments).find("contains no faces"), std::string::npos)
+      << obj_load_error(only_comments);
 }
 
 }  // namespace

@@ -48,8 +48,9 @@ bool printable(const std::string& text) {
 
 TEST(ObjEncoding, Utf8ByteOrderMarkKeepsTheFirstVertex) {
   const std::string mtl = write_file("bom.mtl", "\xEF\xBB\xBFnewmtl red\nKd 1 0 0\nd 0.5\n");
-  const std::string obj = write_file("bom.obj", "\xEF\xBB\xBFv 5 0 0\nv 6 0 0\nv 5 1 0\nv 9 9 9\nmtllib bom.mtl\n"
-                                                "usemtl red\nf 1 2 3\n");
+  const std::string obj = write_file("bom.obj",
+                                     "\xEF\xBB\xBFv 5 0 0\nv 6 0 0\nv 5 1 0\nv 9 9 9\nmtllib bom.mtl\n"
+                                     "usemtl red\nf 1 2 3\n");
   std::string notes;
   const Mesh mesh = load_obj(obj, &notes);
   ASSERT_EQ(mesh.triangles(), 1u);
@@ -119,9 +120,7 @@ TEST(ObjInput, DevicesAndHugeFilesAreRefusedBeforeReading) {
   const auto start = std::chrono::steady_clock::now();
   EXPECT_NE(obj_load_error("/dev/zero").find("/dev/zero: is a character device"), std::string::npos);
   const std::string huge = out_path("huge.obj");
-  {
-    std::ofstream(huge, std::ios::binary) << "";
-  }
+  { std::ofstream(huge, std::ios::binary) << ""; }
   ASSERT_EQ(truncate(huge.c_str(), static_cast<off_t>(kMaxObjBytes) + 1), 0);  // sparse: no disk used
   EXPECT_NE(obj_load_error(huge).find("above the limit of 1024 MiB"), std::string::npos) << obj_load_error(huge);
   std::remove(huge.c_str());
@@ -132,10 +131,9 @@ TEST(ObjInput, DevicesAndHugeFilesAreRefusedBeforeReading) {
 }
 
 TEST(ObjInput, UnusableMaterialLibraryIsANote) {
-  for (const auto& [name, library, why] :
-       {std::tuple{"mtl_zero.obj", "/dev/zero", "is a character device"},
-        std::tuple{"mtl_missing.obj", "nowhere.mtl", "no such file"},
-        std::tuple{"mtl_empty.obj", "empty.mtl", "defines no material"}}) {
+  for (const auto& [name, library, why] : {std::tuple{"mtl_zero.obj", "/dev/zero", "is a character device"},
+                                           std::tuple{"mtl_missing.obj", "nowhere.mtl", "no such file"},
+                                           std::tuple{"mtl_empty.obj", "empty.mtl", "defines no material"}}) {
     write_file("empty.mtl", "# no newmtl\n");
     const std::string obj = write_file(name, std::string("mtllib ") + library + "\nusemtl x\n" + kTriangle);
     std::string notes;
@@ -237,15 +235,17 @@ std::string tetrahedron(double scale, double offset) {
 }
 
 TEST(Framing, AnyFiniteMeshIsDrawn) {
-  const struct { const char* name; double scale, offset; } cases[] = {
-      {"unit", 1, 0},         {"large", 1e7, 0},  {"huge", 1e37, -1e37}, {"tiny", 1e-6, 0},
-      {"small_far", 1e-3, 1e3}, {"unit_far", 1, 1e7}, {"tinier", 1e-30, 0}};
+  const struct {
+    const char* name;
+    double scale, offset;
+  } cases[] = {{"unit", 1, 0},           {"large", 1e7, 0},    {"huge", 1e37, -1e37}, {"tiny", 1e-6, 0},
+               {"small_far", 1e-3, 1e3}, {"unit_far", 1, 1e7}, {"tinier", 1e-30, 0}};
   for (const auto& c : cases) {
     const std::string obj = write_file(std::string("frame_") + c.name + ".obj", tetrahedron(c.scale, c.offset));
     const std::string png = out_path(std::string("frame_") + c.name + ".png");
     std::remove(png.c_str());
-    const CommandResult r = run_depthsort(
-        {"--headless", "--cpu", "--mesh", obj, "--size", "96x96", "--frames", "2", "--screenshot", png});
+    const CommandResult r =
+        run_depthsort({"--headless", "--cpu", "--mesh", obj, "--size", "96x96", "--frames", "2", "--screenshot", png});
     ASSERT_EQ(r.status, 0) << c.name << ": " << r.output;
     const Image image = read_png(png);
     EXPECT_GT(non_background_pixels(image), 96 * 96 / 20) << c.name << ": blank or nearly blank frame\n" << r.output;
@@ -346,9 +346,9 @@ TEST(CycleSorters, WindowedUnderXvfb) {
   if (std::system("command -v xvfb-run > /dev/null 2>&1") != 0) GTEST_SKIP() << "xvfb-run not installed";
   const std::string json = out_path("cycle_windowed.json");
   std::remove(json.c_str());
-  const CommandResult r = run_depthsort({"--cpu", "--cycle-sorters", "--frames", "12", "--triangles", "2K", "--size",
-                                         "320x200", "--json", json},
-                                        "xvfb-run -a -s '-screen 0 800x600x24'");
+  const CommandResult r = run_depthsort(
+      {"--cpu", "--cycle-sorters", "--frames", "12", "--triangles", "2K", "--size", "320x200", "--json", json},
+      "xvfb-run -a -s '-screen 0 800x600x24'");
   ASSERT_EQ(r.status, 0) << r.output;
   std::ifstream in(json);
   const nlohmann::json meta = nlohmann::json::parse(in)["meta"];

@@ -49,9 +49,9 @@ std::unique_ptr<EglHeadless> gl_on_cuda_device(std::string& why) {
   return egl;
 }
 
-#define REQUIRE_GL_ON_CUDA(egl)                       \
-  std::string why_skipped;                            \
-  const auto egl = gl_on_cuda_device(why_skipped);    \
+#define REQUIRE_GL_ON_CUDA(egl)                    \
+  std::string why_skipped;                         \
+  const auto egl = gl_on_cuda_device(why_skipped); \
   if (!egl) GTEST_SKIP() << why_skipped
 
 GlBuffer make_gl_buffer(const std::vector<std::uint32_t>& data) {

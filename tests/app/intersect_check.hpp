@@ -15,10 +15,10 @@ namespace depthsort::app::test {
 
 struct IntersectCheck {
   int compared = 0, skipped = 0;
-  int must_differ = 0;        // pixels where the CPU's two blends differ by more than 2/255
-  int wrong_reference = 0;    // the app's reference is not the CPU's per-pixel blend (within 2/255)
-  int wrong_sorted = 0;       // the app's sorted picture is not the CPU's primitive-order blend
-  int wrong_difference = 0;   // sorted and reference differ (or not) where the CPU says otherwise
+  int must_differ = 0;         // pixels where the CPU's two blends differ by more than 2/255
+  int wrong_reference = 0;     // the app's reference is not the CPU's per-pixel blend (within 2/255)
+  int wrong_sorted = 0;        // the app's sorted picture is not the CPU's primitive-order blend
+  int wrong_difference = 0;    // sorted and reference differ (or not) where the CPU says otherwise
   std::string first_failures;  // the first few such pixels, described
 };
 

@@ -47,8 +47,8 @@ TEST(ObjReader, NumbersAreReadExactlyAsTheCheckReadThem) {
 
 TEST(ObjReader, WhatIsNotADecimalNumberIsRefusedWithItsLine) {
   for (const char* word : {"0x1p0", "1e", "1.2.3", "--1", "1e+", "infinity", "1,5", "nan(1)"}) {
-    const std::string error = obj_load_error(write_obj("not_number.obj", "v 0 0 0\nv " + std::string(word) +
-                                                                             " 0 0\n" + kRest));
+    const std::string error =
+        obj_load_error(write_obj("not_number.obj", "v 0 0 0\nv " + std::string(word) + " 0 0\n" + kRest));
     EXPECT_NE(error.find("not_number.obj:2: vertex coordinate '" + std::string(word) + "' is not a finite number"),
               std::string::npos)
         << word << ": " << error;
@@ -81,10 +81,11 @@ TEST(ObjReader, ASecondLibraryRedefiningAMaterialIsUsed) {
   write_obj("first.mtl", "newmtl glass\nKd 0 0 1\n");
   write_obj("second.mtl", "newmtl glass\nKd 1 0 0\nd 0.5\n");
   std::string notes;
-  const Mesh mesh =
-      load_obj(write_obj("two_libraries.obj", "mtllib first.mtl\nmtllib second.mtl\nusemtl glass\n"
-                                              "v 0 0 0\n" + kRest),
-               &notes);
+  const Mesh mesh = load_obj(write_obj("two_libraries.obj",
+                                       "mtllib first.mtl\nmtllib second.mtl\nusemtl glass\n"
+                                       "v 0 0 0\n" +
+                                           kRest),
+                             &notes);
   EXPECT_EQ(notes, "") << "both libraries define a material";
   ASSERT_EQ(mesh.vertices.size(), 3u);
   EXPECT_EQ(mesh.vertices[0].rgba, pack_rgba(glm::vec4(1.0f, 0.0f, 0.0f, 0.5f))) << "the later definition";

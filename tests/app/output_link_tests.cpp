@@ -19,9 +19,9 @@ TEST(OutputLinks, ScreenshotAndJsonThroughLinksToFilesNotYetThere) {
   fs::create_directories(dir / "elsewhere");
   fs::create_symlink("elsewhere/new.png", dir / "frame.png");
   fs::create_symlink("elsewhere/new.json", dir / "frame.json");
-  const CommandResult r = run_depthsort({"--headless", "--cpu", "--scene", "test", "--frames", "2", "--size", "64x64",
-                                         "--screenshot", (dir / "frame.png").string(), "--json",
-                                         (dir / "frame.json").string()});
+  const CommandResult r =
+      run_depthsort({"--headless", "--cpu", "--scene", "test", "--frames", "2", "--size", "64x64", "--screenshot",
+                     (dir / "frame.png").string(), "--json", (dir / "frame.json").string()});
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_TRUE(fs::is_symlink(dir / "frame.png"));
   EXPECT_TRUE(fs::is_symlink(dir / "frame.json"));

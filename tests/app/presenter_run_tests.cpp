@@ -27,7 +27,9 @@ std::string read_text(const std::string& path) {
   return text.str();
 }
 
-bool have(const char* tool) { return std::system((std::string("command -v ") + tool + " > /dev/null 2>&1").c_str()) == 0; }
+bool have(const char* tool) {
+  return std::system((std::string("command -v ") + tool + " > /dev/null 2>&1").c_str()) == 0;
+}
 
 // Runs `script` (sh) with DEPTHSORT set to the program; returns sh's exit status.
 int run_script(const std::string& name, const std::string& script) {
@@ -45,14 +47,19 @@ int run_script(const std::string& name, const std::string& script) {
 // NAME.txt, its exit status to NAME.status; it is given 90 s before it is stopped.
 std::string windowed_script(const std::string& name, const std::string& args, const std::string& actions) {
   return "xvfb-run -a -s '-screen 0 1024x768x24' sh -c '\n"
-         "  timeout 90 \"$0\" " + args + " > \"$1/" + name + ".txt\" 2>&1 &\n"
+         "  timeout 90 \"$0\" " +
+         args + " > \"$1/" + name +
+         ".txt\" 2>&1 &\n"
          "  PID=$!\n"
          "  WID=$(xdotool search --sync --onlyvisible --name \"^depthsort$\" | head -n 1)\n"
          "  sleep 1.5\n"
          "  xdotool mousemove --window $WID 600 300\n"
-         "  xdotool windowfocus --sync $WID || true\n" + actions +
+         "  xdotool windowfocus --sync $WID || true\n" +
+         actions +
          "  wait $PID\n"
-         "  echo $? > \"$1/" + name + ".status\"\n"
+         "  echo $? > \"$1/" +
+         name +
+         ".status\"\n"
          "' \"$DEPTHSORT\" \"$OUT\"\n";
 }
 
@@ -94,11 +101,11 @@ int title_bar_pixels(const Image& image) {
 TEST(Presenter, PanelStaysInsideTheWindowThroughResizes) {
   if (!have("xvfb-run") || !have("xdotool")) GTEST_SKIP() << "xvfb-run or xdotool not installed";
   const auto [status, output] = run_windowed("resized",
-                                        "  xdotool windowsize $WID 1 1; sleep 1\n"
-                                        "  xdotool windowsize $WID 640 400; sleep 1\n"
-                                        "  xdotool windowsize $WID 50 50; sleep 1\n"
-                                        "  xdotool windowsize $WID 640 400; sleep 1.5\n"
-                                        "  xdotool key Escape; sleep 0.3; xdotool key Escape\n");
+                                             "  xdotool windowsize $WID 1 1; sleep 1\n"
+                                             "  xdotool windowsize $WID 640 400; sleep 1\n"
+                                             "  xdotool windowsize $WID 50 50; sleep 1\n"
+                                             "  xdotool windowsize $WID 640 400; sleep 1.5\n"
+                                             "  xdotool key Escape; sleep 0.3; xdotool key Escape\n");
   ASSERT_EQ(status, 0) << output;
   EXPECT_NE(output.find("key Esc: quit"), std::string::npos) << output;
   const Image image = read_png(out_path("resized.png"));
@@ -111,14 +118,15 @@ TEST(Presenter, PanelStaysInsideTheWindowThroughResizes) {
 // sorter on the CPU path, R resets the camera, Ctrl+Q quits.
 TEST(Presenter, KeysAsRealXEvents) {
   if (!have("xvfb-run") || !have("xdotool")) GTEST_SKIP() << "xvfb-run or xdotool not installed";
-  const auto [status, output] = run_windowed("keys",
-                                     "  for k in F1 Escape space o o c h n r; do xdotool key $k; sleep 0.4; done\n"
-                                     "  sleep 0.5\n"
-                                     "  xdotool key ctrl+q\n");
+  const auto [status, output] =
+      run_windowed("keys",
+                   "  for k in F1 Escape space o o c h n r; do xdotool key $k; sleep 0.4; done\n"
+                   "  sleep 0.5\n"
+                   "  xdotool key ctrl+q\n");
   ASSERT_EQ(status, 0) << output;
-  for (const char* line : {"key Space: order frozen on", "key O: sorting off", "key O: sorting on", "key C: colours by rank",
-                           "key H: panel hidden", "key N: the CPU path has only the CPU sorter", "key R: camera reset",
-                           "key Ctrl+Q: quit"})
+  for (const char* line : {"key Space: order frozen on", "key O: sorting off", "key O: sorting on",
+                           "key C: colours by rank", "key H: panel hidden",
+                           "key N: the CPU path has only the CPU sorter", "key R: camera reset", "key Ctrl+Q: quit"})
     EXPECT_NE(output.find(line), std::string::npos) << line << "\n" << output;
   EXPECT_EQ(output.find("key Esc: quit"), std::string::npos) << "Esc quit instead of closing the help: " << output;
   const Image image = read_png(out_path("keys.png"));
@@ -129,12 +137,14 @@ TEST(Presenter, KeysAsRealXEvents) {
 // two quit. The list (the panel's "sorter" combo) is at (130, 268) in an 800x600 window.
 TEST(Presenter, EscClosesAnOpenListBeforeQuitting) {
   if (!have("xvfb-run") || !have("xdotool")) GTEST_SKIP() << "xvfb-run or xdotool not installed";
-  const auto [status, output] = run_windowed("list",
-                                     "  xdotool mousemove --window $WID 130 268; sleep 0.3; xdotool click 1; sleep 1\n"
-                                     "  xdotool key Escape; sleep 0.5\n"
-                                     "  xdotool mousemove --window $WID 700 300; sleep 0.3\n"
-                                     "  xdotool key o; sleep 0.5\n"
-                                     "  xdotool key Escape; sleep 0.3; xdotool key Escape\n", "800x600");
+  const auto [status, output] =
+      run_windowed("list",
+                   "  xdotool mousemove --window $WID 130 268; sleep 0.3; xdotool click 1; sleep 1\n"
+                   "  xdotool key Escape; sleep 0.5\n"
+                   "  xdotool mousemove --window $WID 700 300; sleep 0.3\n"
+                   "  xdotool key o; sleep 0.5\n"
+                   "  xdotool key Escape; sleep 0.3; xdotool key Escape\n",
+                   "800x600");
   ASSERT_EQ(status, 0) << output;
   const std::size_t sorting_off = output.find("key O: sorting off"), quit = output.find("key Esc: quit");
   ASSERT_NE(sorting_off, std::string::npos) << "the first Esc did not leave the run going: " << output;
@@ -146,10 +156,11 @@ TEST(Presenter, EscClosesAnOpenListBeforeQuitting) {
 // window does: exit status 0 and a line saying so, not Xlib's exit(1) with an X error dump.
 TEST(Presenter, WindowDestroyedFromOutsideEndsCleanly) {
   if (!have("xvfb-run") || !have("xdotool")) GTEST_SKIP() << "xvfb-run or xdotool not installed";
-  const auto [status, output] = run_windowed("destroyed",
-                                          // once running (the frame loop), not while it sets up
-                                          "  for i in $(seq 100); do grep -q \"^sorter:\" \"$1/destroyed.txt\" && break; sleep 0.2; done\n"
-                                          "  sleep 1; xdotool windowclose $WID\n");
+  const auto [status, output] =
+      run_windowed("destroyed",
+                   // once running (the frame loop), not while it sets up
+                   "  for i in $(seq 100); do grep -q \"^sorter:\" \"$1/destroyed.txt\" && break; sleep 0.2; done\n"
+                   "  sleep 1; xdotool windowclose $WID\n");
   EXPECT_EQ(status, 0) << output;
   EXPECT_NE(output.find("the window was lost after"), std::string::npos) << output;
   EXPECT_NE(output.find("frames, medians"), std::string::npos) << "no summary after the window was closed: " << output;
@@ -162,21 +173,24 @@ TEST(Presenter, WindowDestroyedFromOutsideEndsCleanly) {
 TEST(Presenter, PipedOutputAndSigterm) {
   const std::string json = out_path("stopped.json");
   std::remove(json.c_str());
-  const int status = run_script("stopped",
-                                "rm -f \"$OUT/stopped.fifo\"; mkfifo \"$OUT/stopped.fifo\"\n"
-                                "cat \"$OUT/stopped.fifo\" > \"$OUT/stopped.txt\" &\n"
-                                "CAT=$!\n"
-                                "\"$DEPTHSORT\" --headless --cpu --triangles 20K --particles 100K --size 160x120 --frames 20000 --json '" +
-                                    json + "' > \"$OUT/stopped.fifo\" 2>&1 &\n"
-                                "PID=$!\n"
-                                "sleep 3\n"
-                                "cp \"$OUT/stopped.txt\" \"$OUT/stopped.early.txt\"\n"
-                                "kill -TERM $PID\n"
-                                "wait $PID; echo $? > \"$OUT/stopped.status\"\n"
-                                "wait $CAT\n");
+  const int status = run_script(
+      "stopped",
+      "rm -f \"$OUT/stopped.fifo\"; mkfifo \"$OUT/stopped.fifo\"\n"
+      "cat \"$OUT/stopped.fifo\" > \"$OUT/stopped.txt\" &\n"
+      "CAT=$!\n"
+      "\"$DEPTHSORT\" --headless --cpu --triangles 20K --particles 100K --size 160x120 --frames 20000 --json '" +
+          json +
+          "' > \"$OUT/stopped.fifo\" 2>&1 &\n"
+          "PID=$!\n"
+          "sleep 3\n"
+          "cp \"$OUT/stopped.txt\" \"$OUT/stopped.early.txt\"\n"
+          "kill -TERM $PID\n"
+          "wait $PID; echo $? > \"$OUT/stopped.status\"\n"
+          "wait $CAT\n");
   ASSERT_EQ(status, 0);
   const std::string early = read_text(out_path("stopped.early.txt")), output = read_text(out_path("stopped.txt"));
-  EXPECT_NE(early.find("scene: torus knot"), std::string::npos) << "nothing arrived through the pipe while running: " << early;
+  EXPECT_NE(early.find("scene: torus knot"), std::string::npos)
+      << "nothing arrived through the pipe while running: " << early;
   EXPECT_EQ(status_of("stopped"), 143) << output;
   EXPECT_NE(output.find("stopped by SIGTERM after"), std::string::npos) << output;
   EXPECT_NE(output.find("frames, medians (ms)"), std::string::npos) << output;
@@ -188,8 +202,8 @@ TEST(Presenter, PipedOutputAndSigterm) {
 }
 
 TEST(Presenter, CpuPathSaysWhatNeedsAGpu) {
-  const CommandResult r = run_depthsort({"--headless", "--cpu", "--scene", "test", "--size", "64x64", "--frames", "2",
-                                         "--colour", "segment"});
+  const CommandResult r = run_depthsort(
+      {"--headless", "--cpu", "--scene", "test", "--size", "64x64", "--frames", "2", "--colour", "segment"});
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("need a CUDA GPU"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("--colour segment: the CPU sorter has no buckets"), std::string::npos) << r.output;
@@ -197,8 +211,8 @@ TEST(Presenter, CpuPathSaysWhatNeedsAGpu) {
 }
 
 TEST(Presenter, ASceneTooLargeToBeInteractiveSaysSo) {
-  const CommandResult r = run_depthsort({"--headless", "--cpu", "--particles", "1M", "--size", "160x120", "--frames", "2",
-                                         "--check-every", "100"});
+  const CommandResult r = run_depthsort(
+      {"--headless", "--cpu", "--particles", "1M", "--size", "160x120", "--frames", "2", "--check-every", "100"});
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("too slow to be interactive; the draw takes"), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find("a CUDA GPU sorts millions"), std::string::npos) << "the note blames the sort: " << r.output;
@@ -209,9 +223,9 @@ TEST(Presenter, ASceneTooLargeToBeInteractiveSaysSo) {
 // panel spans x 0..430 of 1024), whole there (a part narrower than 4:3 shows it smaller), not
 // behind the panel.
 TEST(Presenter, SceneIsCentredBesideThePanel) {
-  const CommandResult r = run_depthsort({"--headless", "--cpu", "--scene", "mixed", "--size", "1024x640", "--frames", "3",
-                                         "--quiet", "--panel", "--no-state-line", "--screenshot",
-                                         out_path("centred_panel.png")});
+  const CommandResult r =
+      run_depthsort({"--headless", "--cpu", "--scene", "mixed", "--size", "1024x640", "--frames", "3", "--quiet",
+                     "--panel", "--no-state-line", "--screenshot", out_path("centred_panel.png")});
   ASSERT_EQ(r.status, 0) << r.output;
   const Image with = read_png(out_path("centred_panel.png"));
   constexpr int kPanel = 430;

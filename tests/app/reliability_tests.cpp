@@ -144,8 +144,8 @@ TEST(Reliability, ASingleValueFlagGivenTwiceIsAnError) {
       {"--headless", "--cpu", "--size", "64x64", "--frames", "abc", "--frames", "2"},
       {"--headless", "--cpu", "--frames", "2", "--size", "0x0", "--size", "64x64"},
       {"--headless", "--cpu", "--frames", "2", "--size", "64x64", "--sorter", "nope", "--sorter", "cpu"},
-      {"--headless", "--cpu", "--frames", "2", "--size", "64x64", "--scene", "test", "--screenshot", a,
-       "--screenshot", b},
+      {"--headless", "--cpu", "--frames", "2", "--size", "64x64", "--scene", "test", "--screenshot", a, "--screenshot",
+       b},
       {"--headless", "--cpu", "--frames", "2", "--size", "64x64", "--scene", "test", "--scene", "none"},
       {"--headless", "--cpu", "--frames", "2", "--size", "64x64", "--opacity=0.5", "--opacity", "0.5"}};
   for (const auto& args : cases) {
@@ -166,15 +166,16 @@ TEST(Reliability, EveryMixOfPrimitiveKindsRunsWithEveryOrder) {
     for (const char* particles : {"0", "3"})
       for (const bool separate : {false, true})
         for (const bool sort : {true, false}) {
-          std::vector<std::string> args = tiny({"--scene", scene, "--particles", particles, "--json",
-                                                (dir / "frame.json").string()});
+          std::vector<std::string> args =
+              tiny({"--scene", scene, "--particles", particles, "--json", (dir / "frame.json").string()});
           if (std::string(scene) == "knot") args.insert(args.end(), {"--triangles", "300"});
           if (separate) args.push_back("--separate-passes");
           if (!sort) args.push_back("--no-sort");
           fs::remove(dir / "frame.json");
           const CommandResult r = run_depthsort(args);
           EXPECT_EQ(r.status, 0) << scene << " particles " << particles << (separate ? " separate" : "")
-                                 << (sort ? "" : " no-sort") << ":\n" << r.output;
+                                 << (sort ? "" : " no-sort") << ":\n"
+                                 << r.output;
           EXPECT_TRUE(fs::exists(dir / "frame.json")) << scene << " particles " << particles;
         }
 }
@@ -276,9 +277,9 @@ TEST(Reliability, EverySignalThatWouldEndTheRunEndsItWithItsOutputs) {
   const fs::path dir = fresh_folder("signals");
   for (const int signal : {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGALRM}) {
     const fs::path json = dir / ("s" + std::to_string(signal) + ".json");
-    const pid_t pid = spawn({"--headless", "--cpu", "--size", "64x64", "--scene", "test", "--frames", "50000",
-                             "--json", json.string()},
-                            dir / "log");
+    const pid_t pid = spawn(
+        {"--headless", "--cpu", "--size", "64x64", "--scene", "test", "--frames", "50000", "--json", json.string()},
+        dir / "log");
     std::this_thread::sleep_for(std::chrono::seconds(2));
     ::kill(pid, signal);
     EXPECT_EQ(exit_status(pid), 128 + signal) << signal << ": " << read_all(dir / "log");
@@ -341,8 +342,8 @@ TEST(Reliability, AnInputTooLargeForTheMemoryIsRefusedWithTheNumbers) {
     std::ofstream obj(dir / "huge_name.obj", std::ios::binary);
     obj << "o " << std::string(80u << 20, 'n') << "\n" << kTriangle;
   }
-  const CommandResult r = run_depthsort(tiny({"--mesh", (dir / "huge_name.obj").string()}),
-                                        "ulimit -v " + std::to_string(limit) + ";");
+  const CommandResult r =
+      run_depthsort(tiny({"--mesh", (dir / "huge_name.obj").string()}), "ulimit -v " + std::to_string(limit) + ";");
   fs::remove(dir / "huge_name.obj");
   EXPECT_EQ(r.status, 1) << r.output;
   EXPECT_NE(r.output.find("huge_name.obj: reading it needs about"), std::string::npos) << r.output;
@@ -355,7 +356,8 @@ TEST(Reliability, ACrashUnderASmallAddressSpaceSaysWhatWasBeingDone) {
     if (r.status == 0) continue;
     // A refusal with its reason, or a crash naming the step: never a bare status.
     EXPECT_TRUE(std::regex_search(r.output, std::regex("depthsort: (error: )?[a-z]")))
-        << "ulimit -v " << kib << ": status " << r.status << ", output:\n" << r.output;
+        << "ulimit -v " << kib << ": status " << r.status << ", output:\n"
+        << r.output;
   }
 }
 
@@ -371,8 +373,8 @@ TEST(Reliability, TrianglesWithCopiesIsTheTotal) {
 }
 
 TEST(Reliability, TheSlowFrameNoteGivesAdviceThatCanBeFollowed) {
-  const CommandResult r = run_depthsort({"--headless", "--cpu", "--frames", "3", "--size", "4096x4096", "--scene",
-                                         "test"});
+  const CommandResult r =
+      run_depthsort({"--headless", "--cpu", "--frames", "3", "--size", "4096x4096", "--scene", "test"});
   EXPECT_EQ(r.status, 0) << r.output;
   if (r.output.find("note: a frame takes") == std::string::npos) GTEST_SKIP() << "a fast machine: no note";
   EXPECT_EQ(r.output.find("about 0 primitives"), std::string::npos) << r.output;

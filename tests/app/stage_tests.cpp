@@ -113,8 +113,17 @@ std::string over_the_picture(Size size) {
 
 // The same program headless with --panel at `size`: its --ui-text.
 std::string headless_words(const std::string& name, Size size, std::vector<std::string> extra) {
-  std::vector<std::string> args = {"--headless", "--cpu", "--panel", "--size", size.text(), "--frames", "3",
-                                   "--ui-text", out_path(name + ".words"), "--screenshot", out_path(name + ".png")};
+  std::vector<std::string> args = {"--headless",
+                                   "--cpu",
+                                   "--panel",
+                                   "--size",
+                                   size.text(),
+                                   "--frames",
+                                   "3",
+                                   "--ui-text",
+                                   out_path(name + ".words"),
+                                   "--screenshot",
+                                   out_path(name + ".png")};
   args.insert(args.end(), extra.begin(), extra.end());
   const CommandResult r = run_depthsort(args);
   EXPECT_EQ(r.status, 0) << r.output;
@@ -127,9 +136,7 @@ bool contains(const std::string& text, const std::string& part) { return text.fi
 bool bright_red(const std::array<int, 4>& p) { return p[0] >= 160 && p[0] > p[1] + 60 && p[0] > p[2] + 60; }
 bool bright_blue(const std::array<int, 4>& p) { return p[2] >= 160 && p[2] > p[0] + 60 && p[2] > p[1] + 40; }
 // A triangle's pixel, not the background, the state line's text or the wipe's line.
-bool coloured(const std::array<int, 4>& p) {
-  return std::max({p[0], p[1], p[2]}) - std::min({p[0], p[1], p[2]}) > 60;
-}
+bool coloured(const std::array<int, 4>& p) { return std::max({p[0], p[1], p[2]}) - std::min({p[0], p[1], p[2]}) > 60; }
 
 class OnStage : public ::testing::TestWithParam<Size> {
  protected:
@@ -158,9 +165,9 @@ TEST_P(OnStage, DefaultScenePanelTimingsAndDoubleEsc) {
                 "xdotool click 1; sleep 0.8\n",
                 static_cast<double>(timings_tab.cx()), static_cast<double>(timings_tab.cy()));
   const StageRun run = windowed(name, size, "--cpu",
-                           std::string(click) + over_the_picture(size) +
-                               "  xdotool key o; sleep 0.4; xdotool key n; sleep 0.6\n"
-                               "  xdotool key Escape; sleep 0.3; xdotool key Escape\n");
+                                std::string(click) + over_the_picture(size) +
+                                    "  xdotool key o; sleep 0.4; xdotool key n; sleep 0.6\n"
+                                    "  xdotool key Escape; sleep 0.3; xdotool key Escape\n");
   ASSERT_EQ(run.status, 0) << run.output;
   // 6: the first run shows the knot and a fountain.
   EXPECT_TRUE(contains(run.words, "torus knot + 5K particles")) << run.words;
@@ -184,7 +191,8 @@ TEST_P(OnStage, DefaultScenePanelTimingsAndDoubleEsc) {
     ASSERT_TRUE(headless_marks.count(control)) << control << "\n" << headless;
     EXPECT_EQ(marks.at(control).x0, headless_marks.at(control).x0) << control;
     EXPECT_NEAR(marks.at(control).y1 - marks.at(control).y0,
-                headless_marks.at(control).y1 - headless_marks.at(control).y0, 1.0f) << control;
+                headless_marks.at(control).y1 - headless_marks.at(control).y0, 1.0f)
+        << control;
   }
   EXPECT_LT(headless.find("order check"), headless.find("Sort Draw Scene and camera Timings")) << headless;
   // 4, 13: the Timings tab: figures on their own line above the plot; gather does nothing here.
@@ -222,9 +230,9 @@ TEST_P(OnStage, TeachingKeysRankColoursAndWipe) {
   const Size size = GetParam();
   const std::string name = "teach_" + size.text();
   const StageRun run = windowed(name, size, "--cpu --scene test",
-                           over_the_picture(size) +
-                               "  for k in p v c p c c c v h F11; do xdotool key $k; sleep 0.3; done\n"
-                               "  sleep 1; xdotool key Escape; sleep 0.6; xdotool key ctrl+q\n");
+                                over_the_picture(size) +
+                                    "  for k in p v c p c c c v h F11; do xdotool key $k; sleep 0.3; done\n"
+                                    "  sleep 1; xdotool key Escape; sleep 0.6; xdotool key ctrl+q\n");
   ASSERT_EQ(run.status, 0) << run.output;
   // 1: the keys that cannot act say why (the console's line is the notice's).
   EXPECT_TRUE(contains(run.output, "key V: no wipe: the separate passes draw two orders")) << run.output;
@@ -296,7 +304,8 @@ INSTANTIATE_TEST_SUITE_P(Sizes, OnStage,
 // 14: SIGINT to a windowed run: the summary, as on Esc, and exit status 130.
 TEST(OnStageEnd, SigintPrintsTheSummary) {
   if (!have("xvfb-run") || !have("xdotool")) GTEST_SKIP() << "xvfb-run or xdotool not installed";
-  const StageRun run = windowed("sigint", Size{800, 600}, "--cpu --scene test", "  kill -INT $(pgrep -n -f -- \"--ui-text $2\") || kill -INT $PID\n  sleep 1\n");
+  const StageRun run = windowed("sigint", Size{800, 600}, "--cpu --scene test",
+                                "  kill -INT $(pgrep -n -f -- \"--ui-text $2\") || kill -INT $PID\n  sleep 1\n");
   EXPECT_EQ(run.status, 130) << run.output;
   EXPECT_TRUE(contains(run.output, "stopped by SIGINT after")) << run.output;
   EXPECT_TRUE(contains(run.output, "frames, medians")) << run.output;

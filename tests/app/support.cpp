@@ -34,7 +34,8 @@ CommandResult run_depthsort(const std::vector<std::string>& args, const std::str
 }
 
 std::array<int, 4> Image::at(int x, int y) const {
-  const std::size_t i = (static_cast<std::size_t>(y) * static_cast<std::size_t>(width) + static_cast<std::size_t>(x)) * 4;
+  const std::size_t i =
+      (static_cast<std::size_t>(y) * static_cast<std::size_t>(width) + static_cast<std::size_t>(x)) * 4;
   return {rgba[i], rgba[i + 1], rgba[i + 2], rgba[i + 3]};
 }
 

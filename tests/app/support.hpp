@@ -28,7 +28,7 @@ struct Image {
 };
 Image read_png(const std::string& path);  // throws if unreadable
 
-std::string out_path(const std::string& name);   // under the test build folder
+std::string out_path(const std::string& name);  // under the test build folder
 // The SceneError message of loading the OBJ at `path`, or "(loaded without error)".
 std::string obj_load_error(const std::string& path);
 std::string data_path(const std::string& name);  // tests/app/data/

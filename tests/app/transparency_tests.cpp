@@ -24,8 +24,8 @@ namespace {
 
 Image render(const std::string& name, const std::string& scene, const std::string& size,
              std::vector<std::string> extra) {
-  std::vector<std::string> args = {"--headless", "--cpu", "--scene", scene, "--size", size, "--frames", "2",
-                                   "--screenshot", out_path(name), "--quiet"};
+  std::vector<std::string> args = {"--headless", "--cpu", "--scene",      scene,          "--size", size,
+                                   "--frames",   "2",     "--screenshot", out_path(name), "--quiet"};
   args.insert(args.end(), extra.begin(), extra.end());
   const CommandResult r = run_depthsort(args);
   EXPECT_EQ(r.status, 0) << r.output;
@@ -59,8 +59,8 @@ TEST(Transparency, ExactModesAgreeAndWeightedDiffers) {
   for (const char* scene : {"test", "mixed"}) {
     const std::string s(scene);
     const Image sorted = render(s + "_sorted.png", s, "160x120", {"--transparency", "sorted"});
-    const Image expanded = render(s + "_sorted_expanded.png", s, "160x120",
-                                  {"--transparency", "sorted", "--draw-path", "expanded"});
+    const Image expanded =
+        render(s + "_sorted_expanded.png", s, "160x120", {"--transparency", "sorted", "--draw-path", "expanded"});
     const Image reference = render(s + "_reference.png", s, "160x120", {"--transparency", "reference"});
     const Image weighted = render(s + "_wboit.png", s, "160x120", {"--transparency", "wboit"});
     const Comparison exact = compare(sorted, reference), exact_expanded = compare(expanded, reference);
@@ -70,8 +70,8 @@ TEST(Transparency, ExactModesAgreeAndWeightedDiffers) {
                                         << exact_expanded.worst << "/255";
     // Weighted blended OIT is an approximation: at alpha 0.5 its average is far from the blend.
     const Comparison approximate = compare(weighted, reference);
-    std::printf("%s: wboit differs from the reference at %d of %d pixels, by up to %d/255\n", scene,
-                approximate.beyond, sorted.width * sorted.height, approximate.worst);
+    std::printf("%s: wboit differs from the reference at %d of %d pixels, by up to %d/255\n", scene, approximate.beyond,
+                sorted.width * sorted.height, approximate.worst);
     EXPECT_GT(approximate.worst, 2) << scene << ": wboit equal to the reference would test nothing";
     EXPECT_GT(approximate.beyond, 100) << scene;
   }
@@ -87,9 +87,10 @@ TEST(Transparency, SortedDiffersFromTheReferenceExactlyWhereTheCpuSaysItMust) {
   ASSERT_EQ(sorted.width, 320);
   ASSERT_EQ(reference.height, 180);
   const IntersectCheck check = check_intersect(sorted, reference);
-  std::printf("intersect 320x180: %d pixels compared, %d within a pixel of an edge or a crossing skipped; sorted "
-              "primitives must differ from the reference at %d\n",
-              check.compared, check.skipped, check.must_differ);
+  std::printf(
+      "intersect 320x180: %d pixels compared, %d within a pixel of an edge or a crossing skipped; sorted "
+      "primitives must differ from the reference at %d\n",
+      check.compared, check.skipped, check.must_differ);
   EXPECT_EQ(check.wrong_reference, 0) << check.first_failures;
   EXPECT_EQ(check.wrong_sorted, 0) << check.first_failures;
   EXPECT_EQ(check.wrong_difference, 0) << check.first_failures;
@@ -124,9 +125,9 @@ TEST(Transparency, DifferenceViewCountsInJson) {
 TEST(Transparency, DifferenceViewInAWindow) {
   if (std::system("command -v xvfb-run > /dev/null 2>&1") != 0) GTEST_SKIP() << "xvfb-run not installed";
   const std::string png = out_path("window_difference.png");
-  const CommandResult r = run_depthsort({"--cpu", "--scene", "intersect", "--size", "800x450", "--frames", "12",
-                                         "--difference", "--screenshot", png},
-                                        "xvfb-run -a -s '-screen 0 800x600x24'");
+  const CommandResult r = run_depthsort(
+      {"--cpu", "--scene", "intersect", "--size", "800x450", "--frames", "12", "--difference", "--screenshot", png},
+      "xvfb-run -a -s '-screen 0 800x600x24'");
   ASSERT_EQ(r.status, 0) << r.output;
   const Image image = read_png(png);
   ASSERT_EQ(image.width, 800);
@@ -144,10 +145,24 @@ TEST(Transparency, DifferenceViewInAWindow) {
 
 TEST(Transparency, BudgetOverflowIsReportedAndShown) {
   const std::string json = out_path("over_budget.json");
-  const std::vector<std::string> args = {"--headless", "--cpu", "--scene", "test", "--size", "160x120",
-                                         "--frames", "2", "--transparency", "reference", "--fragment-budget", "100",
-                                         "--difference", "--screenshot", out_path("over_budget.png"),
-                                         "--json", json, "--quiet"};
+  const std::vector<std::string> args = {"--headless",
+                                         "--cpu",
+                                         "--scene",
+                                         "test",
+                                         "--size",
+                                         "160x120",
+                                         "--frames",
+                                         "2",
+                                         "--transparency",
+                                         "reference",
+                                         "--fragment-budget",
+                                         "100",
+                                         "--difference",
+                                         "--screenshot",
+                                         out_path("over_budget.png"),
+                                         "--json",
+                                         json,
+                                         "--quiet"};
   const CommandResult r = run_depthsort(args);
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("fragment budget (100 fragments) was exceeded"), std::string::npos) << r.output;

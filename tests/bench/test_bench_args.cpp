@@ -96,8 +96,8 @@ TEST(BenchSizes, PowersAndPlainCounts) {
 }
 
 TEST(BenchSizes, MalformedOrOutOfRangeAreRejected) {
-  for (std::string_view bad : {"", "M", "1X", "1.5M", "-1", "0", "0K", "2^", "^24", "2^33", "1^5",
-                               "5G", "99999999999999999999", "1MM", "2^24K", "abc", "1e6", "16 M"})
+  for (std::string_view bad : {"", "M", "1X", "1.5M", "-1", "0", "0K", "2^", "^24", "2^33", "1^5", "5G",
+                               "99999999999999999999", "1MM", "2^24K", "abc", "1e6", "16 M"})
     EXPECT_FALSE(parse_size(bad).has_value()) << "accepted '" << bad << "'";
 }
 
@@ -129,11 +129,11 @@ TEST(BenchArgs, BadSizeExplainsTheValidSpellings) {
 
 // Empty list entries are errors that say so, in every list flag.
 TEST(BenchArgs, EmptyListEntriesAreErrors) {
-  for (auto [flag, text] : {std::pair{"--sizes", "1M,,2M"}, std::pair{"--sizes", "1M,"},
-                            std::pair{"--sorters", "thrust,"}, std::pair{"--sorters", ",thrust"},
-                            std::pair{"--sorters", ""}, std::pair{"--dist", "uniform,,zipf"},
-                            std::pair{"--options", "hybrid:shuffle=0,"},
-                            std::pair{"--options", "hybrid:,shuffle=0"}, std::pair{"--options", "hybrid:"}}) {
+  for (auto [flag, text] :
+       {std::pair{"--sizes", "1M,,2M"}, std::pair{"--sizes", "1M,"}, std::pair{"--sorters", "thrust,"},
+        std::pair{"--sorters", ",thrust"}, std::pair{"--sorters", ""}, std::pair{"--dist", "uniform,,zipf"},
+        std::pair{"--options", "hybrid:shuffle=0,"}, std::pair{"--options", "hybrid:,shuffle=0"},
+        std::pair{"--options", "hybrid:"}}) {
     const ParseResult r = parse({flag, text});
     ASSERT_FALSE(r.ok()) << flag << " " << text;
     EXPECT_NE(r.error.find("empty entry"), std::string::npos) << r.error;
@@ -164,8 +164,8 @@ TEST(BenchArgs, EchoedArgumentsAreEscapedAndCut) {
 }
 
 TEST(BenchArgs, RepeatedValueFlagsAreErrorsAndListsAccumulate) {
-  const BenchConfig c = parse_ok({"--csv", "b.csv", "--sizes", "1K", "--sizes=2K", "--sorters", "thrust",
-                                  "--sorters", "cpu", "--reps=4"});
+  const BenchConfig c = parse_ok(
+      {"--csv", "b.csv", "--sizes", "1K", "--sizes=2K", "--sorters", "thrust", "--sorters", "cpu", "--reps=4"});
   EXPECT_EQ(c.csv_path, "b.csv");
   EXPECT_EQ(c.sizes, (std::vector<std::size_t>{1024, 2048}));
   EXPECT_EQ(c.sorters.size(), 2u);
@@ -215,9 +215,8 @@ TEST(BenchArgs, Defaults) {
 }
 
 TEST(BenchArgs, EveryFlagBothSpellings) {
-  const BenchConfig c = parse_ok({"--sorters=thrust,cpu", "--sizes", "1K", "--dist=gaussian,zipf",
-                                  "--reps", "5", "--warmup=0", "--seed", "7", "--csv", "out.csv",
-                                  "--json=out.json", "--check"});
+  const BenchConfig c = parse_ok({"--sorters=thrust,cpu", "--sizes", "1K", "--dist=gaussian,zipf", "--reps", "5",
+                                  "--warmup=0", "--seed", "7", "--csv", "out.csv", "--json=out.json", "--check"});
   ASSERT_EQ(c.sorters.size(), 2u);
   EXPECT_EQ(c.sorters[0]->name, "thrust");
   EXPECT_EQ(c.sorters[1]->name, "cpu");
@@ -317,8 +316,8 @@ TEST(BenchOptions, SeveralOptionsAndBareFlag) {
 }
 
 TEST(BenchOptions, BadOptionsAreUsageErrors) {
-  for (std::string_view bad : {"hybrid:colour=1", "hybrid:buckets=1", "hybrid:buckets=999999",
-                               "hybrid:shuffle=yes", "nosuch:shuffle=1", "thrust:shuffle=1"}) {
+  for (std::string_view bad : {"hybrid:colour=1", "hybrid:buckets=1", "hybrid:buckets=999999", "hybrid:shuffle=yes",
+                               "nosuch:shuffle=1", "thrust:shuffle=1"}) {
     const ParseResult r = parse({"--options", bad});
     EXPECT_FALSE(r.ok()) << "accepted " << bad;
     EXPECT_NE(r.error.find(std::string(bad)), std::string::npos) << r.error;
@@ -343,15 +342,13 @@ TEST(BenchVariants, DefaultIsEveryAvailableGpuSorterWithTheBaselineFirst) {
 }
 
 TEST(BenchVariants, BaselineAddedWhenNotListed) {
-  EXPECT_EQ(variant_labels(parse_ok({"--sorters", "cpu"})),
-            (std::vector<std::string>{"cub-radix*", "cpu"}));
+  EXPECT_EQ(variant_labels(parse_ok({"--sorters", "cpu"})), (std::vector<std::string>{"cub-radix*", "cpu"}));
   EXPECT_EQ(variant_labels(parse_ok({"--sorters", "thrust,cub-radix"})),
             (std::vector<std::string>{"cub-radix*", "thrust"}));
 }
 
 TEST(BenchVariants, ExplicitSortersKeptEvenIfUnavailableSoTheRunCanSayWhy) {
-  EXPECT_EQ(variant_labels(parse_ok({"--sorters", "missing"})),
-            (std::vector<std::string>{"cub-radix*", "missing"}));
+  EXPECT_EQ(variant_labels(parse_ok({"--sorters", "missing"})), (std::vector<std::string>{"cub-radix*", "missing"}));
 }
 
 TEST(BenchVariants, AllIncludesTheCpuSorter) {
@@ -360,10 +357,10 @@ TEST(BenchVariants, AllIncludesTheCpuSorter) {
 }
 
 TEST(BenchVariants, OneRowPerOptionSet) {
-  EXPECT_EQ(variant_labels(parse_ok({"--sorters", "hybrid", "--options", "hybrid:shuffle=0",
-                                     "--options", "hybrid:shuffle=1", "--options", "hybrid:shuffle=0"})),
-            (std::vector<std::string>{"cub-radix*", "hybrid[buckets=1024,shuffle=0]",
-                                      "hybrid[buckets=1024,shuffle=1]"}));
+  EXPECT_EQ(
+      variant_labels(parse_ok({"--sorters", "hybrid", "--options", "hybrid:shuffle=0", "--options", "hybrid:shuffle=1",
+                               "--options", "hybrid:shuffle=0"})),
+      (std::vector<std::string>{"cub-radix*", "hybrid[buckets=1024,shuffle=0]", "hybrid[buckets=1024,shuffle=1]"}));
 }
 
 TEST(BenchVariants, OptionsImplyTheSorterWhenSortersAreDefault) {

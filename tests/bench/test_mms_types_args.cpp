@@ -24,8 +24,9 @@ TEST(MmsTypesArgs, DefaultsWithoutArguments) {
 }
 
 TEST(MmsTypesArgs, EveryFlagInBothSpellings) {
-  for (const auto& args : {std::vector<std::string_view>{"--sizes", "1K,2^12", "--k", "16", "--reps", "3", "--csv", "o.csv"},
-                           std::vector<std::string_view>{"--sizes=1K,2^12", "--k=16", "--reps=3", "--csv=o.csv"}}) {
+  for (const auto& args :
+       {std::vector<std::string_view>{"--sizes", "1K,2^12", "--k", "16", "--reps", "3", "--csv", "o.csv"},
+        std::vector<std::string_view>{"--sizes=1K,2^12", "--k=16", "--reps=3", "--csv=o.csv"}}) {
     const TypesArgs a = parse(args);
     ASSERT_EQ(a.error, "");
     EXPECT_EQ(a.options.sizes, (std::vector<std::size_t>{1024, 4096}));

@@ -163,8 +163,8 @@ TEST(BucketSortBitonic, SortsRandomWordsWithTiesAtEveryPowerOfTwo) {
 TEST(BucketSortBitonic, GlobalPathSortsSegmentsOfAnyLength) {
   std::mt19937 rng(11);
   for (const std::uint32_t C : {8u, 64u}) {
-    for (const std::uint32_t size : {1u, 7u, 8u, 9u, 63u, 64u, 65u, 100u, 128u, 129u, 500u, 1000u, 1024u, 1025u,
-                                     3000u}) {
+    for (const std::uint32_t size :
+         {1u, 7u, 8u, 9u, 63u, 64u, 65u, 100u, 128u, 129u, 500u, 1000u, 1024u, 1025u, 3000u}) {
       Words w = random_words(size, rng, size < 100 ? 5u : 0xFFFFFFFFu);
       Words expected = w;
       std::sort(expected.begin(), expected.end());
@@ -231,8 +231,13 @@ TEST(BucketSortBitonic, PlantedWrongFlipIsCaught) {
 }
 
 TEST(BucketSortBitonic, KeysInDepthsortOrderWithValuesBesideThem) {
-  const float keys[] = {1.0f, -0.0f, 0.0f, -1.0f, std::numeric_limits<float>::infinity(),
-                        -std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::quiet_NaN(),
+  const float keys[] = {1.0f,
+                        -0.0f,
+                        0.0f,
+                        -1.0f,
+                        std::numeric_limits<float>::infinity(),
+                        -std::numeric_limits<float>::quiet_NaN(),
+                        std::numeric_limits<float>::quiet_NaN(),
                         std::numeric_limits<float>::denorm_min()};
   Words w;
   for (std::uint32_t i = 0; i < 8; ++i) w.push_back(pack(ordered_key(keys[i]), 100 + i));

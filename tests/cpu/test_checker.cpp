@@ -20,7 +20,8 @@ struct Sorted {
 Sorted correct_result(const std::vector<float>& keys) {
   std::vector<std::size_t> order(keys.size());
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return key_less(keys[a], keys[b]); });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return key_less(keys[a], keys[b]); });
   Sorted sorted;
   for (std::size_t i : order) {
     sorted.keys.push_back(keys[i]);
@@ -40,8 +41,9 @@ class CheckerTest : public ::testing::Test {
 TEST_F(CheckerTest, PassesACorrectResult) { EXPECT_TRUE(check().ok) << check().message; }
 
 TEST_F(CheckerTest, CatchesASwappedPair) {
-  const auto at = std::adjacent_find(sorted.keys.begin(), sorted.keys.end(),
-                                     [](float a, float b) { return key_less(a, b); }) - sorted.keys.begin();
+  const auto at =
+      std::adjacent_find(sorted.keys.begin(), sorted.keys.end(), [](float a, float b) { return key_less(a, b); }) -
+      sorted.keys.begin();
   std::swap(sorted.keys[at], sorted.keys[at + 1]);
   std::swap(sorted.values[at], sorted.values[at + 1]);
   EXPECT_FALSE(check().ok);
@@ -83,10 +85,10 @@ TEST_F(CheckerTest, CatchesAWrongNanPosition) {
 }
 
 TEST_F(CheckerTest, CatchesPlusZeroBeforeMinusZero) {
-  const auto minus = std::find_if(sorted.keys.begin(), sorted.keys.end(),
-                                  [](float k) { return k == 0.0f && std::signbit(k); });
-  const auto plus = std::find_if(sorted.keys.begin(), sorted.keys.end(),
-                                 [](float k) { return k == 0.0f && !std::signbit(k); });
+  const auto minus =
+      std::find_if(sorted.keys.begin(), sorted.keys.end(), [](float k) { return k == 0.0f && std::signbit(k); });
+  const auto plus =
+      std::find_if(sorted.keys.begin(), sorted.keys.end(), [](float k) { return k == 0.0f && !std::signbit(k); });
   ASSERT_TRUE(minus != sorted.keys.end() && plus != sorted.keys.end());
   std::iter_swap(minus, plus);
   std::swap(sorted.values[minus - sorted.keys.begin()], sorted.values[plus - sorted.keys.begin()]);

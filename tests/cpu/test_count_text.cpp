@@ -55,8 +55,8 @@ TEST(CountText, LimitsAreInclusiveAndNamedInTheReason) {
 TEST(CountText, MalformedIsNotACount) {
   EXPECT_EQ(why_rejected(""), "empty");
   EXPECT_EQ(why_rejected("   "), "empty");
-  for (std::string_view bad : {"M", "1X", "1.5M", "-1", "+1", "2^", "^24", "1^5", "0^3", "1MM",
-                               "2^24K", "abc", "1e6", "16 M", "1,000", "0x10", "2^-1", "2^^3"})
+  for (std::string_view bad : {"M", "1X", "1.5M", "-1", "+1", "2^", "^24", "1^5", "0^3", "1MM", "2^24K", "abc", "1e6",
+                               "16 M", "1,000", "0x10", "2^-1", "2^^3"})
     EXPECT_EQ(why_rejected(bad), "not a count") << bad;
 }
 
@@ -92,13 +92,15 @@ TEST(QuoteForMessage, PrintableTextIsQuotedAsIs) {
 }
 
 TEST(QuoteForMessage, ControlBytesAndInvalidUtf8AreEscaped) {
-  EXPECT_EQ(quote_for_message("\x1b[2J\x07" "a\n"), "'\\x1b[2J\\x07a\\x0a'");
+  EXPECT_EQ(quote_for_message("\x1b[2J\x07"
+                              "a\n"),
+            "'\\x1b[2J\\x07a\\x0a'");
   EXPECT_EQ(quote_for_message(std::string_view("a\0b", 3)), "'a\\x00b'");
-  EXPECT_EQ(quote_for_message("\xff\xfe"), "'\\xff\\xfe'");                 // a UTF-16 byte-order mark
-  EXPECT_EQ(quote_for_message("\xc3"), "'\\xc3'");                          // truncated sequence
-  EXPECT_EQ(quote_for_message("\xc0\xaf"), "'\\xc0\\xaf'");                 // overlong '/'
-  EXPECT_EQ(quote_for_message("\xed\xa0\x80"), "'\\xed\\xa0\\x80'");        // a surrogate
-  EXPECT_EQ(quote_for_message("\xc2\x9b"), "'\\xc2\\x9b'");                 // C1 CSI, an escape too
+  EXPECT_EQ(quote_for_message("\xff\xfe"), "'\\xff\\xfe'");                    // a UTF-16 byte-order mark
+  EXPECT_EQ(quote_for_message("\xc3"), "'\\xc3'");                             // truncated sequence
+  EXPECT_EQ(quote_for_message("\xc0\xaf"), "'\\xc0\\xaf'");                    // overlong '/'
+  EXPECT_EQ(quote_for_message("\xed\xa0\x80"), "'\\xed\\xa0\\x80'");           // a surrogate
+  EXPECT_EQ(quote_for_message("\xc2\x9b"), "'\\xc2\\x9b'");                    // C1 CSI, an escape too
   EXPECT_EQ(quote_for_message("\xf4\x90\x80\x80"), "'\\xf4\\x90\\x80\\x80'");  // beyond U+10FFFF
 }
 

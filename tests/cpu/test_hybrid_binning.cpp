@@ -41,7 +41,8 @@ std::vector<std::uint32_t> kept_sample(const std::vector<float>& keys, std::uint
 
 constexpr int kBins = 1024;  // hybrid's default histogram_bins
 constexpr int kL = 64;       // the smallest L: every sample at these sizes is every key
-constexpr std::array<std::size_t, 17> kSmallSizes{1, 2, 3, 4, 5, 7, 8, 31, 32, 33, 255, 256, 257, 1023, 1024, 1025, 4095};
+constexpr std::array<std::size_t, 17> kSmallSizes{1,  2,   3,   4,   5,    7,    8,    31,  32,
+                                                  33, 255, 256, 257, 1023, 1024, 1025, 4095};
 
 // The suite's order: each sort bins its keys with the range of the previous (smaller) sort's kept
 // sample. Counts the keys whose old bin was negative (out of the table) and checks the new one.
@@ -75,12 +76,12 @@ TEST(HybridBinning, SpecialsAfterASmallerSortStayInTheTable) {
 // buckets are unchanged wherever it never indexed out of its table; the new one is monotone.
 TEST(HybridBinning, SameAsBeforeInsideTheTableAndMonotone) {
   std::mt19937 random(13);
-  const std::array<std::uint32_t, 8> edges{0u, 1u, 0x7FFFFFFFu, 0x80000000u, 0x80000001u, 0x407FFFFFu, 0xFFFFFFFEu,
-                                           0xFFFFFFFFu};
+  const std::array<std::uint32_t, 8> edges{0u,          1u,          0x7FFFFFFFu, 0x80000000u,
+                                           0x80000001u, 0x407FFFFFu, 0xFFFFFFFEu, 0xFFFFFFFFu};
   for (int trial = 0; trial < 20000; ++trial) {
     std::uint32_t lo = trial % 3 == 0 ? edges[random() % edges.size()] : static_cast<std::uint32_t>(random());
-    std::uint32_t hi = trial % 2 == 0 ? lo + static_cast<std::uint32_t>(random() % 4096)
-                                      : static_cast<std::uint32_t>(random());
+    std::uint32_t hi =
+        trial % 2 == 0 ? lo + static_cast<std::uint32_t>(random() % 4096) : static_cast<std::uint32_t>(random());
     if (hi < lo) std::swap(lo, hi);
     const int max_bins = trial % 5 == 0 ? 16 : kBins;
     const Binning binning = make_binning_of_range(lo, hi, max_bins);

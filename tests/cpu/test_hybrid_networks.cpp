@@ -33,8 +33,7 @@ Pairs to_pairs(const KV4* vectors, int count) {
 // Sorted by key, and the multiset of (key, value) pairs is the input's.
 ::testing::AssertionResult sorted_permutation(Pairs in, const Pairs& out) {
   for (std::size_t i = 1; i < out.size(); ++i)
-    if (out[i - 1].first > out[i].first)
-      return ::testing::AssertionFailure() << "keys out of order at " << i;
+    if (out[i - 1].first > out[i].first) return ::testing::AssertionFailure() << "keys out of order at " << i;
   Pairs sorted_out = out;
   std::sort(in.begin(), in.end());
   std::sort(sorted_out.begin(), sorted_out.end());
@@ -53,10 +52,16 @@ KV4 vector_from_bits(unsigned bits, unsigned value_base) {
 
 // Keys in depthsort's order with every special value, many ties.
 std::uint32_t random_key(std::mt19937& rng) {
-  static const float specials[] = {0.0f, -0.0f, std::numeric_limits<float>::infinity(),
-                                   -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN(),
-                                   -std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::denorm_min(),
-                                   -std::numeric_limits<float>::denorm_min(), 1.0f, -1.0f};
+  static const float specials[] = {0.0f,
+                                   -0.0f,
+                                   std::numeric_limits<float>::infinity(),
+                                   -std::numeric_limits<float>::infinity(),
+                                   std::numeric_limits<float>::quiet_NaN(),
+                                   -std::numeric_limits<float>::quiet_NaN(),
+                                   std::numeric_limits<float>::denorm_min(),
+                                   -std::numeric_limits<float>::denorm_min(),
+                                   1.0f,
+                                   -1.0f};
   const unsigned pick = rng() % 16;
   if (pick < 10) return ordered_key(specials[pick]);
   if (pick < 13) return ordered_key(static_cast<float>(rng() % 5));  // heavy ties
@@ -198,13 +203,12 @@ TEST(HybridNetworks, WordMergePathTilesSortKeyIndexWords) {
     for (std::uint32_t d = 0; d < na + nb; d += tile) {
       const std::uint32_t d1 = std::min(d + tile, na + nb);
       const std::uint32_t i0 = co_rank(d, 0, na, na, nb, key), i1 = co_rank(d1, 0, na, na, nb, key);
-      merge_tile<K4>(
-          [&](std::uint32_t i, std::uint32_t& k) { k = buffer[i]; },
-          [&](int vi, const K4& r) {
-            for (int j = 0; j < 4; ++j)
-              if (d + 4 * vi + j < d1) out[d + 4 * vi + j] = r.k[j];
-          },
-          i0, i1, na + (d - i0), na + (d1 - i1), static_cast<int>((d1 - d + 3) / 4));
+      merge_tile<K4>([&](std::uint32_t i, std::uint32_t& k) { k = buffer[i]; },
+                     [&](int vi, const K4& r) {
+                       for (int j = 0; j < 4; ++j)
+                         if (d + 4 * vi + j < d1) out[d + 4 * vi + j] = r.k[j];
+                     },
+                     i0, i1, na + (d - i0), na + (d1 - i1), static_cast<int>((d1 - d + 3) / 4));
     }
     std::vector<std::uint32_t> expect = buffer;
     std::sort(expect.begin(), expect.end());
@@ -214,9 +218,15 @@ TEST(HybridNetworks, WordMergePathTilesSortKeyIndexWords) {
 
 TEST(HybridNetworks, OrderedKeysGiveTheProjectOrder) {
   // -NaN < -inf < -1 < -0 < +0 < denormal < 1 < +inf < +NaN, as the networks compare them.
-  const float order[] = {-std::numeric_limits<float>::quiet_NaN(), -std::numeric_limits<float>::infinity(), -1.0f,
-                         -0.0f, 0.0f, std::numeric_limits<float>::denorm_min(), 1.0f,
-                         std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN()};
+  const float order[] = {-std::numeric_limits<float>::quiet_NaN(),
+                         -std::numeric_limits<float>::infinity(),
+                         -1.0f,
+                         -0.0f,
+                         0.0f,
+                         std::numeric_limits<float>::denorm_min(),
+                         1.0f,
+                         std::numeric_limits<float>::infinity(),
+                         std::numeric_limits<float>::quiet_NaN()};
   KV4 a{}, b{};
   for (int j = 0; j < 4; ++j) {
     a.k[j] = ordered_key(order[8 - j]);

@@ -40,16 +40,16 @@ int cub_bits_differing(const std::vector<float>& keys) {
 TEST(KeyRange, CubDifferingBitsCoverEveryKeyOfTheRange) {
   constexpr float kInf = std::numeric_limits<float>::infinity();
   const std::vector<std::vector<float>> sets{
-      {2.0f, 5.9f, 3.0f},        // two octaves: 24 bits
-      {3.0f, 9.0f},              // across a power of two where the difference would need 24
-      {1.5f},                    // one value
-      {0.0f, 1.0f, 0.5f},        // +0.0 with positives
-      {-0.0f, 1.0f},             // -0.0 with positives: CUB reads +0.0
-      {-0.0f, -1.0f, -1.5f},     // negatives topped by -0.0: CUB puts it above them
-      {-0.0f, 0.0f},             // both zeros: equal in CUB's key, apart in depthsort's
-      {-0.0f},                   // -0.0 alone
-      {-2.0f, -3.0f},            // negatives
-      {-kInf, kInf},             // everything
+      {2.0f, 5.9f, 3.0f},                         // two octaves: 24 bits
+      {3.0f, 9.0f},                               // across a power of two where the difference would need 24
+      {1.5f},                                     // one value
+      {0.0f, 1.0f, 0.5f},                         // +0.0 with positives
+      {-0.0f, 1.0f},                              // -0.0 with positives: CUB reads +0.0
+      {-0.0f, -1.0f, -1.5f},                      // negatives topped by -0.0: CUB puts it above them
+      {-0.0f, 0.0f},                              // both zeros: equal in CUB's key, apart in depthsort's
+      {-0.0f},                                    // -0.0 alone
+      {-2.0f, -3.0f},                             // negatives
+      {-kInf, kInf},                              // everything
       {std::bit_cast<float>(0x7FC00000u), 1.0f},  // +NaN above the positives
   };
   for (const std::vector<float>& keys : sets) {

@@ -22,8 +22,8 @@ TEST(KeyOrder, EveryClassOfFloatInItsPlace) {
       -kInf,
       std::numeric_limits<float>::lowest(),
       -1.0f,
-      -std::numeric_limits<float>::min(),    // smallest negative normal
-      from_bits(0x807FFFFFu),                // largest negative denormal
+      -std::numeric_limits<float>::min(),  // smallest negative normal
+      from_bits(0x807FFFFFu),              // largest negative denormal
       -std::numeric_limits<float>::denorm_min(),
       -0.0f,
       0.0f,

@@ -29,10 +29,10 @@ constexpr std::uint64_t kRoomy = ~std::uint64_t{0};
 struct Simulation {
   int gpus = 1, chunks = 1, levels = kLevels;
   std::vector<std::uint64_t> targets;
-  std::vector<std::vector<std::uint32_t>> keys;  // per GPU
-  std::vector<int> ranks;                        // GPUs that ran the splitter steps
-  std::vector<SplitState> states;                // per GPU (valid for `ranks`)
-  std::vector<std::vector<int>> range;           // per GPU, per key: the rule's range
+  std::vector<std::vector<std::uint32_t>> keys;    // per GPU
+  std::vector<int> ranks;                          // GPUs that ran the splitter steps
+  std::vector<SplitState> states;                  // per GPU (valid for `ranks`)
+  std::vector<std::vector<int>> range;             // per GPU, per key: the rule's range
   std::vector<std::vector<std::uint64_t>> actual;  // per GPU, per range: pairs the rule put there
   bool from_candidates = false;                    // the levels read the brackets' candidates
 };
@@ -82,13 +82,14 @@ Simulation simulate(const std::vector<std::uint32_t>& all, int gpus, int holders
       b = {above, above};
     }
   for (const int r : sim.ranks)
-    init_state(sim.states[r], make_setup(r, gpus, chunks, levels, n, sim.keys[r].size(), sim.targets, index, brackets, 1,
-                                         capacity));
+    init_state(sim.states[r],
+               make_setup(r, gpus, chunks, levels, n, sim.keys[r].size(), sim.targets, index, brackets, 1, capacity));
   if (!index.empty() || !brackets.empty()) {
     std::vector<std::uint32_t> gathered;
     for (const int r : sim.ranks)
       for (std::uint32_t i = 0; i < stride; ++i)
-        gathered.push_back(i < samples[r] ? sim.keys[r][sample_position(i, samples[r], sim.keys[r].size())] : 0xFFFFFFFFu);
+        gathered.push_back(i < samples[r] ? sim.keys[r][sample_position(i, samples[r], sim.keys[r].size())]
+                                          : 0xFFFFFFFFu);
     std::sort(gathered.begin(), gathered.end());
     for (const int r : sim.ranks) make_cuts(sim.states[r], gathered.data(), valid);
   }
@@ -128,7 +129,8 @@ Simulation simulate(const std::vector<std::uint32_t>& all, int gpus, int holders
       EXPECT_EQ(st.params.slots, p.slots) << "every GPU runs the same pass";
       for (const std::uint32_t key : sim.from_candidates ? candidates[r] : sim.keys[r]) {
         const int slot = level_slot(st.params, key);
-        if (slot >= 0) ++local[r][static_cast<std::size_t>(slot) * (st.params.bin_mask + 1) + level_bin(st.params, key)];
+        if (slot >= 0)
+          ++local[r][static_cast<std::size_t>(slot) * (st.params.bin_mask + 1) + level_bin(st.params, key)];
       }
       for (int w = 0; w < kHistogramWords; ++w) global[w] += local[r][w];
     }
@@ -149,7 +151,8 @@ Simulation simulate(const std::vector<std::uint32_t>& all, int gpus, int holders
   }
   std::vector<std::uint64_t> equal_all(static_cast<std::size_t>(kMaxGpus) * kMaxSplitters, 0);
   for (const int r : sim.ranks)
-    for (int d = 0; d < kMaxSplitters; ++d) equal_all[static_cast<std::size_t>(r) * kMaxSplitters + d] = sim.states[r].equal_local[d];
+    for (int d = 0; d < kMaxSplitters; ++d)
+      equal_all[static_cast<std::size_t>(r) * kMaxSplitters + d] = sim.states[r].equal_local[d];
   const bool gather_equal = reduce && levels == kLevels;
   for (const int r : sim.ranks) finish_counts(sim.states[r], gather_equal ? equal_all.data() : nullptr);
   if (plant == Plant::BoundaryMoved) {
@@ -203,12 +206,14 @@ std::string check(const Simulation& sim, bool exact) {
   const SplitState& first = sim.states[sim.ranks.front()];
   for (const int r : sim.ranks) {
     const SplitState& st = sim.states[r];
-    if (st.out.error != kErrorNone) return "GPU " + std::to_string(r) + " reports error " + std::to_string(st.out.error);
+    if (st.out.error != kErrorNone)
+      return "GPU " + std::to_string(r) + " reports error " + std::to_string(st.out.error);
     for (int range = 0; range < R; ++range) {
       if (st.out.count[range] != sim.actual[r][range])
         return "GPU " + std::to_string(r) + " counts " + std::to_string(st.out.count[range]) + " pairs in range " +
                std::to_string(range) + ", its keys put " + std::to_string(sim.actual[r][range]) + " there";
-      if (st.out.size[range] != first.out.size[range]) return "the GPUs disagree on range " + std::to_string(range) + "'s size";
+      if (st.out.size[range] != first.out.size[range])
+        return "the GPUs disagree on range " + std::to_string(range) + "'s size";
     }
   }
   std::vector<std::uint64_t> total(R, 0);
@@ -250,10 +255,12 @@ std::string check(const Simulation& sim, bool exact) {
     std::uint64_t send = 0, stage = 0;
     for (int range = 0; range < R; ++range) {
       if (range / sim.chunks == r) {
-        if (st.offset[range] != stage) return "own range " + std::to_string(range) + " placed at " + std::to_string(st.offset[range]);
+        if (st.offset[range] != stage)
+          return "own range " + std::to_string(range) + " placed at " + std::to_string(st.offset[range]);
         stage += st.out.size[range];
       } else {
-        if (st.offset[range] != send) return "run " + std::to_string(range) + " placed at " + std::to_string(st.offset[range]);
+        if (st.offset[range] != send)
+          return "run " + std::to_string(range) + " placed at " + std::to_string(st.offset[range]);
         send += st.out.count[range];
       }
     }
@@ -338,7 +345,8 @@ std::string move_and_sort(const Simulation& sim, bool forget_own = false) {
     }
   }
   std::sort(all.begin(), all.end());
-  if (out.size() != all.size()) return "the stages hold " + std::to_string(out.size()) + " pairs, not " + std::to_string(all.size());
+  if (out.size() != all.size())
+    return "the stages hold " + std::to_string(out.size()) + " pairs, not " + std::to_string(all.size());
   for (std::size_t i = 0; i < out.size(); ++i) {
     if (out[i].first != all[i].first) return "key " + std::to_string(i) + " out of order";
   }
@@ -405,7 +413,8 @@ TEST(MultiGpuSplitters, TwoLevelsAndUnevenHolders) {
 TEST(MultiGpuSplitters, EqualKeysAcrossSplitPointsAndExtremes) {
   // Every key equal (at both ends of the ordered range, and -0 / +0), two values, one outlier.
   const std::vector<std::vector<std::uint32_t>> inputs{
-      std::vector<std::uint32_t>(1001, 0u),          std::vector<std::uint32_t>(1001, 0xFFFFFFFFu),
+      std::vector<std::uint32_t>(1001, 0u),
+      std::vector<std::uint32_t>(1001, 0xFFFFFFFFu),
       std::vector<std::uint32_t>(999, ordered_key(-0.0f)),
       [] {
         std::vector<std::uint32_t> k(5000);
@@ -436,11 +445,13 @@ TEST(MultiGpuSplitters, WeightedFirstRangeIsExact) {
       for (const int gpus : {2, 3, 8})
         for (const int chunks : {1, 4})
           for (const double share : {0.55, 0.7, 0.75}) {
-            SCOPED_TRACE(label(std::string(distribution_name(dist)), n, gpus, 1, 3, chunks) + " share=" + std::to_string(share));
+            SCOPED_TRACE(label(std::string(distribution_name(dist)), n, gpus, 1, 3, chunks) +
+                         " share=" + std::to_string(share));
             const std::vector<std::uint32_t> keys = ordered(make_keys(dist, n, n + 5));
             const Simulation sim = simulate(keys, gpus, 1, kLevels, chunks, share);
             EXPECT_EQ(check(sim, true), "");
-            EXPECT_EQ(sum(sim.states[0].out.size, chunks), std::min<std::uint64_t>(static_cast<std::uint64_t>(share * n), n - 1));
+            EXPECT_EQ(sum(sim.states[0].out.size, chunks),
+                      std::min<std::uint64_t>(static_cast<std::uint64_t>(share * n), n - 1));
           }
 }
 
@@ -462,7 +473,8 @@ TEST(MultiGpuSplitters, SubRangesFollowTheSample) {
 TEST(MultiGpuSplitters, BracketsHoldTheSplitters) {
   // Uniform, Gaussian and sorted keys: every target lies inside its bracket, so the levels read the
   // candidates alone (about 1.2% of the keys a splitter once the sample is smaller than the input).
-  for (const Distribution dist : {Distribution::Uniform, Distribution::Gaussian, Distribution::Sorted, Distribution::Zipf})
+  for (const Distribution dist :
+       {Distribution::Uniform, Distribution::Gaussian, Distribution::Sorted, Distribution::Zipf})
     for (const std::size_t n : {1000, 65537, 400000})
       for (const int gpus : {2, 4, 8})
         for (const int holders : {1, gpus}) {
@@ -476,7 +488,8 @@ TEST(MultiGpuSplitters, BracketsHoldTheSplitters) {
             for (const int r : sim.ranks) {
               const SplitState& st = sim.states[r];
               for (int m = 0; m < st.brackets; ++m)
-                for (const std::uint32_t key : sim.keys[r]) candidates += key >= st.bracket_lo[m] && key <= st.bracket_hi[m];
+                for (const std::uint32_t key : sim.keys[r])
+                  candidates += key >= st.bracket_lo[m] && key <= st.bracket_hi[m];
             }
             EXPECT_LT(candidates, static_cast<std::uint64_t>(0.02 * (gpus - 1) * n)) << "brackets too wide";
           }
@@ -486,7 +499,8 @@ TEST(MultiGpuSplitters, BracketsHoldTheSplitters) {
 TEST(MultiGpuSplitters, EveryKeyWhereABracketFails) {
   // A bracket that misses its target, and candidates that overflow their slots: the levels read
   // every key, and the split stays exact.
-  for (const Distribution dist : {Distribution::Uniform, Distribution::AllEqual, Distribution::TwoValues, Distribution::HalfEqual})
+  for (const Distribution dist :
+       {Distribution::Uniform, Distribution::AllEqual, Distribution::TwoValues, Distribution::HalfEqual})
     for (const std::size_t n : {2, 1000, 65537})
       for (const int gpus : {2, 3, 4})
         for (const int holders : {1, gpus}) {
@@ -551,14 +565,14 @@ TEST(MultiGpuSplitters, RangeRuleAtTheSplitter) {
   EXPECT_EQ(interval_of(b, 8, 5), 1);
   EXPECT_EQ(interval_of(b, 8, 25), 6);
   EXPECT_EQ(interval_of(b, 8, 99), 8);
-  EXPECT_EQ(range_index(s, b, 8, 3, 4, 0), 0);     // GPU 0, below 5
-  EXPECT_EQ(range_index(s, b, 8, 3, 6, 0), 1);     // GPU 0, [5, 7)
-  EXPECT_EQ(range_index(s, b, 8, 3, 9, 0), 2);     // GPU 0, >= 7
-  EXPECT_EQ(range_index(s, b, 8, 3, 10, 0), 3);    // GPU 1, below its first boundary 12
-  EXPECT_EQ(range_index(s, b, 8, 3, 20, 0), 5);    // GPU 1 (tie rank 0 < 2), >= 15
-  EXPECT_EQ(range_index(s, b, 8, 3, 20, 2), 6);    // GPU 2, below 25
-  EXPECT_EQ(range_index(s, b, 8, 3, 25, 0), 8);    // GPU 2, >= both its boundaries
-  EXPECT_EQ(range_index(s, b, 8, 3, 31, 0), 9);    // GPU 3, below 40
+  EXPECT_EQ(range_index(s, b, 8, 3, 4, 0), 0);   // GPU 0, below 5
+  EXPECT_EQ(range_index(s, b, 8, 3, 6, 0), 1);   // GPU 0, [5, 7)
+  EXPECT_EQ(range_index(s, b, 8, 3, 9, 0), 2);   // GPU 0, >= 7
+  EXPECT_EQ(range_index(s, b, 8, 3, 10, 0), 3);  // GPU 1, below its first boundary 12
+  EXPECT_EQ(range_index(s, b, 8, 3, 20, 0), 5);  // GPU 1 (tie rank 0 < 2), >= 15
+  EXPECT_EQ(range_index(s, b, 8, 3, 20, 2), 6);  // GPU 2, below 25
+  EXPECT_EQ(range_index(s, b, 8, 3, 25, 0), 8);  // GPU 2, >= both its boundaries
+  EXPECT_EQ(range_index(s, b, 8, 3, 31, 0), 9);  // GPU 3, below 40
   EXPECT_EQ(range_index(s, b, 8, 3, 45, 0), 10);
   EXPECT_EQ(range_index(s, b, 8, 3, 0xFFFFFFFFu, 0), 11);
 }

@@ -23,8 +23,7 @@ class OutputFileTest : public ::testing::Test {
  protected:
   void SetUp() override {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           ("depthsort-output-" + std::to_string(::getpid()) + "-" + info->name());
+    dir_ = fs::temp_directory_path() / ("depthsort-output-" + std::to_string(::getpid()) + "-" + info->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
@@ -293,8 +292,8 @@ TEST_F(OutputFileTest, ALinkIntoAMissingFolderNamesBothPaths) {
   fs::create_symlink("nowhere/new.json", dir_ / "out.json");
   const std::string message = error_of_writing(dir_ / "out.json");
   EXPECT_NE(message.find("'" + (dir_ / "out.json").string() + "': it is a symbolic link to '" +
-                         (dir_ / "nowhere" / "new.json").string() + "', whose folder '" +
-                         (dir_ / "nowhere").string() + "' does not exist"),
+                         (dir_ / "nowhere" / "new.json").string() + "', whose folder '" + (dir_ / "nowhere").string() +
+                         "' does not exist"),
             std::string::npos)
       << message;
   EXPECT_TRUE(fs::is_symlink(dir_ / "out.json"));

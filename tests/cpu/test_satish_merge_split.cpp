@@ -64,7 +64,8 @@ LevelResult merge_level(const Pairs& buffer, std::uint32_t la, std::uint32_t lb,
     for (std::uint32_t x = 0; x < na; ++x)
       r.out[out0 + x + rank_in<false>(tile_b, 0, nb, tile_a(x))] = buffer[lo.a + x];
     for (std::uint32_t x = 0; x < nb; ++x) {
-      const std::uint32_t rank = planted ? rank_in<false>(tile_a, 0, na, tile_b(x)) : rank_in<true>(tile_a, 0, na, tile_b(x));
+      const std::uint32_t rank =
+          planted ? rank_in<false>(tile_a, 0, na, tile_b(x)) : rank_in<true>(tile_a, 0, na, tile_b(x));
       r.out[out0 + x + rank] = buffer[la + lo.b + x];
     }
   }
@@ -72,9 +73,14 @@ LevelResult merge_level(const Pairs& buffer, std::uint32_t la, std::uint32_t lb,
 }
 
 std::uint32_t random_key(std::mt19937& rng, int mode) {
-  static const float specials[] = {0.0f, -0.0f, std::numeric_limits<float>::infinity(),
-                                   -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN(),
-                                   -std::numeric_limits<float>::quiet_NaN(), 1.0f, -1.0f};
+  static const float specials[] = {0.0f,
+                                   -0.0f,
+                                   std::numeric_limits<float>::infinity(),
+                                   -std::numeric_limits<float>::infinity(),
+                                   std::numeric_limits<float>::quiet_NaN(),
+                                   -std::numeric_limits<float>::quiet_NaN(),
+                                   1.0f,
+                                   -1.0f};
   if (mode == 0) return rng() % 4;  // all ties
   if (mode == 1) return ordered_key(specials[rng() % 8]);
   return rng();

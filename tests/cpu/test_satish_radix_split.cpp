@@ -105,9 +105,14 @@ TEST(SatishRadixDigits, LsdPassesOfSplitsSortFloatKeysInTheKeyOrder) {
   std::vector<float> keys(1024);
   std::uniform_real_distribution<float> uniform(-4.0f, 4.0f);
   for (float& k : keys) k = uniform(rng);
-  const float specials[] = {0.0f, -0.0f, std::numeric_limits<float>::infinity(),
-                            -std::numeric_limits<float>::infinity(), std::bit_cast<float>(0x7FC01234u),
-                            std::bit_cast<float>(0xFFC05678u), std::numeric_limits<float>::denorm_min(), 1.0f};
+  const float specials[] = {0.0f,
+                            -0.0f,
+                            std::numeric_limits<float>::infinity(),
+                            -std::numeric_limits<float>::infinity(),
+                            std::bit_cast<float>(0x7FC01234u),
+                            std::bit_cast<float>(0xFFC05678u),
+                            std::numeric_limits<float>::denorm_min(),
+                            1.0f};
   for (std::size_t i = 0; i < keys.size(); i += 3) keys[i] = specials[i % 8];
   for (int b = 4; b <= 8; ++b) {
     Tile tile(keys.size());
@@ -115,10 +120,12 @@ TEST(SatishRadixDigits, LsdPassesOfSplitsSortFloatKeysInTheKeyOrder) {
     for (int pass = 0; pass < pass_count(b); ++pass) tile = local_sort(tile, pass_shift(pass, b), pass_bits(pass, b));
     std::vector<std::uint32_t> order(keys.size());
     for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t c) { return key_less(keys[a], keys[c]); });
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::uint32_t a, std::uint32_t c) { return key_less(keys[a], keys[c]); });
     for (std::size_t i = 0; i < order.size(); ++i) {
       ASSERT_EQ(tile[i].value, order[i]) << "b = " << b << ", position " << i;
-      ASSERT_EQ(std::bit_cast<std::uint32_t>(key_from_ordered(tile[i].key)), std::bit_cast<std::uint32_t>(keys[order[i]]));
+      ASSERT_EQ(std::bit_cast<std::uint32_t>(key_from_ordered(tile[i].key)),
+                std::bit_cast<std::uint32_t>(keys[order[i]]));
     }
   }
 }

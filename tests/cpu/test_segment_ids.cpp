@@ -45,7 +45,7 @@ TEST(SegmentIds, HistogramCountsEverySegmentOnce) {
   const std::vector<std::uint32_t> sizes{0, 1, 5, 9, 10, 10, 3};
   const SizeHistogram histogram = size_histogram(sizes, 4);
   EXPECT_EQ(histogram.largest, 10u);
-  EXPECT_EQ(histogram.bin_width, 3u);  // ceil(11 / 4)
+  EXPECT_EQ(histogram.bin_width, 3u);                                     // ceil(11 / 4)
   EXPECT_EQ(histogram.counts, (std::vector<std::uint32_t>{2, 2, 0, 3}));  // [0,3) [3,6) [6,9) [9,..)
   EXPECT_EQ(std::accumulate(histogram.counts.begin(), histogram.counts.end(), 0u), sizes.size());
   EXPECT_THROW(size_histogram(sizes, 0), std::invalid_argument);

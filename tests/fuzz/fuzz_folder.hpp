@@ -9,7 +9,8 @@ namespace depthsort::fuzz {
 
 inline std::string empty_folder(const std::string& name) {
   const char* tmp = std::getenv("TMPDIR");
-  std::string pattern = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/depthsort-fuzz-" + name + "-XXXXXX";
+  std::string pattern =
+      std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/depthsort-fuzz-" + name + "-XXXXXX";
   if (::mkdtemp(pattern.data()) == nullptr) std::abort();
   return pattern;
 }

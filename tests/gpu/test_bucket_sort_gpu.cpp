@@ -87,20 +87,20 @@ constexpr OptionCase kCases[] = {
     {"faithful=1,cub_sample_sort=1,inline_sampling=0"},
     {"s=2"},
     {"s=4096"},
-    {"s=16,sublist=64,chunk=64"},    // many sublists, the deepest global-memory path
+    {"s=16,sublist=64,chunk=64"},  // many sublists, the deepest global-memory path
     {"s=1024,sublist=16384,chunk=16384"},
-    {"s=128,chunk=128"},             // the samples through the global path too
+    {"s=128,chunk=128"},  // the samples through the global path too
     {"sublist=1024,chunk=4096"},
     {"cub_sample_sort=0,radix_block_sort=0"},  // bitonic throughout at the default sizes
-    {"s=16"},                   // radix-sorted chunks joined by the key-only global-memory path
-    {"s=64,chunk=4096"},        // radix local sort, bitonic chunks
-    {"sublist=4096"},           // bitonic local sort, radix chunks
-    {"onchip=0"},               // the radix chunks and the global-memory path at the default sizes
-    {"s=128"},                  // onchip: bound above 16K at 1M+3, relocation, tiles and global path
-    {"s=4096,sublist=16384"},   // onchip gathering from bitonic-sorted 16K sublists
+    {"s=16"},                                  // radix-sorted chunks joined by the key-only global-memory path
+    {"s=64,chunk=4096"},                       // radix local sort, bitonic chunks
+    {"sublist=4096"},                          // bitonic local sort, radix chunks
+    {"onchip=0"},                              // the radix chunks and the global-memory path at the default sizes
+    {"s=128"},                                 // onchip: bound above 16K at 1M+3, relocation, tiles and global path
+    {"s=4096,sublist=16384"},                  // onchip gathering from bitonic-sorted 16K sublists
     {"sample_key_sort=0,inline_sampling=0"},
-    {"radix_bits=4"},                       // the 4-bit tiles, onchip
-    {"bucket_key_bits=0,s=128"},            // all 32 bits; buckets around 8K (one and two tiles) at 1M+3
+    {"radix_bits=4"},                             // the 4-bit tiles, onchip
+    {"bucket_key_bits=0,s=128"},                  // all 32 bits; buckets around 8K (one and two tiles) at 1M+3
     {"radix_bits=4,onchip=0,sample_key_sort=0"},  // the previous default exactly
 };
 

@@ -32,7 +32,9 @@ std::vector<std::string> coherent_sorter_names() {
 class Frame {
  public:
   explicit Frame(std::size_t max_n)
-      : keys_in_(max_n, "test keys in"), keys_out_(max_n, "test keys out"), values_in_(max_n, "test values in"),
+      : keys_in_(max_n, "test keys in"),
+        keys_out_(max_n, "test keys out"),
+        values_in_(max_n, "test values in"),
         values_out_(max_n, "test values out") {}
 
   // Sorts keys (values: make_values) with sorter, checks the result against the CPU reference and
@@ -57,7 +59,8 @@ class Frame {
     CheckResult result = check_sorted_pairs(keys, reference_order(keys), keys_out, values_out);
     if (positions) {
       positions->resize(n);
-      for (std::size_t i = 0; i < n; ++i) (*positions)[i] = static_cast<std::uint32_t>(index_for_value(values_out[i]) % std::max<std::size_t>(n, 1));
+      for (std::size_t i = 0; i < n; ++i)
+        (*positions)[i] = static_cast<std::uint32_t>(index_for_value(values_out[i]) % std::max<std::size_t>(n, 1));
     }
     return result;
   }
@@ -128,8 +131,8 @@ TEST_P(CoherentSequence, ExactThroughCutsAndArbitraryInputs) {
                             order)))
       return;
   // Nearly sorted distributions at varying sizes, then size 0 and 1 in between.
-  for (Distribution dist : {Distribution::Swaps16, Distribution::SwapsSparse, Distribution::LocalDisplace,
-                            Distribution::CameraStep}) {
+  for (Distribution dist :
+       {Distribution::Swaps16, Distribution::SwapsSparse, Distribution::LocalDisplace, Distribution::CameraStep}) {
     for (std::size_t size : {n, std::size_t{0}, std::size_t{1}, std::size_t{65537}, n - 5}) {
       const std::vector<float> keys = make_keys(dist, size, size + 3);
       if (!run(std::string(distribution_name(dist)) + " n=" + std::to_string(size), frame.sort(*sorter, keys, nullptr)))

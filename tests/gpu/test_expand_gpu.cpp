@@ -40,8 +40,8 @@ void expect_same_vertex(const ExpandedVertex& got, const ExpandedVertex& want, s
   ASSERT_NEAR(got.y, want.y, 1e-5f * scale) << "vertex " << i;
   ASSERT_NEAR(got.z, want.z, 1e-5f * scale) << "vertex " << i;
   for (int c = 0; c < 4; ++c)
-    ASSERT_LE(std::abs(static_cast<int>((got.rgba >> (8 * c)) & 0xFF) - static_cast<int>((want.rgba >> (8 * c)) & 0xFF)),
-              1)
+    ASSERT_LE(
+        std::abs(static_cast<int>((got.rgba >> (8 * c)) & 0xFF) - static_cast<int>((want.rgba >> (8 * c)) & 0xFF)), 1)
         << "vertex " << i << " byte " << c;
   ASSERT_EQ(got.corner[0], want.corner[0]) << "vertex " << i;
   ASSERT_EQ(got.corner[1], want.corner[1]) << "vertex " << i;
@@ -57,7 +57,8 @@ TEST(ExpandGpu, KernelWritesTheHostFunctionsVertices) {
       const std::size_t n = triangles + particle_count;
       const std::size_t vertex_count = triangles + 2;
       std::vector<MeshVertex> vertices(vertex_count);
-      for (MeshVertex& v : vertices) v = {coordinate(rng), coordinate(rng), coordinate(rng), static_cast<std::uint32_t>(rng())};
+      for (MeshVertex& v : vertices)
+        v = {coordinate(rng), coordinate(rng), coordinate(rng), static_cast<std::uint32_t>(rng())};
       std::vector<std::uint32_t> indices(3 * triangles);
       for (std::uint32_t& i : indices) i = static_cast<std::uint32_t>(rng() % vertex_count);
       std::vector<ParticleVertex> particles(particle_count);
@@ -69,7 +70,8 @@ TEST(ExpandGpu, KernelWritesTheHostFunctionsVertices) {
       std::shuffle(order.begin(), order.end(), rng);
       order[n / 2] = static_cast<std::uint32_t>(n + 5);  // a broken id: a zero-area triangle on both
       std::vector<std::uint32_t> starts = {0};
-      for (std::size_t s = 1 + rng() % 97; s < n; s += 1 + rng() % 5000) starts.push_back(static_cast<std::uint32_t>(s));
+      for (std::size_t s = 1 + rng() % 97; s < n; s += 1 + rng() % 5000)
+        starts.push_back(static_cast<std::uint32_t>(s));
 
       const auto d_vertices = upload(vertices, "test mesh vertices");
       const auto d_indices = upload(indices, "test indices");
@@ -93,8 +95,8 @@ TEST(ExpandGpu, KernelWritesTheHostFunctionsVertices) {
                       view, d_out.data(), nullptr);
         DEPTHSORT_CUDA_CHECK(cudaMemcpy(got.data(), d_out.data(), d_out.bytes(), cudaMemcpyDeviceToHost));
         for (std::size_t i = 0; i < n; ++i)
-          expand_primitive(vertices.data(), indices.data(), triangles, particles.data(), n, order.data(),
-                           starts.data(), static_cast<std::uint32_t>(starts.size()), view, i, want.data() + 3 * i);
+          expand_primitive(vertices.data(), indices.data(), triangles, particles.data(), n, order.data(), starts.data(),
+                           static_cast<std::uint32_t>(starts.size()), view, i, want.data() + 3 * i);
         SCOPED_TRACE(std::to_string(triangles) + " triangles, " + std::to_string(particle_count) +
                      " particles, colour mode " + std::to_string(colour));
         for (std::size_t i = 0; i < 3 * n; ++i) {

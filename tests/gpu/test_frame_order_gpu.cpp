@@ -46,9 +46,14 @@ std::vector<float> make_positions(std::size_t count, Shape shape, std::mt19937& 
   for (std::size_t i = 0; i < count; ++i) {
     float x = unit(rng), y = unit(rng), z = unit(rng);
     switch (shape) {
-      case Shape::Box: break;
-      case Shape::OneDepth: x = 0.25f, y = -0.5f, z = 0.125f; break;
-      case Shape::TwoDepths: x = (i % 2) ? 0.5f : -0.5f, y = 0.0f, z = 0.0f; break;
+      case Shape::Box:
+        break;
+      case Shape::OneDepth:
+        x = 0.25f, y = -0.5f, z = 0.125f;
+        break;
+      case Shape::TwoDepths:
+        x = (i % 2) ? 0.5f : -0.5f, y = 0.0f, z = 0.0f;
+        break;
       case Shape::FarOutliers:
         if (i % 1000 == 0) x *= 1e6f;
         break;
@@ -77,19 +82,23 @@ DeviceScene make_scene(std::size_t triangles, std::size_t particles, Shape shape
     const std::size_t vertex_count = triangles + 2;
     const std::vector<float> xyz = make_positions(vertex_count, shape, rng);
     std::vector<MeshVertex> vertices(vertex_count);
-    for (std::size_t v = 0; v < vertex_count; ++v) vertices[v] = MeshVertex{xyz[3 * v], xyz[3 * v + 1], xyz[3 * v + 2], 0};
+    for (std::size_t v = 0; v < vertex_count; ++v)
+      vertices[v] = MeshVertex{xyz[3 * v], xyz[3 * v + 1], xyz[3 * v + 2], 0};
     std::vector<std::uint32_t> indices(3 * triangles);
     for (std::size_t t = 0; t < triangles; ++t)
       for (int c = 0; c < 3; ++c) indices[3 * t + c] = static_cast<std::uint32_t>(t + c);
     scene.vertices = DeviceBuffer<MeshVertex>(vertex_count, "test mesh vertices");
     scene.indices = DeviceBuffer<std::uint32_t>(indices.size(), "test mesh indices");
-    DEPTHSORT_CUDA_CHECK(cudaMemcpy(scene.vertices.data(), vertices.data(), scene.vertices.bytes(), cudaMemcpyHostToDevice));
-    DEPTHSORT_CUDA_CHECK(cudaMemcpy(scene.indices.data(), indices.data(), scene.indices.bytes(), cudaMemcpyHostToDevice));
+    DEPTHSORT_CUDA_CHECK(
+        cudaMemcpy(scene.vertices.data(), vertices.data(), scene.vertices.bytes(), cudaMemcpyHostToDevice));
+    DEPTHSORT_CUDA_CHECK(
+        cudaMemcpy(scene.indices.data(), indices.data(), scene.indices.bytes(), cudaMemcpyHostToDevice));
   }
   if (particles > 0) {
     const std::vector<float> xyz = make_positions(particles, shape, rng);
     std::vector<ParticleVertex> points(particles);
-    for (std::size_t i = 0; i < particles; ++i) points[i] = ParticleVertex{xyz[3 * i], xyz[3 * i + 1], xyz[3 * i + 2], 0.01f, 0};
+    for (std::size_t i = 0; i < particles; ++i)
+      points[i] = ParticleVertex{xyz[3 * i], xyz[3 * i + 1], xyz[3 * i + 2], 0.01f, 0};
     scene.points = DeviceBuffer<ParticleVertex>(particles, "test particles");
     DEPTHSORT_CUDA_CHECK(cudaMemcpy(scene.points.data(), points.data(), scene.points.bytes(), cudaMemcpyHostToDevice));
   }
@@ -137,10 +146,10 @@ std::string order_problem(const Readback& r) {
   std::vector<char> seen(n, 0);
   for (std::size_t i = 0; i < n; ++i) {
     const std::uint32_t id = r.order[i];
-    if (id >= n) return "position " + std::to_string(i) + " holds id " + std::to_string(id) + " (n " + std::to_string(n) + ")";
+    if (id >= n)
+      return "position " + std::to_string(i) + " holds id " + std::to_string(id) + " (n " + std::to_string(n) + ")";
     if (seen[id]++) return "id " + std::to_string(id) + " twice (position " + std::to_string(i) + ")";
-    if (i + 1 < n && r.order[i + 1] < n &&
-        ordered_key(r.key_of_id[r.order[i + 1]]) < ordered_key(r.key_of_id[id]))
+    if (i + 1 < n && r.order[i + 1] < n && ordered_key(r.key_of_id[r.order[i + 1]]) < ordered_key(r.key_of_id[id]))
       return "positions " + std::to_string(i) + " and " + std::to_string(i + 1) + " out of key order";
   }
   return "";
@@ -322,8 +331,9 @@ TEST_F(FrameOrderTest, OneUnitThroughAChainOfUnrelatedScenesAndSizes) {
     std::size_t triangles, particles;
     Shape shape;
   };
-  const Step chain[] = {{1'000'000, 2'000'000, Shape::Box}, {0, 70'000, Shape::Box},  {1'000'000, 0, Shape::Ring},
-                        {0, 1, Shape::Box},                 {20, 0, Shape::OneDepth}, {500'000, 500'000, Shape::FarOutliers},
+  const Step chain[] = {{1'000'000, 2'000'000, Shape::Box}, {0, 70'000, Shape::Box},
+                        {1'000'000, 0, Shape::Ring},        {0, 1, Shape::Box},
+                        {20, 0, Shape::OneDepth},           {500'000, 500'000, Shape::FarOutliers},
                         {1'000'000, 2'000'000, Shape::Box}};
   unsigned seed = 10;
   for (const Step& step : chain) {
@@ -369,7 +379,8 @@ TEST_F(FrameOrderTest, SeparatePassesGatherEachKindsOrder) {
   const DeviceScene scene = make_scene(50'000, 80'000, Shape::Box, 7);
   const std::size_t n = scene.size();
   FrameOrder unit(scene.triangles, n);
-  std::unique_ptr<Sorter> particle_sorter = find_sorter("cub-radix")->create(default_options(*find_sorter("cub-radix")));
+  std::unique_ptr<Sorter> particle_sorter =
+      find_sorter("cub-radix")->create(default_options(*find_sorter("cub-radix")));
   cub_->reserve(scene.triangles);
   particle_sorter->reserve(scene.particles);
   DeviceBuffer<std::uint32_t> mesh_elements(3 * scene.triangles, "test mesh elements");
@@ -394,10 +405,12 @@ TEST_F(FrameOrderTest, SeparatePassesGatherEachKindsOrder) {
   DEPTHSORT_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
   std::vector<std::uint32_t> points(scene.particles);
   std::vector<float> key_of_id(n);
-  DEPTHSORT_CUDA_CHECK(cudaMemcpy(points.data(), particle_elements.data(), particle_elements.bytes(), cudaMemcpyDeviceToHost));
+  DEPTHSORT_CUDA_CHECK(
+      cudaMemcpy(points.data(), particle_elements.data(), particle_elements.bytes(), cudaMemcpyDeviceToHost));
   DEPTHSORT_CUDA_CHECK(cudaMemcpy(key_of_id.data(), keys.data(), keys.bytes(), cudaMemcpyDeviceToHost));
   for (std::size_t i = 0; i + 1 < points.size(); ++i)
-    ASSERT_LE(ordered_key(key_of_id[scene.triangles + points[i]]), ordered_key(key_of_id[scene.triangles + points[i + 1]]))
+    ASSERT_LE(ordered_key(key_of_id[scene.triangles + points[i]]),
+              ordered_key(key_of_id[scene.triangles + points[i + 1]]))
         << "particle element " << i;
 }
 

@@ -33,8 +33,9 @@ TEST_P(GpuMmsK, MatchesCpuReferenceAroundTilesAndRounds) {
 
 INSTANTIATE_TEST_SUITE_P(Options, GpuMmsK,
                          ::testing::Values("k=2", "k=4", "k=8", "k=16", "k=32", "k=2,independent_merge=0",
-                                           "k=8,independent_merge=0", "k=32,independent_merge=0", "k=4,share=32", "k=32,narrow_last=0", "k=16,share=1024",
-                                           "k=16,share=64", "k=32,share=1048576"),
+                                           "k=8,independent_merge=0", "k=32,independent_merge=0", "k=4,share=32",
+                                           "k=32,narrow_last=0", "k=16,share=1024", "k=16,share=64",
+                                           "k=32,share=1048576"),
                          [](const auto& info) { return test_name("gpu_mms_" + info.param); });
 
 }  // namespace

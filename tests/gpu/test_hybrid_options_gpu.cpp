@@ -18,11 +18,11 @@ struct OptionCase {
 
 constexpr OptionCase kCases[] = {
     {"hybrid", "atomic_count=1,global_merge=1,buckets=1024,splitter=0"},  // the paper's configuration
-    {"hybrid", "atomic_count=1,global_merge=1,buckets=1024"},  // the same with sampled pivots
+    {"hybrid", "atomic_count=1,global_merge=1,buckets=1024"},             // the same with sampled pivots
     {"hybrid", "buckets=4"},
     {"hybrid", "buckets=4,splitter=0"},
-    {"hybrid", "buckets=65536"},   // the last bucket count of the 16-bit two-level reposition
-    {"hybrid", "buckets=70000"},   // past it: the generic count and scatter
+    {"hybrid", "buckets=65536"},  // the last bucket count of the 16-bit two-level reposition
+    {"hybrid", "buckets=70000"},  // past it: the generic count and scatter
     {"hybrid", "buckets=70000,splitter=0"},
     {"hybrid", "histogram_bins=16"},
     {"hybrid", "histogram_bins=16,splitter=0"},
@@ -40,7 +40,7 @@ constexpr OptionCase kCases[] = {
 
 constexpr std::array<std::size_t, 4> kSizes{1000, 4097, 65537, (1u << 20) + 3};
 constexpr std::array kDistributions{Distribution::Uniform, Distribution::Specials, Distribution::AllEqual,
-                                    Distribution::Zipf, Distribution::Outliers, Distribution::HalfEqual};
+                                    Distribution::Zipf,    Distribution::Outliers, Distribution::HalfEqual};
 
 void PrintTo(const OptionCase& c, std::ostream* out) { *out << c.sorter << ' ' << c.options; }
 

@@ -19,20 +19,28 @@ TEST(CubRadixRange, OneInstanceExactOnUnrelatedInputs) {
   const std::size_t max_n = std::size_t{16} << 20;
   sorter->reserve(max_n);
   const std::pair<Distribution, std::size_t> chain[] = {
-      {Distribution::Uniform, max_n},          {Distribution::Sorted, 1},
-      {Distribution::Outliers, (1 << 20) + 3}, {Distribution::NanPayloads, 4099},
-      {Distribution::Reverse, max_n - 1},      {Distribution::AllEqual, 70000},
-      {Distribution::TwoClusters, 5 << 20},    {Distribution::Specials, 12345},
-      {Distribution::Mesh, 2 << 20},           {Distribution::HalfEqual, 8193},
-      {Distribution::GroundPlane, 3 << 20},    {Distribution::Zipf, 1 << 20},
-      {Distribution::NearlySorted, 2},         {Distribution::CameraStep, (4 << 20) + 1},
-      {Distribution::FewUnique, 100003},       {Distribution::Gaussian, 7},
-      {Distribution::Uniform, 0},              {Distribution::Uniform, 1 << 20},
+      {Distribution::Uniform, max_n},
+      {Distribution::Sorted, 1},
+      {Distribution::Outliers, (1 << 20) + 3},
+      {Distribution::NanPayloads, 4099},
+      {Distribution::Reverse, max_n - 1},
+      {Distribution::AllEqual, 70000},
+      {Distribution::TwoClusters, 5 << 20},
+      {Distribution::Specials, 12345},
+      {Distribution::Mesh, 2 << 20},
+      {Distribution::HalfEqual, 8193},
+      {Distribution::GroundPlane, 3 << 20},
+      {Distribution::Zipf, 1 << 20},
+      {Distribution::NearlySorted, 2},
+      {Distribution::CameraStep, (4 << 20) + 1},
+      {Distribution::FewUnique, 100003},
+      {Distribution::Gaussian, 7},
+      {Distribution::Uniform, 0},
+      {Distribution::Uniform, 1 << 20},
   };
   for (const auto& [dist, n] : chain) {
     const CheckResult result = sort_and_check(*sorter, dist, n);
-    EXPECT_TRUE(result.ok) << "cub-radix range=1, " << distribution_name(dist) << " n=" << n << ": "
-                           << result.message;
+    EXPECT_TRUE(result.ok) << "cub-radix range=1, " << distribution_name(dist) << " n=" << n << ": " << result.message;
   }
 }
 

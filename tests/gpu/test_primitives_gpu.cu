@@ -173,8 +173,8 @@ TEST_F(GpuPrimitives, StagedPairsBringEveryRunWhole) {
     for (std::uint32_t r = 0; r < runs; ++r) {
       const auto first = std::size_t{r} * kRegion;
       for (std::uint32_t i = 0; i < words[r]; ++i) {
-        ASSERT_EQ(keys_out[first + i], keys[first + i]) << "run " << r << " of " << words[r] << " words, key " << i
-                                                        << ", " << blocks << " blocks";
+        ASSERT_EQ(keys_out[first + i], keys[first + i])
+            << "run " << r << " of " << words[r] << " words, key " << i << ", " << blocks << " blocks";
         ASSERT_EQ(values_out[first + i], values[first + i]) << "run " << r << ", value " << i;
       }
     }

@@ -81,16 +81,26 @@ TEST_F(RunBucket, OneInstanceExactOnUnrelatedInputs) {
   const std::size_t max_n = std::size_t{16} << 20;
   const std::unique_ptr<Sorter> sorter = make_reserved(max_n);
   const std::pair<Distribution, std::size_t> chain[] = {
-      {Distribution::Sorted, max_n},           {Distribution::Uniform, 1},
-      {Distribution::CameraStep, max_n - 1},   {Distribution::Outliers, (1 << 20) + 3},
-      {Distribution::NanPayloads, 4099},       {Distribution::Reverse, max_n},
-      {Distribution::AllEqual, (1 << 20) + 1}, {Distribution::TwoClusters, 5 << 20},
-      {Distribution::Specials, 12345},         {Distribution::Mesh, 2 << 20},
-      {Distribution::HalfEqual, 300001},       {Distribution::GroundPlane, 3 << 20},
-      {Distribution::Zipf, 1 << 20},           {Distribution::NearlySorted, (4 << 20) + 1},
-      {Distribution::FewUnique, 1000003},      {Distribution::Gaussian, 7},
-      {Distribution::Uniform, 0},              {Distribution::LocalDisplace, 9 << 20},
-      {Distribution::Uniform, max_n},          {Distribution::Sorted, (1 << 18) + 5},
+      {Distribution::Sorted, max_n},
+      {Distribution::Uniform, 1},
+      {Distribution::CameraStep, max_n - 1},
+      {Distribution::Outliers, (1 << 20) + 3},
+      {Distribution::NanPayloads, 4099},
+      {Distribution::Reverse, max_n},
+      {Distribution::AllEqual, (1 << 20) + 1},
+      {Distribution::TwoClusters, 5 << 20},
+      {Distribution::Specials, 12345},
+      {Distribution::Mesh, 2 << 20},
+      {Distribution::HalfEqual, 300001},
+      {Distribution::GroundPlane, 3 << 20},
+      {Distribution::Zipf, 1 << 20},
+      {Distribution::NearlySorted, (4 << 20) + 1},
+      {Distribution::FewUnique, 1000003},
+      {Distribution::Gaussian, 7},
+      {Distribution::Uniform, 0},
+      {Distribution::LocalDisplace, 9 << 20},
+      {Distribution::Uniform, max_n},
+      {Distribution::Sorted, (1 << 18) + 5},
   };
   for (const auto& [dist, n] : chain) {
     const CheckResult result = sort_and_check(*sorter, dist, n);
@@ -279,8 +289,8 @@ TEST_F(RunBucket, TakesTheBucketPathUpTo64MPairs) {
     for (const Distribution dist : {Distribution::Sorted, Distribution::NearlySorted}) {
       const CheckResult result = sort_and_check(*sorter, dist, n);
       EXPECT_TRUE(result.ok) << distribution_name(dist) << " n=" << n << ": " << result.message;
-      EXPECT_EQ(last_steps(*sorter), dist == Distribution::Sorted ? "sample," + std::string(kBucketPath)
-                                                                  : std::string(kBucketPath))
+      EXPECT_EQ(last_steps(*sorter),
+                dist == Distribution::Sorted ? "sample," + std::string(kBucketPath) : std::string(kBucketPath))
           << distribution_name(dist) << " n=" << n;
     }
   }
@@ -376,8 +386,7 @@ TEST_F(RunBucket, ExactAfterABucketOverflows) {
   const std::unique_ptr<Sorter> sorter = make_reserved(n, "span=0");
   std::vector<float> keys(n, 0.5f);
   const std::uint32_t samples = n / 2048 * 16;  // buckets of 2048 pairs, 16 samples each
-  for (std::uint32_t j = 0; j < samples; ++j)
-    keys[run_bucket::sample_position(j, n, samples)] = static_cast<float>(j);
+  for (std::uint32_t j = 0; j < samples; ++j) keys[run_bucket::sample_position(j, n, samples)] = static_cast<float>(j);
   const CheckResult result = sort_and_check(*sorter, keys);
   EXPECT_EQ(last_steps(*sorter), "sample," + std::string(kBucketPath) + ",fallback-cub");
   EXPECT_TRUE(result.ok) << result.message;

@@ -14,12 +14,13 @@ namespace depthsort::testing {
 namespace {
 
 constexpr const char* kCases[] = {
-    "faithful=1",       "faithful=1,t=64",  "faithful=1,t=128", "faithful=1,t=512", "faithful=1,t=2048",
-    "faithful=0,t=64",  "faithful=0,t=256", "faithful=0,t=512", "faithful=0,t=1024", "faithful=0,t=2048",
+    "faithful=1",      "faithful=1,t=64",  "faithful=1,t=128", "faithful=1,t=512",  "faithful=1,t=2048",
+    "faithful=0,t=64", "faithful=0,t=256", "faithful=0,t=512", "faithful=0,t=1024", "faithful=0,t=2048",
 };
 
-constexpr std::array<std::size_t, 20> kSizes{1,    2,    63,   64,   65,   255,  256,   257,       511,      512,
-                                             513,  1023, 1025, 2047, 2049, 4097, 6149, 3 * 2048 + 5, 65537, (1u << 20) + 3};
+constexpr std::array<std::size_t, 20> kSizes{1,    2,    63,   64,           65,    255,           256,
+                                             257,  511,  512,  513,          1023,  1025,          2047,
+                                             2049, 4097, 6149, 3 * 2048 + 5, 65537, (1u << 20) + 3};
 constexpr std::array kDistributions{Distribution::Uniform, Distribution::Specials, Distribution::AllEqual,
                                     Distribution::Zipf};
 

@@ -1,6 +1,7 @@
 // satish-radix (Satish, Harris & Garland 2009, Section III) at every digit size b = 4..8, every tile
-// (4, 8, 16 pairs per thread) and every arrangement of its phases (and both block scans of the splits), on sizes around the tiles, and a check of the stability an
-// LSD radix sort rests on (the registry entry says stable): equal keys keep their input order.
+// (4, 8, 16 pairs per thread) and every arrangement of its phases (and both block scans of the splits), on sizes around
+// the tiles, and a check of the stability an LSD radix sort rests on (the registry entry says stable): equal keys keep
+// their input order.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -16,8 +17,8 @@
 namespace depthsort::testing {
 namespace {
 
-constexpr std::array<std::size_t, 13> kSizes{1, 2, 1023, 1024, 1025, 2047, 3072, 4095, 4096, 4097, 65537, 262144,
-                                             (1u << 20) + 3};
+constexpr std::array<std::size_t, 13> kSizes{1,    2,    1023, 1024,  1025,   2047,          3072,
+                                             4095, 4096, 4097, 65537, 262144, (1u << 20) + 3};
 constexpr std::array kDistributions{Distribution::Uniform, Distribution::Specials, Distribution::AllEqual,
                                     Distribution::Zipf};
 
@@ -41,8 +42,7 @@ std::vector<Case> cases() {
 
 std::string options_text(const Case& c) {
   return "bits=" + std::to_string(c.bits) + ",items=" + std::to_string(c.items) +
-         ",arrangement=" + std::to_string(c.arrangement) +
-         ",ballot_scan=" + std::to_string(c.ballot_scan);
+         ",arrangement=" + std::to_string(c.arrangement) + ",ballot_scan=" + std::to_string(c.ballot_scan);
 }
 
 class SatishRadixBits : public ::testing::TestWithParam<Case> {};
@@ -87,9 +87,8 @@ TEST_P(SatishRadixBits, IsStable) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Registry, SatishRadixBits, ::testing::ValuesIn(cases()), [](const auto& info) {
-  return test_name("satish_radix_" + options_text(info.param));
-});
+INSTANTIATE_TEST_SUITE_P(Registry, SatishRadixBits, ::testing::ValuesIn(cases()),
+                         [](const auto& info) { return test_name("satish_radix_" + options_text(info.param)); });
 
 }  // namespace
 }  // namespace depthsort::testing

@@ -71,10 +71,11 @@ TEST_P(SmallerSharedMemory, EverySorterSortsWithinIt) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Registry, SmallerSharedMemory,
-                         ::testing::Combine(::testing::ValuesIn(sorter_cases(Backend::Gpu)), ::testing::ValuesIn(kLimits)),
+                         ::testing::Combine(::testing::ValuesIn(sorter_cases(Backend::Gpu)),
+                                            ::testing::ValuesIn(kLimits)),
                          [](const auto& info) {
-                           return std::get<0>(info.param).label + "_" +
-                                  std::to_string(std::get<1>(info.param) / 1024) + "KB";
+                           return std::get<0>(info.param).label + "_" + std::to_string(std::get<1>(info.param) / 1024) +
+                                  "KB";
                          });
 
 TEST(SharedMemoryLimitVariable, NotANumberIsAClearError) {

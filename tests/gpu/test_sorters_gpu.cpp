@@ -22,12 +22,13 @@ TEST_P(GpuSorterTest, MatchesCpuReference) {
   check_sorter(*sorter, dist, suite_sizes());
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Registry, GpuSorterTest,
-    ::testing::Combine(::testing::ValuesIn(sorter_cases(Backend::Gpu)), ::testing::ValuesIn(all_distributions())),
-    [](const auto& info) {
-      return std::get<0>(info.param).label + "_" + test_name(distribution_name(std::get<1>(info.param)));
-    });
+INSTANTIATE_TEST_SUITE_P(Registry, GpuSorterTest,
+                         ::testing::Combine(::testing::ValuesIn(sorter_cases(Backend::Gpu)),
+                                            ::testing::ValuesIn(all_distributions())),
+                         [](const auto& info) {
+                           return std::get<0>(info.param).label + "_" +
+                                  test_name(distribution_name(std::get<1>(info.param)));
+                         });
 
 class GpuSorterLimits : public ::testing::TestWithParam<SorterCase> {};
 

@@ -23,10 +23,9 @@ class BrokenSorter final : public Sorter {
  protected:
   void do_reserve(std::size_t max_n) override {
     std::size_t bytes = 0;
-    DEPTHSORT_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, static_cast<const float*>(nullptr),
-                                                         static_cast<float*>(nullptr),
-                                                         static_cast<const std::uint32_t*>(nullptr),
-                                                         static_cast<std::uint32_t*>(nullptr), max_n));
+    DEPTHSORT_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(
+        nullptr, bytes, static_cast<const float*>(nullptr), static_cast<float*>(nullptr),
+        static_cast<const std::uint32_t*>(nullptr), static_cast<std::uint32_t*>(nullptr), max_n));
     temp_ = DeviceBuffer<unsigned char>(bytes, name());
   }
   void do_sort(const SortBuffers& b, cudaStream_t stream, StepTimer& timer) override {

@@ -31,11 +31,12 @@ constexpr const char* kFrame =
     "push\t1\tunmap\npop\t1\n"
     "push\t1\tdraw\npop\t1\n"
     "pop\t1\n";
-const std::vector<std::string> kFrameLabels{"frame/map",  "frame/depth",         "frame/sort", "frame/gather",
-                                            "frame/unmap", "frame/compute",      "frame/draw", "frame/host frame",
-                                            "sort/radix sort", "sort/signed-zero fixup"};
+const std::vector<std::string> kFrameLabels{
+    "frame/map",     "frame/depth", "frame/sort",       "frame/gather",    "frame/unmap",
+    "frame/compute", "frame/draw",  "frame/host frame", "sort/radix sort", "sort/signed-zero fixup"};
 
-std::vector<std::string> frame_problems(const std::string& text, const std::vector<std::string>& labels = kFrameLabels) {
+std::vector<std::string> frame_problems(const std::string& text,
+                                        const std::vector<std::string>& labels = kFrameLabels) {
   const Recording recording = parse_recording(text);
   if (!recording.ok()) return recording.problems;
   if (recording.roots.size() != 1 || recording.roots.begin()->second.size() != 1) return {"not one frame"};
@@ -56,7 +57,8 @@ TEST(NvtxRanges, ARenamedRangeFails) {
   const auto problems = frame_problems(replaced(kFrame, "push\t1\tgather", "push\t1\tgathr"));
   ASSERT_FALSE(problems.empty());
   EXPECT_NE(joined(problems).find("'gather' is timed but has no range"), std::string::npos) << joined(problems);
-  EXPECT_NE(joined(problems).find("range 'gathr' inside the frame has no timing"), std::string::npos) << joined(problems);
+  EXPECT_NE(joined(problems).find("range 'gathr' inside the frame has no timing"), std::string::npos)
+      << joined(problems);
 }
 
 TEST(NvtxRanges, ARenamedStepFails) {
@@ -174,9 +176,8 @@ TEST(NvtxRanges, ABenchmarkSequenceThatAgreesPasses) {
 }
 
 TEST(NvtxRanges, ABenchmarkRangeBesideTheSortWithoutTimingFails) {
-  const auto problems =
-      check_bench_run(parse_recording(replaced(kSequence, "\ttimed\npush\t1\tdepth", "\ttimed\npush\t1\tlisting")),
-                      kSequenceReport);
+  const auto problems = check_bench_run(
+      parse_recording(replaced(kSequence, "\ttimed\npush\t1\tdepth", "\ttimed\npush\t1\tlisting")), kSequenceReport);
   EXPECT_NE(joined(problems).find("range 'listing' beside the sort has no timing"), std::string::npos)
       << joined(problems);
   EXPECT_NE(joined(problems).find("'depth' is timed but has no range inside 'hybrid'"), std::string::npos)
@@ -228,9 +229,9 @@ TEST(NvtxRecorder, RefusesWithoutAFileToWrite) {
 #ifdef DEPTHSORT_NVTX_BENCH
 TEST(NvtxRecorder, TheBenchmarksCpuSortsHaveTheirStepsRanges) {
   const std::string record = out_path("bench-cpu.nvtx"), json = out_path("bench-cpu.json");
-  const RecordedRun run = run_recorded({DEPTHSORT_NVTX_BENCH, "--sorters", "cpu", "--sizes", "1K", "--reps", "2",
-                                        "--warmup", "1", "--json", json},
-                                       record);
+  const RecordedRun run = run_recorded(
+      {DEPTHSORT_NVTX_BENCH, "--sorters", "cpu", "--sizes", "1K", "--reps", "2", "--warmup", "1", "--json", json},
+      record);
   ASSERT_EQ(run.status, 0) << run.output;
   ASSERT_TRUE(run.recorded) << run.output;
   const nlohmann::json report = nlohmann::json::parse(read_text(json));

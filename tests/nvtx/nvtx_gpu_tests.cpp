@@ -31,7 +31,8 @@ void check_bench(const std::string& name, std::vector<std::string> args) {
     EXPECT_GT(row.at("reps").get<int>(), 0) << row.dump();  // a skipped row would check nothing
   }
   int available = 0;
-  for (const SorterInfo& info : sorter_registry()) available += info.backend == Backend::Gpu && info.is_available(nullptr);
+  for (const SorterInfo& info : sorter_registry())
+    available += info.backend == Backend::Gpu && info.is_available(nullptr);
   EXPECT_GE(gpu_rows, available) << "every available GPU sorter must have a row";
   const auto problems = check_bench_run(run.recording, report);
   EXPECT_TRUE(problems.empty()) << joined(problems);
@@ -51,8 +52,7 @@ TEST(NvtxGpu, ASequencesTimedFrameHasItsStepsRanges) {
 TEST(NvtxGpu, AFusedSequencesTimedFramesHaveTheirStepsRanges) {
   if (std::string why; !cuda_device_usable(&why)) GTEST_SKIP() << "no CUDA device: " << why;
   // Frame 0 (untimed) leaves the splitters; the timed frames are depth-bucket's own or its fallback's.
-  check_bench("sequence-fused-gpu",
-              {"--sequence", "orbit", "--frames", "4", "--sizes", "1M", "--fused"});
+  check_bench("sequence-fused-gpu", {"--sequence", "orbit", "--frames", "4", "--sizes", "1M", "--fused"});
 }
 #endif
 

@@ -35,7 +35,7 @@ constexpr const char* kDomain = "depthsort";
 struct Recorder {
   std::mutex mutex;
   std::FILE* file = nullptr;
-  std::map<std::thread::id, int> threads;            // small numbers, in order of first event
+  std::map<std::thread::id, int> threads;             // small numbers, in order of first event
   std::vector<std::unique_ptr<std::string>> domains;  // a handle is the address of its name
   const std::string* depthsort_domain = nullptr;
 
@@ -110,7 +110,8 @@ void set_callback(NvtxFunctionTable table, unsigned int size, unsigned int id, F
 extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtx2(NvtxGetExportTableFunc_t get_table) {
   const char* path = std::getenv("DEPTHSORT_NVTX_RECORD");
   if (path == nullptr || *path == '\0') {
-    std::fprintf(stderr, "depthsort NVTX recorder: DEPTHSORT_NVTX_RECORD (the file to write) is not set; not recording\n");
+    std::fprintf(stderr,
+                 "depthsort NVTX recorder: DEPTHSORT_NVTX_RECORD (the file to write) is not set; not recording\n");
     return 0;
   }
   const auto* callbacks = static_cast<const NvtxExportTableCallbacks*>(get_table(NVTX_ETID_CALLBACKS));

@@ -40,11 +40,11 @@ void expect_children(const Range& parent, const std::set<std::string>& names, st
     if (direct) continue;
     const std::string deeper = find_below(parent, name, parent.name);
     if (!deeper.empty())
-      problems.push_back("'" + name + "' is timed as a step of '" + parent.name + "' but its range is nested deeper: " +
-                         deeper);
+      problems.push_back("'" + name + "' is timed as a step of '" + parent.name +
+                         "' but its range is nested deeper: " + deeper);
     else
-      problems.push_back("'" + name + "' is timed but has no range inside '" + parent.name + "' (its ranges: " +
-                         outline(parent, 1) + ")");
+      problems.push_back("'" + name + "' is timed but has no range inside '" + parent.name +
+                         "' (its ranges: " + outline(parent, 1) + ")");
   }
 }
 
@@ -57,7 +57,8 @@ std::string outline(const Range& range, int depth) {
   std::string text = range.name;
   if (depth <= 0 || range.children.empty()) return text;
   text += " [";
-  for (std::size_t i = 0; i < range.children.size(); ++i) text += (i ? ", " : "") + outline(range.children[i], depth - 1);
+  for (std::size_t i = 0; i < range.children.size(); ++i)
+    text += (i ? ", " : "") + outline(range.children[i], depth - 1);
   return text + "]";
 }
 
@@ -72,7 +73,8 @@ Recording parse_recording(std::string_view text) {
     const std::size_t tab = line.find('\t');
     const std::string_view kind = line.substr(0, tab);
     if (tab == std::string_view::npos || (kind != "push" && kind != "pop")) {
-      recording.problems.push_back(where + "not 'push<TAB>THREAD<TAB>NAME' or 'pop<TAB>THREAD': '" + std::string(line) + "'");
+      recording.problems.push_back(where + "not 'push<TAB>THREAD<TAB>NAME' or 'pop<TAB>THREAD': '" + std::string(line) +
+                                   "'");
       continue;
     }
     std::string_view rest = line.substr(tab + 1);
@@ -113,7 +115,8 @@ std::vector<std::string> compare_sort(const Range& sorter_range, std::string_vie
                                       const std::vector<std::string>& steps) {
   std::vector<std::string> problems;
   if (sorter_range.name != sorter) {
-    problems.push_back("expected the sorter's own range '" + std::string(sorter) + "', found '" + sorter_range.name + "'");
+    problems.push_back("expected the sorter's own range '" + std::string(sorter) + "', found '" + sorter_range.name +
+                       "'");
     return problems;
   }
   std::set<std::string> names;
@@ -163,13 +166,15 @@ std::vector<std::string> compare_frame(const Range& frame, const std::vector<std
     problems.push_back("sort steps are timed but the frame has no 'sort' range");
     return problems;
   }
-  const std::vector<std::pair<std::string, std::string_view>> sorts{{"sort", sorter}, {"particle sort", particle_sorter}};
+  const std::vector<std::pair<std::string, std::string_view>> sorts{{"sort", sorter},
+                                                                    {"particle sort", particle_sorter}};
   std::size_t next = 0;
   for (const auto& [group, name] : sorts) {
     const auto steps = sort_steps.find(group);
     if (steps == sort_steps.end()) continue;
     if (next >= sort_phase->children.size()) {
-      problems.push_back("'" + group + "' steps are timed but 'sort' holds no range for sorter '" + std::string(name) + "'");
+      problems.push_back("'" + group + "' steps are timed but 'sort' holds no range for sorter '" + std::string(name) +
+                         "'");
       continue;
     }
     for (std::string& problem : compare_sort(sort_phase->children[next++], name, steps->second))

@@ -82,8 +82,10 @@ std::vector<std::string> check_bench_run(const Recording& recording, const nlohm
     }
     // "untimed": a sequence's frame 0 and warm-up frames, ordered outside the timed events.
     if (root->name != "timed") {
-      if (root->name != "untimed" && std::find(sorter_names.begin(), sorter_names.end(), root->name) == sorter_names.end())
-        problems.push_back("top-level range '" + root->name + "' is neither a timed sort, an untimed sort of a reported "
+      if (root->name != "untimed" &&
+          std::find(sorter_names.begin(), sorter_names.end(), root->name) == sorter_names.end())
+        problems.push_back("top-level range '" + root->name +
+                           "' is neither a timed sort, an untimed sort of a reported "
                            "sorter or frame, nor the reference copy");
       continue;
     }

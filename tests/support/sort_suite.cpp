@@ -12,9 +12,27 @@
 namespace depthsort::testing {
 namespace {
 
-constexpr std::array<std::size_t, 21> kSizes{0,    1,    2,    3,    4,    5,     7,          8,
-                                             31,   32,   33,   255,  256,  257,   1023,       1024,
-                                             1025, 4095, 65537, (1u << 20) + 3, std::size_t{1} << 24};
+constexpr std::array<std::size_t, 21> kSizes{0,
+                                             1,
+                                             2,
+                                             3,
+                                             4,
+                                             5,
+                                             7,
+                                             8,
+                                             31,
+                                             32,
+                                             33,
+                                             255,
+                                             256,
+                                             257,
+                                             1023,
+                                             1024,
+                                             1025,
+                                             4095,
+                                             65537,
+                                             (1u << 20) + 3,
+                                             std::size_t{1} << 24};
 
 // Host or device storage for one run's four arrays, sized once for the largest n.
 class PairStorage {
@@ -98,7 +116,8 @@ std::vector<SorterCase> sorter_cases(Backend backend) {
     for (OptionValues& options : option_variants(info)) {
       std::string label(info.name);
       for (const OptionSpec& spec : info.options)
-        if (spec.is_flag()) label += "_" + std::string(spec.name) + "_" + std::to_string(option_value(options, spec.name));
+        if (spec.is_flag())
+          label += "_" + std::string(spec.name) + "_" + std::to_string(option_value(options, spec.name));
       cases.push_back({&info, std::move(options), test_name(label)});
     }
   }

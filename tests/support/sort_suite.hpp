@@ -13,10 +13,10 @@
 
 // In a GPU test body: reports the test skipped, with the sorter's reason, where it cannot run here
 // (no CUDA device), instead of letting it pass by doing nothing.
-#define DEPTHSORT_SKIP_WITHOUT_DEVICE(info)                                  \
-  do {                                                                      \
-    std::string why_not;                                                    \
-    if (!(info).is_available(&why_not)) GTEST_SKIP() << why_not;            \
+#define DEPTHSORT_SKIP_WITHOUT_DEVICE(info)                      \
+  do {                                                           \
+    std::string why_not;                                         \
+    if (!(info).is_available(&why_not)) GTEST_SKIP() << why_not; \
   } while (0)
 
 namespace depthsort::testing {

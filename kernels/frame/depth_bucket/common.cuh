@@ -66,9 +66,9 @@ inline constexpr int kTableBits = 13;
 inline constexpr std::uint32_t kTableSteps = 1u << kTableBits;
 
 struct Table {
-  std::uint32_t low = 0;    // the first splitter's ordered key
-  std::uint32_t shift = 0;  // a step covers 2^shift ordered keys
-  std::uint32_t steps = 1;  // entries used: steps + 1
+  std::uint32_t low = 0;      // the first splitter's ordered key
+  std::uint32_t shift = 0;    // a step covers 2^shift ordered keys
+  std::uint32_t steps = 1;    // entries used: steps + 1
   std::uint32_t repeats = 0;  // two neighbouring splitters are equal (one key heavier than a bucket)
 };
 
@@ -82,9 +82,9 @@ enum Verdict : std::uint32_t {
 
 struct Control {
   std::uint32_t verdict = kFitted;
-  std::uint32_t tiles_done = 0;   // the scatter's last block
-  std::uint32_t samples_done = 0; // the sample's last block
-  std::uint32_t spilled = 0;      // pairs written to the spill area
+  std::uint32_t tiles_done = 0;    // the scatter's last block
+  std::uint32_t samples_done = 0;  // the sample's last block
+  std::uint32_t spilled = 0;       // pairs written to the spill area
   Table table{};
   // The buckets beyond their room, ascending, with their pairs and where those start in the
   // sorted union of their pairs.
@@ -118,8 +118,10 @@ __device__ __forceinline__ std::uint32_t splitters_below(const std::uint32_t* sp
   std::uint32_t lo = 0, hi = count;
   while (lo < hi) {
     const std::uint32_t mid = (lo + hi) >> 1;
-    if (splitters[mid] < key) lo = mid + 1;
-    else hi = mid;
+    if (splitters[mid] < key)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return lo;
 }
@@ -134,13 +136,16 @@ __device__ __forceinline__ std::uint32_t bucket_between(std::uint32_t key, std::
                                                         std::uint32_t hi, bool repeats = true) {
   while (lo < hi) {
     const std::uint32_t mid = (lo + hi) >> 1;
-    if (splitters[mid] <= key) lo = mid + 1;
-    else hi = mid;
+    if (splitters[mid] <= key)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   if (repeats && lo > 1 && splitters[lo - 2] == key) {  // two or more splitters equal to the key
     const std::uint32_t first = splitters_below(splitters, lo, key);
     const std::uint32_t hash = (spreader ^ (spreader >> 16)) * 0x45D9F3Bu;
-    return first + 1 + static_cast<std::uint32_t>((static_cast<std::uint64_t>(hash ^ (hash >> 16)) * (lo - first)) >> 32);
+    return first + 1 +
+           static_cast<std::uint32_t>((static_cast<std::uint64_t>(hash ^ (hash >> 16)) * (lo - first)) >> 32);
   }
   return lo;
 }

@@ -30,14 +30,14 @@ using MidBuckets = BucketShape<512, 8, 4096>;
 using NarrowBuckets = BucketShape<256, 8, 2048>;
 
 template <class Shape>
-void launch_bucket_sort(const Layout& layout, const uint2* regions, std::uint32_t* counts,
-                        const std::uint32_t* places, const Control* control, const std::uint32_t* splitters,
-                        std::uint32_t* order, std::uint32_t* next_splitters, cudaStream_t stream) {
+void launch_bucket_sort(const Layout& layout, const uint2* regions, std::uint32_t* counts, const std::uint32_t* places,
+                        const Control* control, const std::uint32_t* splitters, std::uint32_t* order,
+                        std::uint32_t* next_splitters, cudaStream_t stream) {
   auto* kernel = bucket_sort_kernel<Shape::threads, Shape::items, Shape::slots>;
   const std::size_t bytes = sizeof(typename Shape::Storage);
   primitives::allow_dynamic_smem(kernel, bytes, "depth-bucket: bucket sort");
-  kernel<<<layout.buckets, Shape::threads, bytes, stream>>>(layout, regions, counts, places, control, splitters,
-                                                            order, next_splitters);
+  kernel<<<layout.buckets, Shape::threads, bytes, stream>>>(layout, regions, counts, places, control, splitters, order,
+                                                            next_splitters);
   DEPTHSORT_CUDA_CHECK_LAUNCH("depth-bucket: bucket_sort_kernel");
 }
 
@@ -60,10 +60,14 @@ Layout DepthBucket::layout_for(std::size_t n) const {
 DepthBucket::DepthBucket() : verdict_("depth-bucket's verdict") {
   // The largest shape whose shared memory (with the kernel's static part) a block may have here.
   const auto fits = [](auto* kernel, std::size_t bytes) { return bytes <= primitives::dynamic_smem_limit(kernel); };
-  if (fits(bucket_sort_kernel<1024, 16, 16384>, sizeof(HugeBuckets::Storage))) shapes_.capacity = HugeBuckets::capacity;
-  else if (fits(bucket_sort_kernel<512, 16, 8192>, sizeof(WideBuckets::Storage))) shapes_.capacity = WideBuckets::capacity;
-  else if (fits(bucket_sort_kernel<512, 8, 4096>, sizeof(MidBuckets::Storage))) shapes_.capacity = MidBuckets::capacity;
-  else shapes_.capacity = NarrowBuckets::capacity;
+  if (fits(bucket_sort_kernel<1024, 16, 16384>, sizeof(HugeBuckets::Storage)))
+    shapes_.capacity = HugeBuckets::capacity;
+  else if (fits(bucket_sort_kernel<512, 16, 8192>, sizeof(WideBuckets::Storage)))
+    shapes_.capacity = WideBuckets::capacity;
+  else if (fits(bucket_sort_kernel<512, 8, 4096>, sizeof(MidBuckets::Storage)))
+    shapes_.capacity = MidBuckets::capacity;
+  else
+    shapes_.capacity = NarrowBuckets::capacity;
   scatter_blocks_ = primitives::multiprocessor_count();
   // A study's override of the shapes (docs/algorithms/depth-bucket.md, "Shapes"): "ITEMS,CAPACITY",
   // ITEMS 8 or 16 (the 512-thread scatter's items a thread), CAPACITY 2048 to 16384, each taken
@@ -86,8 +90,8 @@ bool DepthBucket::reserve(std::size_t n) {
   const std::size_t scatter_smem = shapes_.scatter_items == 16 ? ScatterShape<512, 16>::smem_bytes(layout.buckets)
                                                                : ScatterShape<512, 8>::smem_bytes(layout.buckets);
   const std::size_t scatter_limit = shapes_.scatter_items == 16
-                                       ? primitives::dynamic_smem_limit(scatter_kernel<512, 16>)
-                                       : primitives::dynamic_smem_limit(scatter_kernel<512, 8>);
+                                        ? primitives::dynamic_smem_limit(scatter_kernel<512, 16>)
+                                        : primitives::dynamic_smem_limit(scatter_kernel<512, 8>);
   if (layout.buckets > kMaxBuckets || scatter_smem > scatter_limit) return false;
   if (n <= reserved_) return true;
   const std::size_t buckets = layout.buckets;
@@ -100,8 +104,8 @@ bool DepthBucket::reserve(std::size_t n) {
   places_ = DeviceBuffer<std::uint32_t>(buckets + 1, "depth-bucket places");
   table_ = DeviceBuffer<std::uint16_t>(kTableSteps + 1, "depth-bucket table");
   control_ = DeviceBuffer<Control>(1, "depth-bucket control");
-  const std::size_t most_overflowed = kMaxOverflowed * static_cast<std::size_t>(shapes_.capacity) +
-                                      layout.spill_capacity;
+  const std::size_t most_overflowed =
+      kMaxOverflowed * static_cast<std::size_t>(shapes_.capacity) + layout.spill_capacity;
   for (int i = 0; i < 2; ++i) {
     overflow_keys_[i] = DeviceBuffer<std::uint32_t>(most_overflowed, "depth-bucket overflowed keys");
     overflow_ids_[i] = DeviceBuffer<std::uint32_t>(most_overflowed, "depth-bucket overflowed ids");
@@ -125,9 +129,8 @@ std::size_t DepthBucket::workspace_bytes() const {
          2 * overflow_ids_[0].bytes() + overflow_temp_.bytes();
 }
 
-bool DepthBucket::order(const float4* centroids, std::size_t triangles, const ParticleVertex* particles,
-                        std::size_t n, const DepthPlane& plane, std::uint32_t* order, cudaStream_t stream,
-                        StepTimer& timer) {
+bool DepthBucket::order(const float4* centroids, std::size_t triangles, const ParticleVertex* particles, std::size_t n,
+                        const DepthPlane& plane, std::uint32_t* order, cudaStream_t stream, StepTimer& timer) {
   if (n != splitters_for_ || n > reserved_) return false;
   const Records records{centroids, particles, static_cast<std::uint32_t>(triangles), static_cast<std::uint32_t>(n)};
   const Layout layout = layout_for(n);
@@ -140,8 +143,7 @@ bool DepthBucket::order(const float4* centroids, std::size_t triangles, const Pa
     extend_splitters_kernel<<<1, 32, 0, stream>>>(layout, splitters);
     DEPTHSORT_CUDA_CHECK_LAUNCH("depth-bucket: extend_splitters_kernel");
     sample_kernel<<<kSampleBlocks, kSampleThreads, 0, stream>>>(records, plane, layout, splitters, table_.data(),
-                                                                sample_counts_.data(), control_.data(),
-                                                                most_in_bucket);
+                                                                sample_counts_.data(), control_.data(), most_in_bucket);
     DEPTHSORT_CUDA_CHECK_LAUNCH("depth-bucket: sample_kernel");
   }
   const std::uint32_t sequence = verdict_.next_sequence();
@@ -174,10 +176,14 @@ bool DepthBucket::order(const float4* centroids, std::size_t triangles, const Pa
       launch_bucket_sort<Shape>(layout, regions_.data(), counts_.data(), places_.data(), control_.data(), splitters,
                                 order, next, stream);
     };
-    if (shapes_.capacity == HugeBuckets::capacity) sort(HugeBuckets{});
-    else if (shapes_.capacity == WideBuckets::capacity) sort(WideBuckets{});
-    else if (shapes_.capacity == MidBuckets::capacity) sort(MidBuckets{});
-    else sort(NarrowBuckets{});
+    if (shapes_.capacity == HugeBuckets::capacity)
+      sort(HugeBuckets{});
+    else if (shapes_.capacity == WideBuckets::capacity)
+      sort(WideBuckets{});
+    else if (shapes_.capacity == MidBuckets::capacity)
+      sort(MidBuckets{});
+    else
+      sort(NarrowBuckets{});
   }
   // The bucket sort is queued: the device goes on while the host reads the first pass's verdict.
   const Posting verdict = verdict_.wait(stream);
@@ -206,11 +212,11 @@ void DepthBucket::sort_overflowed(const Layout& layout, std::uint32_t pairs, std
   cub::DoubleBuffer<std::uint32_t> keys(overflow_keys_[0].data(), overflow_keys_[1].data());
   cub::DoubleBuffer<std::uint32_t> ids(overflow_ids_[0].data(), overflow_ids_[1].data());
   std::size_t temp = overflow_temp_.bytes();
-  DEPTHSORT_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(overflow_temp_.data(), temp, keys, ids,
-                                                       static_cast<int>(pairs), 0, 32, stream));
-  place_overflowed_kernel<<<primitives::grid_for(pairs, 256), 256, 0, stream>>>(
-      layout, keys.Current(), ids.Current(), pairs, places_.data(), control_.data(), order,
-      splitters_[current_ ^ 1].data());
+  DEPTHSORT_CUDA_CHECK(
+      cub::DeviceRadixSort::SortPairs(overflow_temp_.data(), temp, keys, ids, static_cast<int>(pairs), 0, 32, stream));
+  place_overflowed_kernel<<<primitives::grid_for(pairs, 256), 256, 0, stream>>>(layout, keys.Current(), ids.Current(),
+                                                                                pairs, places_.data(), control_.data(),
+                                                                                order, splitters_[current_ ^ 1].data());
   DEPTHSORT_CUDA_CHECK_LAUNCH("depth-bucket: place_overflowed_kernel");
 }
 
@@ -220,8 +226,8 @@ void DepthBucket::keep_splitters(const float* sorted_keys, std::size_t n, cudaSt
     return;
   }
   const Layout layout = layout_for(n);
-  keep_splitters_kernel<<<primitives::grid_for(layout.inner() + 1, 256), 256, 0, stream>>>(
-      sorted_keys, layout, splitters_[current_].data());
+  keep_splitters_kernel<<<primitives::grid_for(layout.inner() + 1, 256), 256, 0, stream>>>(sorted_keys, layout,
+                                                                                           splitters_[current_].data());
   DEPTHSORT_CUDA_CHECK_LAUNCH("depth-bucket: keep_splitters_kernel");
   splitters_for_ = n;
 }

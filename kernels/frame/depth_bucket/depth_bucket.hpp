@@ -20,8 +20,8 @@ struct Posting;
 
 // The device's shapes for both passes, from its shared memory per block.
 struct Shapes {
-  int scatter_items = 8;           // items a thread of the 512-thread scatter (tile: 512 x items)
-  std::uint32_t capacity = 8192;   // pairs a bucket's region holds, and the on-chip sort's size
+  int scatter_items = 8;          // items a thread of the 512-thread scatter (tile: 512 x items)
+  std::uint32_t capacity = 8192;  // pairs a bucket's region holds, and the on-chip sort's size
 };
 
 class DepthBucket {

@@ -66,7 +66,7 @@ __global__ void __launch_bounds__(kSampleThreads)
         s < range.steps ? splitters_below(splitters, splitter_count, range.low + (s << range.shift)) : splitter_count);
   bool repeats = false;
   for (std::uint32_t i = first + 1; i < splitter_count; i += stride) repeats |= splitters[i] == splitters[i - 1];
-  if (repeats) control->table.repeats = 1;  // cleared by the scatter's last block
+  if (repeats) control->table.repeats = 1;                    // cleared by the scatter's last block
   for (std::uint32_t i = first; i < kSamples; i += stride) {  // the search over every splitter
     const std::uint32_t id = sample_position(i, kSamples, layout.n);
     const std::uint32_t key = ordered_key(record_key(records, plane, id));

@@ -40,8 +40,6 @@ constexpr int kRadixItems = 16;
 constexpr std::uint32_t kRadixTile = kSortThreads * kRadixItems;
 using RadixBlockSort = cub::BlockRadixSort<std::uint32_t, kSortThreads, kRadixItems, std::uint32_t>;
 
-__device__ __forceinline__ std::uint32_t next_pow2(std::uint32_t x) {
-  return x <= 1 ? 1u : 1u << (32 - __clz(x - 1));
-}
+__device__ __forceinline__ std::uint32_t next_pow2(std::uint32_t x) { return x <= 1 ? 1u : 1u << (32 - __clz(x - 1)); }
 
 }  // namespace depthsort::bucket_sort

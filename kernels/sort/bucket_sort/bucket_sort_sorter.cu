@@ -165,8 +165,7 @@ std::vector<std::uint32_t> BucketSorter::last_bucket_sizes() const {
   if (last_n_ == 0) return {};
   std::vector<std::uint32_t> begin(last_.s + 1);
   DEPTHSORT_CUDA_CHECK(cudaDeviceSynchronize());
-  DEPTHSORT_CUDA_CHECK(
-      cudaMemcpy(begin.data(), bucket_begin_.data(), begin.size() * 4, cudaMemcpyDeviceToHost));
+  DEPTHSORT_CUDA_CHECK(cudaMemcpy(begin.data(), bucket_begin_.data(), begin.size() * 4, cudaMemcpyDeviceToHost));
   std::vector<std::uint32_t> sizes(last_.s);
   for (std::uint32_t j = 0; j < last_.s; ++j) sizes[j] = begin[j + 1] - begin[j];
   return sizes;
@@ -209,8 +208,8 @@ void BucketSorter::do_reserve(std::size_t max_n) {
   max_items_ = std::max<std::size_t>(c.s + n / c.chunk, 1 + ms / c.chunk) + 2;
   items_ = u64(max_items_);
   scan_bytes_ = 0;
-  DEPTHSORT_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes_, sizes_.data(), offsets_.data(),
-                                                     static_cast<int>(ms)));
+  DEPTHSORT_CUDA_CHECK(
+      cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes_, sizes_.data(), offsets_.data(), static_cast<int>(ms)));
   scan_temp_ = DeviceBuffer<unsigned char>(scan_bytes_, owner);
   workspace_bytes_ += scan_bytes_;
   if (cub_sample_sort_) {
@@ -263,8 +262,8 @@ struct SegmentWork {
 template <bool KeyOnly, bool Radix, class Out>
 void launch_segment_sort(const SegmentWork& w, Out out) {
   const std::size_t smem = Radix ? 0 : chunk_smem(w.chunk);
-  chunk_sort_kernel<Out, KeyOnly, Radix><<<w.grid, kSortThreads, smem, w.stream>>>(w.seg, w.items, w.count, w.chunk,
-                                                                                   w.data, out);
+  chunk_sort_kernel<Out, KeyOnly, Radix>
+      <<<w.grid, kSortThreads, smem, w.stream>>>(w.seg, w.items, w.count, w.chunk, w.data, out);
   DEPTHSORT_CUDA_CHECK_LAUNCH("bucket-sort chunk_sort_kernel");
   for (std::uint64_t k = 2 * std::uint64_t{w.chunk}; k <= w.top; k *= 2) {
     const auto k32 = static_cast<std::uint32_t>(k);
@@ -291,14 +290,11 @@ void BucketSorter::sort_segments(std::uint64_t* data, const std::uint32_t* begin
   DEPTHSORT_CUDA_CHECK_LAUNCH("bucket-sort plan_chunks_kernel");
   // The global-memory path runs for the largest segment the guarantee allows; launches find
   // their chunk's segment done (or absent) and return at once.
-  const SegmentWork work{seg,
-                         items,
-                         count,
-                         static_cast<unsigned>(std::min<std::uint64_t>(max_items_, segments + total / chunk + 1)),
-                         chunk,
-                         primitives::next_pow2(max_segment),
-                         data,
-                         stream};
+  const SegmentWork work{
+      seg,   items,
+      count, static_cast<unsigned>(std::min<std::uint64_t>(max_items_, segments + total / chunk + 1)),
+      chunk, primitives::next_pow2(max_segment),
+      data,  stream};
   if (!to_pairs)
     launch_segment_sort<false, false>(work, WordsOut{data});
   else if (radix_for(chunk))
@@ -310,10 +306,9 @@ void BucketSorter::sort_segments(std::uint64_t* data, const std::uint32_t* begin
 namespace {
 
 template <int Halves, bool Gather, int B>
-void launch_bucket_tiles(const Config& c, const std::uint32_t* bucket_begin,
-                         const std::uint64_t* splitters, const std::uint64_t* source, const std::uint32_t* offsets,
-                         const std::uint32_t* bounds, bool shared_bits_skipped, const SortBuffers& b,
-                         cudaStream_t stream) {
+void launch_bucket_tiles(const Config& c, const std::uint32_t* bucket_begin, const std::uint64_t* splitters,
+                         const std::uint64_t* source, const std::uint32_t* offsets, const std::uint32_t* bounds,
+                         bool shared_bits_skipped, const SortBuffers& b, cudaStream_t stream) {
   bucket_tile_kernel<Halves, Gather, B><<<c.s, kSortThreads, bucket_tile_smem<B>(Halves, Gather, c.m), stream>>>(
       bucket_begin, c.s, splitters, source, offsets, bounds, c.m, c.sublist, shared_bits_skipped, b.keys_out,
       b.values_out);
@@ -365,9 +360,8 @@ void BucketSorter::do_sort(const SortBuffers& b, cudaStream_t stream, StepTimer&
             b.keys_in, b.values_in, n, s, inline_sampling_, sorted_.data(), samples_.data());
       });
     else
-      local_sort_kernel<<<m, kSortThreads, local_sort_smem(L), stream>>>(b.keys_in, b.values_in, n, L, s,
-                                                                         inline_sampling_, sorted_.data(),
-                                                                         samples_.data());
+      local_sort_kernel<<<m, kSortThreads, local_sort_smem(L), stream>>>(
+          b.keys_in, b.values_in, n, L, s, inline_sampling_, sorted_.data(), samples_.data());
     DEPTHSORT_CUDA_CHECK_LAUNCH("bucket-sort local_sort_kernel");
   }
   if (!inline_sampling_) {
@@ -400,9 +394,8 @@ void BucketSorter::do_sort(const SortBuffers& b, cudaStream_t stream, StepTimer&
   }
   {
     StepScope step(timer, "sample indexing", StepStart::AtLastStepEnd);
-    sample_indexing_kernel<<<m, kIndexThreads, indexing_smem(L, s), stream>>>(sorted_.data(), n, L, s, m,
-                                                                            splitters_.data(), c.gather,
-                                                                            bounds_.data(), sizes_.data());
+    sample_indexing_kernel<<<m, kIndexThreads, indexing_smem(L, s), stream>>>(
+        sorted_.data(), n, L, s, m, splitters_.data(), c.gather, bounds_.data(), sizes_.data());
     DEPTHSORT_CUDA_CHECK_LAUNCH("bucket-sort sample_indexing_kernel");
   }
   {

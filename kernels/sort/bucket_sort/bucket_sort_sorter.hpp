@@ -15,24 +15,26 @@ namespace depthsort::bucket_sort {
 
 inline constexpr OptionSpec kBucketSortOptions[] = {
     {"s", "samples per sublist = number of buckets, a power of two (0 = auto: 64 faithful, else by n)", 0, 0, 4096},
-    {"sublist", "n/m, pairs per sublist of the local sort, a power of two (0 = auto: 2048 faithful, else 8192)", 0,
-     0, 16384},
+    {"sublist", "n/m, pairs per sublist of the local sort, a power of two (0 = auto: 2048 faithful, else 8192)", 0, 0,
+     16384},
     {"chunk", "pairs one block sorts in shared memory in steps 4 and 9, a power of two (0 = auto)", 0, 0, 16384},
-    {"faithful", "the paper's choices: s = 64, 2048-pair sublists, bitonic sorts everywhere (2048-pair chunks)", 0,
-     0, 1},
-    {"inline_sampling", "take the local samples while writing the sorted sublists (Section 4), not in a pass", 1,
-     0, 1},
-    {"cub_sample_sort", "step 4 by CUB's radix sort of the 64-bit samples instead of bitonic sort", 1, 0, 1},
-    {"radix_block_sort", "steps 2 and 9 by CUB's block radix sort of 8192-pair tiles instead of bitonic sort", 1, 0,
+    {"faithful", "the paper's choices: s = 64, 2048-pair sublists, bitonic sorts everywhere (2048-pair chunks)", 0, 0,
      1},
+    {"inline_sampling", "take the local samples while writing the sorted sublists (Section 4), not in a pass", 1, 0, 1},
+    {"cub_sample_sort", "step 4 by CUB's radix sort of the 64-bit samples instead of bitonic sort", 1, 0, 1},
+    {"radix_block_sort", "steps 2 and 9 by CUB's block radix sort of 8192-pair tiles instead of bitonic sort", 1, 0, 1},
     // The default is predicted, not measured (docs/algorithms/bucket-sort.md): 0 restores the old one.
-    {"onchip", "every bucket sorted by one block on chip (auto s so that 2n/s <= 16K pairs, radix sort over the "
-               "bits the bucket's keys do not share, relocation fused into it); needs radix_block_sort", 1, 0, 1},
+    {"onchip",
+     "every bucket sorted by one block on chip (auto s so that 2n/s <= 16K pairs, radix sort over the "
+     "bits the bucket's keys do not share, relocation fused into it); needs radix_block_sort",
+     1, 0, 1},
     // Predicted, not measured, like onchip: 4 is CUB's default and the previous one.
-    {"radix_bits", "bits per pass of the block radix sorts of the local sort and onchip's bucket sort (4 or 5)", 5,
-     4, 5},
-    {"bucket_key_bits", "onchip's bucket sort over the key bits its bucket's keys do not share (0: all 32, the same "
-                        "work on every input)", 1, 0, 1},
+    {"radix_bits", "bits per pass of the block radix sorts of the local sort and onchip's bucket sort (4 or 5)", 5, 4,
+     5},
+    {"bucket_key_bits",
+     "onchip's bucket sort over the key bits its bucket's keys do not share (0: all 32, the same "
+     "work on every input)",
+     1, 0, 1},
     {"sample_key_sort", "step 4's CUB sort over the 32 key bits alone (stable: the samples are in position order)", 1,
      0, 1},
 };
@@ -71,12 +73,12 @@ struct BucketSortOptions {
 
 // The configuration one sort ran with.
 struct Config {
-  std::uint32_t s = 64;        // samples per sublist, buckets
-  std::uint32_t sublist = 0;   // L = n/m
-  std::uint32_t chunk = 0;     // C
-  std::uint32_t m = 0;         // sublists
-  bool onchip = false;         // buckets sorted by one block each (radix tiles up to SharedMemoryLimits::onchip_tile)
-  bool gather = false;         // onchip with the relocation fused into the bucket sort
+  std::uint32_t s = 64;       // samples per sublist, buckets
+  std::uint32_t sublist = 0;  // L = n/m
+  std::uint32_t chunk = 0;    // C
+  std::uint32_t m = 0;        // sublists
+  bool onchip = false;        // buckets sorted by one block each (radix tiles up to SharedMemoryLimits::onchip_tile)
+  bool gather = false;        // onchip with the relocation fused into the bucket sort
 };
 
 // What the present GPU's shared memory per block allows the configuration (the H100's and H200's

@@ -62,12 +62,10 @@ constexpr std::uint32_t kOnchipTile = 2 * kRadixTile;
 // bitonic sort (radix_block_sort, onchip). Loaded blocked and sorted stably, so the pads (key
 // 0xFFFFFFFF, last in the tile) stay after every real key, equal ones included.
 template <class Tile>
-__global__ void __launch_bounds__(Tile::kThreads) local_radix_sort_kernel(const float* __restrict__ keys,
-                                                                          const std::uint32_t* __restrict__ values,
-                                                                          std::uint32_t n, std::uint32_t s,
-                                                                          bool sample_inline,
-                                                                          std::uint64_t* __restrict__ sorted,
-                                                                          std::uint64_t* __restrict__ samples) {
+__global__ void __launch_bounds__(Tile::kThreads)
+    local_radix_sort_kernel(const float* __restrict__ keys, const std::uint32_t* __restrict__ values, std::uint32_t n,
+                            std::uint32_t s, bool sample_inline, std::uint64_t* __restrict__ sorted,
+                            std::uint64_t* __restrict__ samples) {
   extern __shared__ __align__(16) unsigned char local_tile_smem[];
   auto& storage = *reinterpret_cast<typename Tile::Storage*>(local_tile_smem);
   constexpr std::uint32_t kPairs = Tile::kPairs;

@@ -88,11 +88,12 @@ constexpr std::size_t bucket_tile_smem(int halves, bool gather, std::uint32_t m)
 // below it in the second, a pair of the second to its index plus the number of keys up to it in
 // the first (ties: first half first; pads, the largest, never count). Output: the sorted pairs.
 template <int Halves, bool Gather, int RadixBits>
-__global__ void __launch_bounds__(kSortThreads) bucket_tile_kernel(
-    const std::uint32_t* __restrict__ bucket_begin, std::uint32_t s, const std::uint64_t* __restrict__ splitters,
-    const std::uint64_t* __restrict__ source,
-    const std::uint32_t* __restrict__ offsets, const std::uint32_t* __restrict__ bounds, std::uint32_t m,
-    std::uint32_t L, bool shared_bits_skipped, float* __restrict__ keys_out, std::uint32_t* __restrict__ values_out) {
+__global__ void __launch_bounds__(kSortThreads)
+    bucket_tile_kernel(const std::uint32_t* __restrict__ bucket_begin, std::uint32_t s,
+                       const std::uint64_t* __restrict__ splitters, const std::uint64_t* __restrict__ source,
+                       const std::uint32_t* __restrict__ offsets, const std::uint32_t* __restrict__ bounds,
+                       std::uint32_t m, std::uint32_t L, bool shared_bits_skipped, float* __restrict__ keys_out,
+                       std::uint32_t* __restrict__ values_out) {
   static_assert(Halves == 1 || Halves == 2);
   extern __shared__ __align__(16) unsigned char bucket_tile_smem_bytes[];
   using Tile = SmallTile<RadixBits>;
@@ -135,8 +136,8 @@ __global__ void __launch_bounds__(kSortThreads) bucket_tile_kernel(
       values_a[r] = v[e];
     }
     __syncthreads();  // the storage is reused
-    load_bucket_items<Gather>(kHalf + threadIdx.x * kRadixItems, size, begin, j, source, piece_start, bounds, m, L,
-                              k, v);
+    load_bucket_items<Gather>(kHalf + threadIdx.x * kRadixItems, size, begin, j, source, piece_start, bounds, m, L, k,
+                              v);
     typename Tile::Sort(storage).SortBlockedToStriped(k, v, 0, end_bit);
 #pragma unroll
     for (int e = 0; e < kRadixItems; ++e) keys_b[e * kSortThreads + threadIdx.x] = k[e];

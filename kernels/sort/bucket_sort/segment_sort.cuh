@@ -49,10 +49,9 @@ constexpr int kPlanThreads = 1024;
 
 // One block lists the chunks of every segment above min_size pairs (onchip: the smaller ones were
 // sorted on chip already): items[0, *item_count).
-__global__ void __launch_bounds__(kPlanThreads) plan_chunks_kernel(SegmentBounds seg, std::uint32_t chunk,
-                                                                   std::uint32_t min_size,
-                                                                   SegmentItem* __restrict__ items,
-                                                                   std::uint32_t* __restrict__ item_count) {
+__global__ void __launch_bounds__(kPlanThreads)
+    plan_chunks_kernel(SegmentBounds seg, std::uint32_t chunk, std::uint32_t min_size, SegmentItem* __restrict__ items,
+                       std::uint32_t* __restrict__ item_count) {
   using Scan = cub::BlockScan<std::uint32_t, kPlanThreads>;
   __shared__ typename Scan::TempStorage scan_storage;
   __shared__ std::uint32_t running;

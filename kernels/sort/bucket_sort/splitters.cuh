@@ -25,10 +25,10 @@ __global__ void global_sampling_kernel(const std::uint64_t* __restrict__ sorted_
 // the bucket sizes a_ij column-major (j*m + i), the order of the prefix sum of Fig. 1. With
 // bounds_by_bucket (onchip's gather) the boundaries are column-major too: bucket j reads its m
 // piece starts contiguously.
-__global__ void __launch_bounds__(kIndexThreads) sample_indexing_kernel(
-    const std::uint64_t* __restrict__ sorted, std::uint32_t n, std::uint32_t L, std::uint32_t s, std::uint32_t m,
-    const std::uint64_t* __restrict__ splitters, bool bounds_by_bucket, std::uint32_t* __restrict__ bounds,
-    std::uint32_t* __restrict__ sizes) {
+__global__ void __launch_bounds__(kIndexThreads)
+    sample_indexing_kernel(const std::uint64_t* __restrict__ sorted, std::uint32_t n, std::uint32_t L, std::uint32_t s,
+                           std::uint32_t m, const std::uint64_t* __restrict__ splitters, bool bounds_by_bucket,
+                           std::uint32_t* __restrict__ bounds, std::uint32_t* __restrict__ sizes) {
   extern __shared__ std::uint32_t keys_smem[];  // L keys, then s - 1 splitters (as 2 words), s + 1 positions
   std::uint64_t* split = reinterpret_cast<std::uint64_t*>(keys_smem + L);
   std::uint32_t* pos = reinterpret_cast<std::uint32_t*>(split + s);
@@ -91,12 +91,10 @@ __device__ __forceinline__ std::uint32_t piece_of(const std::uint32_t* starts, s
 
 // Step 8: every piece A_ij of sublist i to its place l_ij (coalesced read of the sublist, writes
 // contiguous within each piece).
-__global__ void __launch_bounds__(kMoveThreads) relocation_kernel(const std::uint64_t* __restrict__ sorted,
-                                                                  std::uint32_t n, std::uint32_t L, std::uint32_t s,
-                                                                  std::uint32_t m,
-                                                                  const std::uint32_t* __restrict__ bounds,
-                                                                  const std::uint32_t* __restrict__ offsets,
-                                                                  std::uint64_t* __restrict__ buckets) {
+__global__ void __launch_bounds__(kMoveThreads)
+    relocation_kernel(const std::uint64_t* __restrict__ sorted, std::uint32_t n, std::uint32_t L, std::uint32_t s,
+                      std::uint32_t m, const std::uint32_t* __restrict__ bounds,
+                      const std::uint32_t* __restrict__ offsets, std::uint64_t* __restrict__ buckets) {
   extern __shared__ std::uint32_t move_smem[];  // s boundaries, s destinations
   std::uint32_t* b = move_smem;
   std::uint32_t* dest = move_smem + s;

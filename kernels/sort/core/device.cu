@@ -48,7 +48,8 @@ std::string build_for_this_gpu() {
   cudaGetLastError();
   return gpu + "this build carries " + build_architectures() +
          ": build for this GPU with scripts/run.sh (it builds for the GPU it finds), or cmake -S . -B build "
-         "-DCMAKE_CUDA_ARCHITECTURES=" + number + " && cmake --build build";
+         "-DCMAKE_CUDA_ARCHITECTURES=" +
+         number + " && cmake --build build";
 }
 
 void* device_allocate(std::size_t bytes, const std::string& owner) {
@@ -83,8 +84,8 @@ bool cuda_device_usable(std::string* why_not) {
   const cudaError_t status = cudaGetDeviceCount(&count);
   if (status != cudaSuccess || count == 0) {
     if (why_not)
-      *why_not = std::string("no CUDA device (") +
-                 (status == cudaSuccess ? "none found" : cudaGetErrorString(status)) + ")";
+      *why_not =
+          std::string("no CUDA device (") + (status == cudaSuccess ? "none found" : cudaGetErrorString(status)) + ")";
     cudaGetLastError();
     return false;
   }

@@ -30,8 +30,8 @@ std::string hint_for(cudaError_t code) {
 void throw_cuda_error(int code, const char* call, const char* file, int line) {
   const auto status = static_cast<cudaError_t>(code);
   std::ostringstream message;
-  message << call << " failed at " << file << ':' << line << ": " << cudaGetErrorName(status)
-          << " (" << cudaGetErrorString(status) << ')';
+  message << call << " failed at " << file << ':' << line << ": " << cudaGetErrorName(status) << " ("
+          << cudaGetErrorString(status) << ')';
   if (const std::string hint = hint_for(status); !hint.empty()) message << "; " << hint;
   throw CudaError(code, message.str());
 }

@@ -88,8 +88,7 @@ SignedZeroFixup::SignedZeroFixup(std::size_t max_n, const std::string& owner)
   blocks_ = primitives::multiprocessor_count() * std::max(1, std::min(blocks_per_sm, 2));
 }
 
-void SignedZeroFixup::run(float* keys, std::uint32_t* values, std::size_t n, cudaStream_t stream,
-                          std::uint32_t* ends) {
+void SignedZeroFixup::run(float* keys, std::uint32_t* values, std::size_t n, cudaStream_t stream, std::uint32_t* ends) {
   if (n < 2) return;
   if (n > values_.size())
     throw CapacityError("signed-zero fixup: " + std::to_string(n) + " pairs but scratch for " +

@@ -37,15 +37,13 @@ void Sorter::reserve(std::size_t max_n) {
 
 void Sorter::sort(const SortBuffers& buffers, cudaStream_t stream) {
   if (buffers.n > capacity_)
-    throw CapacityError(name_ + ": asked to sort " + std::to_string(buffers.n) +
-                        " pairs but reserved for " + std::to_string(capacity_) +
-                        "; call reserve() first");
+    throw CapacityError(name_ + ": asked to sort " + std::to_string(buffers.n) + " pairs but reserved for " +
+                        std::to_string(capacity_) + "; call reserve() first");
   NvtxRange range(name_.c_str());
   timer_.begin_frame(stream);
   do_sort(buffers, stream, timer_);
   timer_.end_frame();
 }
-
 
 int option_value(const OptionValues& values, std::string_view name) {
   const auto found = values.find(name);

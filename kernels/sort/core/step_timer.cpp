@@ -45,8 +45,7 @@ void StepTimer::begin_frame(cudaStream_t stream) {
   Frame& frame = frames_[current_];
   if (clock_ == TimerClock::CudaEvents && !frame.events[0]) {
     // Created once per ring slot on first use; the frame loop reuses them from then on.
-    for (cudaEvent_t& event : frame.events)
-      DEPTHSORT_CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDefault));
+    for (cudaEvent_t& event : frame.events) DEPTHSORT_CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDefault));
   }
   frame.steps = 0;
   frame.pending = false;
@@ -130,8 +129,7 @@ std::span<const StepTime> StepTimer::wait_last() {
   if (current_ < 0) return {};
   Frame& frame = frames_[current_];
   if (frame.steps == 0) return {};
-  if (clock_ == TimerClock::CudaEvents)
-    DEPTHSORT_CUDA_CHECK(cudaEventSynchronize(frame.events[2 * frame.steps - 1]));
+  if (clock_ == TimerClock::CudaEvents) DEPTHSORT_CUDA_CHECK(cudaEventSynchronize(frame.events[2 * frame.steps - 1]));
   if (frame.pending) read_frame(frame);
   return {frame.result.data(), static_cast<std::size_t>(frame.steps)};
 }
@@ -146,8 +144,7 @@ float StepTimer::last_frame_ms() {
   }
   const Frame& frame = frames_[current_];
   float ms = 0.0f;
-  DEPTHSORT_CUDA_CHECK(
-      cudaEventElapsedTime(&ms, frame.events[0], frame.events[2 * frame.steps - 1]));
+  DEPTHSORT_CUDA_CHECK(cudaEventElapsedTime(&ms, frame.events[0], frame.events[2 * frame.steps - 1]));
   return ms;
 }
 

@@ -34,7 +34,6 @@
 
 namespace depthsort::gpu_mms {
 
-
 // ---------------------------------------------------------------------------------------------
 // Warp exchange of any 4-byte-multiple element.
 
@@ -89,8 +88,8 @@ __device__ __forceinline__ void transpose(T (&v)[kW], T* tile, int lane) {
 // layout: lane l holds element r*w + l in v[r]. Strides j < w pair registers of a row, strides
 // j >= w registers of a column, so no comparator ever crosses lanes.
 template <class T, class Less, class In, class Out>
-__global__ void __launch_bounds__(Policy::kBaseWarps * kW) base_case_kernel(In in, Out out, std::uint32_t n, T sentinel,
-                                                                    Less less) {
+__global__ void __launch_bounds__(Policy::kBaseWarps* kW)
+    base_case_kernel(In in, Out out, std::uint32_t n, T sentinel, Less less) {
   __shared__ T tiles[Policy::kBaseWarps][kBaseCase];
   const int lane = threadIdx.x % kW;
   const int warp = threadIdx.x / kW;
@@ -154,8 +153,8 @@ __device__ __forceinline__ void list_range(const RoundShape& s, std::uint32_t po
 
 // Partition: for warp share w, the start of its share in every list of its group.
 template <int K, class T, class Less>
-__global__ void __launch_bounds__(128) partition_kernel(const T* __restrict__ in, std::uint32_t* __restrict__ splits,
-                                                        RoundShape s, Less less) {
+__global__ void __launch_bounds__(128)
+    partition_kernel(const T* __restrict__ in, std::uint32_t* __restrict__ splits, RoundShape s, Less less) {
   const int lane = threadIdx.x % kW;
   const std::uint32_t w = blockIdx.x * (blockDim.x / kW) + threadIdx.x / kW;
   if (w >= s.warps) return;
@@ -186,8 +185,7 @@ __global__ void __launch_bounds__(128) partition_kernel(const T* __restrict__ in
     const std::uint32_t m = __shfl_sync(0xFFFFFFFFu, lo, j) + best / 2;
     const T x = in[__shfl_sync(0xFFFFFFFFu, begin, j) + m];
     const std::uint32_t count =
-        lane == j ? m
-                  : count_before<T>([&](std::uint32_t q) { return in[begin + q]; }, lo, hi, x, lane < j, less);
+        lane == j ? m : count_before<T>([&](std::uint32_t q) { return in[begin + q]; }, lo, hi, x, lane < j, less);
     const std::uint32_t sum = warp_sum(lane < K ? count : 0);
     if (lane < K) narrow_window(lo, hi, count, lane == j, m, sum < p);
   }
@@ -295,10 +293,9 @@ struct HeapMerger {
 };
 
 template <int K, class T, class Less, class Out>
-__global__ void __launch_bounds__(Policy::kMergeWarps * kW) merge_round_kernel(const T* __restrict__ in, Out out,
-                                                                       const std::uint32_t* __restrict__ splits,
-                                                                       RoundShape s, T sentinel, Less less,
-                                                                       bool independent) {
+__global__ void __launch_bounds__(Policy::kMergeWarps* kW)
+    merge_round_kernel(const T* __restrict__ in, Out out, const std::uint32_t* __restrict__ splits, RoundShape s,
+                       T sentinel, Less less, bool independent) {
   extern __shared__ unsigned char smem_raw[];
   const int lane = threadIdx.x % kW;
   const int warp = threadIdx.x / kW;
@@ -365,11 +362,10 @@ inline std::uint32_t share_for(const Config& c, std::uint32_t n) {
 }
 
 inline constexpr const char* kPartitionNames[] = {
-    "partition round 1",  "partition round 2",  "partition round 3",  "partition round 4",
-    "partition round 5",  "partition round 6",  "partition round 7",  "partition round 8",
-    "partition round 9",  "partition round 10", "partition round 11", "partition round 12",
-    "partition round 13", "partition round 14", "partition round 15", "partition round 16",
-    "partition round 17", "partition round 18", "partition round 19", "partition round 20",
+    "partition round 1",  "partition round 2",  "partition round 3",  "partition round 4",  "partition round 5",
+    "partition round 6",  "partition round 7",  "partition round 8",  "partition round 9",  "partition round 10",
+    "partition round 11", "partition round 12", "partition round 13", "partition round 14", "partition round 15",
+    "partition round 16", "partition round 17", "partition round 18", "partition round 19", "partition round 20",
     "partition round 21", "partition round 22"};
 inline constexpr const char* kMergeNames[] = {
     "merge round 1",  "merge round 2",  "merge round 3",  "merge round 4",  "merge round 5",  "merge round 6",
@@ -420,8 +416,8 @@ void launch_round(const T* in, Out out, std::uint32_t* splits, const RoundShape&
 
 // launch_round with the smallest power of two K' in [2, K] that is at least `lists`.
 template <int K, class T, class Less, class Out>
-void launch_round_narrowed(std::uint32_t lists, const T* in, Out out, std::uint32_t* splits, RoundShape s,
-                           T sentinel, Less less, bool independent, int round, cudaStream_t stream, StepTimer* timer) {
+void launch_round_narrowed(std::uint32_t lists, const T* in, Out out, std::uint32_t* splits, RoundShape s, T sentinel,
+                           Less less, bool independent, int round, cudaStream_t stream, StepTimer* timer) {
   if constexpr (K > 2) {
     if (lists <= K / 2) {
       s.share = std::min<std::uint32_t>(s.share, std::uint32_t(K / 2) * s.run);
@@ -476,12 +472,18 @@ void sort(In in, FinalOut final_out, T* a, T* b, std::uint32_t* splits, std::uin
           Less less, cudaStream_t stream, StepTimer* timer) {
   if (n == 0) return;
   switch (c.k) {
-    case 2: return sort_with_k<2>(in, final_out, a, b, splits, n, c, sentinel, less, stream, timer);
-    case 4: return sort_with_k<4>(in, final_out, a, b, splits, n, c, sentinel, less, stream, timer);
-    case 8: return sort_with_k<8>(in, final_out, a, b, splits, n, c, sentinel, less, stream, timer);
-    case 16: return sort_with_k<16>(in, final_out, a, b, splits, n, c, sentinel, less, stream, timer);
-    case 32: return sort_with_k<32>(in, final_out, a, b, splits, n, c, sentinel, less, stream, timer);
-    default: throw OptionError("gpu-mms: K must be 2, 4, 8, 16 or 32, got " + std::to_string(c.k));
+    case 2:
+      return sort_with_k<2>(in, final_out, a, b, splits, n, c, sentinel, less, stream, timer);
+    case 4:
+      return sort_with_k<4>(in, final_out, a, b, splits, n, c, sentinel, less, stream, timer);
+    case 8:
+      return sort_with_k<8>(in, final_out, a, b, splits, n, c, sentinel, less, stream, timer);
+    case 16:
+      return sort_with_k<16>(in, final_out, a, b, splits, n, c, sentinel, less, stream, timer);
+    case 32:
+      return sort_with_k<32>(in, final_out, a, b, splits, n, c, sentinel, less, stream, timer);
+    default:
+      throw OptionError("gpu-mms: K must be 2, 4, 8, 16 or 32, got " + std::to_string(c.k));
   }
 }
 

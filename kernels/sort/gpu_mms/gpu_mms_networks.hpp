@@ -27,7 +27,9 @@ namespace depthsort::gpu_mms {
 // comparing equal are bitwise equal (the packed float pairs): then which of two equal elements a
 // lane keeps cannot matter, and each comparator needs one predicate and no tie care.
 template <class Less>
-inline constexpr bool kTotal = requires { typename Less::total_order; };
+inline constexpr bool kTotal = requires {
+  typename Less::total_order;
+};
 
 inline constexpr int kW = 32;              // w: one warp, one heap node, one leaf block
 inline constexpr int kBaseCase = kW * kW;  // w^2 elements sorted per warp by the base case
@@ -126,8 +128,7 @@ void kway_partition(Get get, const std::uint32_t* len, int k, std::uint32_t p, s
     const T x = get(j, m);
     std::uint32_t count[32], sum = 0;
     for (int i = 0; i < k; ++i) {
-      count[i] = i == j ? m
-                        : count_before<T>([&](std::uint32_t q) { return get(i, q); }, lo[i], hi[i], x, i < j, less);
+      count[i] = i == j ? m : count_before<T>([&](std::uint32_t q) { return get(i, q); }, lo[i], hi[i], x, i < j, less);
       sum += count[i];
     }
     for (int i = 0; i < k; ++i) narrow_window(lo[i], hi[i], count[i], i == j, m, sum < p);

@@ -45,8 +45,8 @@ struct PivotSearch {
     if (lo == hi) return lo;
     const unsigned long long start = binning.bin_start(b);
     const unsigned long long off = k > start ? k - start : 0ull;
-    std::uint32_t g = lo + static_cast<std::uint32_t>(min((off * (hi - lo)) >> binning.shift,
-                                                          static_cast<unsigned long long>(hi - lo)));
+    std::uint32_t g = lo + static_cast<std::uint32_t>(
+                               min((off * (hi - lo)) >> binning.shift, static_cast<unsigned long long>(hi - lo)));
     if (g > lo && Load{}(pivots + g - 1) > k) {  // answer <= g - 1: gallop down
       hi = g - 1;
       std::uint32_t step = 1;
@@ -101,18 +101,19 @@ struct BoundSearch {
 // min/max and histogram: every key, as ordered bits.
 template <int kThreads, class Visit>
 __device__ __forceinline__ void for_each_ordered_key(const float* __restrict__ keys, std::size_t n, Visit&& visit) {
-  primitives::for_each_tile_key<kThreads, 8>(n, [&](std::size_t i) { return keys[i]; },
-                                 [&](std::size_t, float key, bool valid) {
-                                   if (valid) visit(ordered_key(key));
-                                 });
+  primitives::for_each_tile_key<kThreads, 8>(
+      n, [&](std::size_t i) { return keys[i]; },
+      [&](std::size_t, float key, bool valid) {
+        if (valid) visit(ordered_key(key));
+      });
 }
 
 // ---------------------------------------------------------------------------------------------
 // Step 1, Section 5.1: min and max of all keys (as ordered bits) by a reduction.
 // ---------------------------------------------------------------------------------------------
 template <int kThreads>
-__global__ void __launch_bounds__(kThreads) minmax_kernel(const float* __restrict__ keys, std::size_t n,
-                                                          Control* ctrl) {
+__global__ void __launch_bounds__(kThreads)
+    minmax_kernel(const float* __restrict__ keys, std::size_t n, Control* ctrl) {
   std::uint32_t omin = 0xFFFFFFFFu, omax = 0;
   for_each_ordered_key<kThreads>(keys, n, [&](std::uint32_t o) {
     omin = min(omin, o);
@@ -133,9 +134,9 @@ __global__ void __launch_bounds__(kThreads) minmax_kernel(const float* __restric
 // histogram extended to H bins, one flush of nonzero bins per block).
 // ---------------------------------------------------------------------------------------------
 template <int kThreads>
-__global__ void __launch_bounds__(kThreads) histogram_kernel(const float* __restrict__ keys, std::size_t n,
-                                                             const Control* ctrl, int bins,
-                                                             std::uint32_t* __restrict__ hist) {
+__global__ void __launch_bounds__(kThreads)
+    histogram_kernel(const float* __restrict__ keys, std::size_t n, const Control* ctrl, int bins,
+                     std::uint32_t* __restrict__ hist) {
   extern __shared__ std::uint32_t sh_hist[];
   for (int i = threadIdx.x; i < bins; i += kThreads) sh_hist[i] = 0;
   const Binning binning = make_binning(*ctrl, bins);
@@ -225,9 +226,10 @@ __global__ void __launch_bounds__(Policy::kOneBlock)
 
 // Further refinements (option refinements > 1): the counts of a count pass with the current
 // pivots play the histogram's part, each bucket assumed even inside (in the ordered key space).
-__global__ void __launch_bounds__(Policy::kOneBlock) refine_from_counts_kernel(
-    const std::uint32_t* __restrict__ counts, const std::uint32_t* __restrict__ old_pivots, std::uint32_t* cum,
-    const Control* ctrl, int bins, std::uint32_t n, int L, std::uint32_t* pivots, std::uint32_t* table) {
+__global__ void __launch_bounds__(Policy::kOneBlock)
+    refine_from_counts_kernel(const std::uint32_t* __restrict__ counts, const std::uint32_t* __restrict__ old_pivots,
+                              std::uint32_t* cum, const Control* ctrl, int bins, std::uint32_t n, int L,
+                              std::uint32_t* pivots, std::uint32_t* table) {
   primitives::block_cumulative_counts<Policy::kOneBlock>(counts, L, cum);
   interpolate_pivots(
       cum, L, n, L,

@@ -53,9 +53,9 @@ struct SplitStore {  // the paper's layout: separate key and value arrays, bucke
 // beyond shared memory. Also the count pass of each pivot refinement and of the quicksort.
 // ---------------------------------------------------------------------------------------------
 template <bool kSmem, class Src, class Bucketer>
-__global__ void __launch_bounds__(Policy::kPassThreads) count_kernel(Src src, std::uint32_t n, Bucketer bucketer,
-                                                             int buckets, std::uint32_t* __restrict__ counts,
-                                                             std::uint16_t* __restrict__ bucket_of_element = nullptr) {
+__global__ void __launch_bounds__(Policy::kPassThreads)
+    count_kernel(Src src, std::uint32_t n, Bucketer bucketer, int buckets, std::uint32_t* __restrict__ counts,
+                 std::uint16_t* __restrict__ bucket_of_element = nullptr) {
   extern __shared__ std::uint32_t sh_count[];
   const auto bucket_of = bucketer.prepare();
   if constexpr (kSmem) {
@@ -83,10 +83,9 @@ __global__ void __launch_bounds__(Policy::kPassThreads) count_kernel(Src src, st
 // Step 4, the default count: as count_kernel, with the pivots and the pivot table copied into
 // shared memory (random lookups there cost a few bank conflicts instead of one L1 wavefront per
 // distinct line), and each element's bucket kept (16 bits) for the reposition passes.
-__global__ void __launch_bounds__(Policy::kPassThreads) count_search_smem_kernel(FloatPairs src, std::uint32_t n,
-                                                                         BoundSearch bound, int L,
-                                                                         std::uint32_t* __restrict__ counts,
-                                                                         std::uint16_t* __restrict__ bucket_of) {
+__global__ void __launch_bounds__(Policy::kPassThreads)
+    count_search_smem_kernel(FloatPairs src, std::uint32_t n, BoundSearch bound, int L,
+                             std::uint32_t* __restrict__ counts, std::uint16_t* __restrict__ bucket_of) {
   extern __shared__ std::uint32_t sh_search[];
   std::uint32_t* hist = sh_search;
   std::uint32_t* pivots = hist + L;
@@ -113,8 +112,8 @@ __global__ void __launch_bounds__(Policy::kPassThreads) count_search_smem_kernel
 // Step 4, Fig. 4 as printed: one thread per element, binary search over the pivots, atomicInc on
 // the bucket's global counter; the old value is the element's index in its bucket.
 __global__ void count_by_pivot_search_kernel(FloatPairs src, std::uint32_t n, const std::uint32_t* __restrict__ pivots,
-                                  int L, std::uint32_t* __restrict__ counts, std::uint32_t* __restrict__ sublist,
-                                  std::uint32_t* __restrict__ index) {
+                                             int L, std::uint32_t* __restrict__ counts,
+                                             std::uint32_t* __restrict__ sublist, std::uint32_t* __restrict__ index) {
   const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   const std::uint32_t k = src.key(i);
@@ -133,8 +132,8 @@ __global__ void count_by_pivot_search_kernel(FloatPairs src, std::uint32_t n, co
 // Step 6, Fig. 6 as printed: newpos = bucketoffsets[sublist] + index.
 template <class Dst>
 __global__ void move_to_bucket_place_kernel(FloatPairs src, std::uint32_t n, const std::uint32_t* __restrict__ sublist,
-                                       const std::uint32_t* __restrict__ index,
-                                       const std::uint32_t* __restrict__ bucket_base, Dst dst) {
+                                            const std::uint32_t* __restrict__ index,
+                                            const std::uint32_t* __restrict__ bucket_base, Dst dst) {
   const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   dst.store(bucket_base[sublist[i]] + index[i], src.key(i), src.value(i));
@@ -143,9 +142,9 @@ __global__ void move_to_bucket_place_kernel(FloatPairs src, std::uint32_t n, con
 // Step 6, aggregated variant: each tile ranks its keys per bucket in shared memory, one global
 // atomicAdd per bucket and tile reserves the range, then every pair is written at its place.
 template <bool kSmem, class Src, class Bucketer, class Dst>
-__global__ void __launch_bounds__(Policy::kPassThreads) scatter_kernel(Src src, std::uint32_t n, Bucketer bucketer,
-                                                               int buckets, std::uint32_t* __restrict__ cursor,
-                                                               Dst dst) {
+__global__ void __launch_bounds__(Policy::kPassThreads)
+    scatter_kernel(Src src, std::uint32_t n, Bucketer bucketer, int buckets, std::uint32_t* __restrict__ cursor,
+                   Dst dst) {
   extern __shared__ std::uint32_t sh_rank[];
   const auto bucket_of = bucketer.prepare();
   if constexpr (kSmem) {
@@ -277,12 +276,10 @@ __device__ __forceinline__ void scatter_tile(TileScatterSmem& sm, const Load& lo
 }
 
 // Pass 1: input pairs -> coarse buckets (bucket / F), bucket ids carried along.
-__global__ void __launch_bounds__(Policy::kScatterThreads, 2) scatter_coarse_kernel(FloatPairs src, std::uint32_t n,
-                                                                         const std::uint16_t* __restrict__ bucket_of,
-                                                                         std::uint32_t fine, int coarse,
-                                                                         std::uint32_t* __restrict__ coarse_cursor,
-                                                                         uint2* __restrict__ out_pairs,
-                                                                         std::uint16_t* __restrict__ out_bucket) {
+__global__ void __launch_bounds__(Policy::kScatterThreads, 2)
+    scatter_coarse_kernel(FloatPairs src, std::uint32_t n, const std::uint16_t* __restrict__ bucket_of,
+                          std::uint32_t fine, int coarse, std::uint32_t* __restrict__ coarse_cursor,
+                          uint2* __restrict__ out_pairs, std::uint16_t* __restrict__ out_bucket) {
   extern __shared__ __align__(16) unsigned char scatter_smem[];
   TileScatterSmem& sm = *reinterpret_cast<TileScatterSmem*>(scatter_smem);
   for (std::uint32_t base = blockIdx.x * Policy::kScatterTile; base < n; base += gridDim.x * Policy::kScatterTile) {
@@ -300,13 +297,10 @@ __global__ void __launch_bounds__(Policy::kScatterThreads, 2) scatter_coarse_ker
 }
 
 // Pass 2: each coarse bucket -> its F fine buckets (one block per tile of a coarse bucket).
-__global__ void __launch_bounds__(Policy::kScatterThreads, 2) scatter_fine_kernel(const uint2* __restrict__ in_pairs,
-                                                                       const std::uint16_t* __restrict__ in_bucket,
-                                                                       const std::uint32_t* __restrict__ offset,
-                                                                       const uint2* __restrict__ items,
-                                                                       const Control* ctrl, std::uint32_t fine,
-                                                                       int L, std::uint32_t* __restrict__ cursor,
-                                                                       uint2* __restrict__ out_pairs) {
+__global__ void __launch_bounds__(Policy::kScatterThreads, 2)
+    scatter_fine_kernel(const uint2* __restrict__ in_pairs, const std::uint16_t* __restrict__ in_bucket,
+                        const std::uint32_t* __restrict__ offset, const uint2* __restrict__ items, const Control* ctrl,
+                        std::uint32_t fine, int L, std::uint32_t* __restrict__ cursor, uint2* __restrict__ out_pairs) {
   extern __shared__ __align__(16) unsigned char scatter_smem[];
   TileScatterSmem& sm = *reinterpret_cast<TileScatterSmem*>(scatter_smem);
   if (blockIdx.x >= ctrl->fine_tiles) return;  // number of coarse tiles
@@ -328,10 +322,9 @@ __global__ void __launch_bounds__(Policy::kScatterThreads, 2) scatter_fine_kerne
 }
 
 // Coarse cursors and the tiles of pass 2 (one block; at most kCoarse coarse buckets).
-__global__ void __launch_bounds__(Policy::kCoarse) coarse_kernel(const std::uint32_t* __restrict__ offset, int L,
-                                                         std::uint32_t fine, int coarse,
-                                                         std::uint32_t* __restrict__ coarse_cursor,
-                                                         uint2* __restrict__ items, Control* ctrl) {
+__global__ void __launch_bounds__(Policy::kCoarse)
+    coarse_kernel(const std::uint32_t* __restrict__ offset, int L, std::uint32_t fine, int coarse,
+                  std::uint32_t* __restrict__ coarse_cursor, uint2* __restrict__ items, Control* ctrl) {
   using Scan = cub::BlockScan<std::uint32_t, Policy::kCoarse>;
   __shared__ typename Scan::TempStorage scan_temp;
   const int c = threadIdx.x;
@@ -393,8 +386,7 @@ __global__ void __launch_bounds__(Policy::kOneBlock) offsets_kernel(OffsetsArgs 
   const int per = (a.L + Policy::kOneBlock - 1) / Policy::kOneBlock;
   const int begin = min(a.L, static_cast<int>(threadIdx.x) * per), end = min(a.L, begin + per);
   OffsetTotals local{0, 0, 0, 0, 0};
-  for (int b = begin; b < end; ++b)
-    local = local + bucket_totals(a.counts[b], b == a.skip_lo || b == a.skip_hi);
+  for (int b = begin; b < end; ++b) local = local + bucket_totals(a.counts[b], b == a.skip_lo || b == a.skip_hi);
   OffsetTotals acc, total;
   Scan(scan_temp).ExclusiveScan(local, acc, OffsetTotals{0, 0, 0, 0, 0}, OffsetTotalsSum(), total);
   std::uint32_t max_passes = 0;

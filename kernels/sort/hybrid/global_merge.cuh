@@ -57,8 +57,8 @@ __device__ __forceinline__ void store_kv4(uint4* keys, uint4* values, std::uint3
 
 // mergeSortPass of Fig. 3: one thread per pair of sorted lists of R pairs (R = 4 * 2^pass).
 __global__ void merge_list_pairs_kernel(PaddedArgs a, std::uint32_t pass, const uint4* __restrict__ ksrc,
-                                       const uint4* __restrict__ vsrc, uint4* __restrict__ kdst,
-                                       uint4* __restrict__ vdst) {
+                                        const uint4* __restrict__ vsrc, uint4* __restrict__ kdst,
+                                        uint4* __restrict__ vdst) {
   const std::uint32_t Rv = 1u << pass;  // list length in vectors
   for (int b = blockIdx.y; b < a.L; b += gridDim.y) {
     if (b == a.skip_lo || b == a.skip_hi) continue;

@@ -43,8 +43,7 @@ enum class Pivots { ThisFrame, LastFrame };
 class HybridBase : public Sorter {
  public:
   HybridBase(const char* name, Split split, Pivots pivots, const HybridOptions& options)
-      : Sorter(name, Backend::Gpu), split_(split), last_frame_pivots_(pivots == Pivots::LastFrame),
-        options_(options) {}
+      : Sorter(name, Backend::Gpu), split_(split), last_frame_pivots_(pivots == Pivots::LastFrame), options_(options) {}
 
   std::size_t workspace_bytes() const override { return workspace_bytes_; }
 
@@ -246,10 +245,18 @@ class HybridBase : public Sorter {
     }
     {
       StepScope step(timer, "vector-merge", StepStart::AtLastStepEnd);
-      SortStageArgs args{split_result.bucketed, counts, offsets_.offset.data(), merge_.items.data(),
-                         ctrl,                  split_result.skip_lo,      split_result.skip_hi,
-                         b.keys_out,            b.values_out,              split_result.tmp,
-                         merge_.chunk_mm.data(), options_.word_merge};
+      SortStageArgs args{split_result.bucketed,
+                         counts,
+                         offsets_.offset.data(),
+                         merge_.items.data(),
+                         ctrl,
+                         split_result.skip_lo,
+                         split_result.skip_hi,
+                         b.keys_out,
+                         b.values_out,
+                         split_result.tmp,
+                         merge_.chunk_mm.data(),
+                         options_.word_merge};
       const std::size_t items = static_cast<std::size_t>(final_buckets) + b.n / Policy::kCap + 2;
       const unsigned grid = static_cast<unsigned>(items);
       // Outputs per thread: 8 (twice the threads) while the chunks are too few to fill the GPU
@@ -308,8 +315,7 @@ class HybridBase : public Sorter {
     // Histogram bins beyond this GPU's shared memory (an H above about 16000 on a 64 KB GPU) are
     // refused here, naming the kernel and the bytes.
     const std::size_t bins = static_cast<std::size_t>(std::max(options_.histogram_bins, 16));
-    primitives::allow_dynamic_smem(histogram_kernel<512>, bins * 4,
-                                   "hybrid histogram_kernel (option histogram_bins)");
+    primitives::allow_dynamic_smem(histogram_kernel<512>, bins * 4, "hybrid histogram_kernel (option histogram_bins)");
     primitives::allow_dynamic_smem(refine_from_histogram_kernel, (bins + 1) * 4,
                                    "hybrid refine_from_histogram_kernel (option histogram_bins)");
   }
@@ -322,12 +328,11 @@ class HybridBase : public Sorter {
   void launch_count(Src src, std::uint32_t n, Bucketer bucketer, int buckets, std::uint32_t* counts,
                     cudaStream_t stream, std::uint16_t* bucket_of = nullptr) {
     if (buckets <= smem_buckets_max_)
-      count_kernel<true, Src, Bucketer><<<pass_grid(n), Policy::kPassThreads, buckets * 4, stream>>>(
-          src, n, bucketer, buckets, counts, bucket_of);
+      count_kernel<true, Src, Bucketer>
+          <<<pass_grid(n), Policy::kPassThreads, buckets * 4, stream>>>(src, n, bucketer, buckets, counts, bucket_of);
     else
-      count_kernel<false, Src, Bucketer><<<pass_grid(n), Policy::kPassThreads, 0, stream>>>(src, n, bucketer,
-                                                                                             buckets, counts,
-                                                                                             bucket_of);
+      count_kernel<false, Src, Bucketer>
+          <<<pass_grid(n), Policy::kPassThreads, 0, stream>>>(src, n, bucketer, buckets, counts, bucket_of);
     DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid count_kernel");
   }
 
@@ -335,11 +340,11 @@ class HybridBase : public Sorter {
   void launch_scatter(Src src, std::uint32_t n, Bucketer bucketer, int buckets, std::uint32_t* cursor, Dst dst,
                       cudaStream_t stream) {
     if (buckets <= smem_buckets_max_)
-      scatter_kernel<true, Src, Bucketer, Dst><<<pass_grid(n), Policy::kPassThreads, buckets * 4, stream>>>(
-          src, n, bucketer, buckets, cursor, dst);
+      scatter_kernel<true, Src, Bucketer, Dst>
+          <<<pass_grid(n), Policy::kPassThreads, buckets * 4, stream>>>(src, n, bucketer, buckets, cursor, dst);
     else
-      scatter_kernel<false, Src, Bucketer, Dst><<<pass_grid(n), Policy::kPassThreads, 0, stream>>>(
-          src, n, bucketer, buckets, cursor, dst);
+      scatter_kernel<false, Src, Bucketer, Dst>
+          <<<pass_grid(n), Policy::kPassThreads, 0, stream>>>(src, n, bucketer, buckets, cursor, dst);
     DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid scatter_kernel");
   }
 
@@ -391,7 +396,7 @@ class HybridBase : public Sorter {
   std::size_t zero_words_ = 0;
   std::size_t max_items_ = 0;
   std::size_t search_smem_max_ = Policy::kSearchSmemMax;  // shared memory the default count may take here
-  int smem_buckets_max_ = Policy::kSmemBucketsMax;  // buckets whose counters a pass keeps in shared memory here
+  int smem_buckets_max_ = Policy::kSmemBucketsMax;        // buckets whose counters a pass keeps in shared memory here
 
   // One zeroed area (Control, histogram, counts, second counts, unsorted flags), memset each sort.
   DeviceBuffer<std::uint32_t> zeroed_;

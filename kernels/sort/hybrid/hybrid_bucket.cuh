@@ -65,18 +65,17 @@ class HybridBucketSorter : public HybridBase {
     const std::uint32_t s = sample_size(n, L);
     {
       StepScope step(timer, "sample", first);
-      sample_keys_kernel<<<primitives::grid_for(s, 256, 4u * sm_count_), 256, 0, stream>>>(
-          src.keys, n, s, 0x9E3779B9u, pivot_.sample.data());
+      sample_keys_kernel<<<primitives::grid_for(s, 256, 4u * sm_count_), 256, 0, stream>>>(src.keys, n, s, 0x9E3779B9u,
+                                                                                           pivot_.sample.data());
       DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid sample_keys_kernel");
       std::size_t temp_bytes = 0;
-      DEPTHSORT_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, temp_bytes, pivot_.sample.data(),
-                                                          pivot_.sample_sorted.data(), static_cast<int>(s), 0, 32,
-                                                          stream));
+      DEPTHSORT_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(
+          nullptr, temp_bytes, pivot_.sample.data(), pivot_.sample_sorted.data(), static_cast<int>(s), 0, 32, stream));
       if (temp_bytes > pivot_.sample_temp_bytes)
         throw CapacityError(name() + ": the sample sort needs more temporary storage than was reserved");
-      DEPTHSORT_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(pivot_.sample_temp.data(), temp_bytes,
-                                                          pivot_.sample.data(), pivot_.sample_sorted.data(),
-                                                          static_cast<int>(s), 0, 32, stream));
+      DEPTHSORT_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(pivot_.sample_temp.data(), temp_bytes, pivot_.sample.data(),
+                                                          pivot_.sample_sorted.data(), static_cast<int>(s), 0, 32,
+                                                          stream));
     }
     StepScope step(timer, "refine", StepStart::AtLastStepEnd);
     pivots_from_sample_kernel<<<1, Policy::kOneBlock, 0, stream>>>(pivot_.sample_sorted.data(), s, ctrl, bins, L,
@@ -94,8 +93,8 @@ class HybridBucketSorter : public HybridBase {
     }
     {
       StepScope step(timer, "histogram", StepStart::AtLastStepEnd);
-      histogram_kernel<512><<<primitives::grid_for(n, 512 * 8, 2u * sm_count_), 512, bins * 4, stream>>>(
-          src.keys, n, ctrl, bins, hist);
+      histogram_kernel<512>
+          <<<primitives::grid_for(n, 512 * 8, 2u * sm_count_), 512, bins * 4, stream>>>(src.keys, n, ctrl, bins, hist);
       DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid histogram_kernel");
     }
     StepScope step(timer, "refine", StepStart::AtLastStepEnd);
@@ -115,8 +114,8 @@ class HybridBucketSorter : public HybridBase {
         launch_count(src, n, BoundSearch{pivots, pivot_.table.data(), ctrl, bins}, L, counts2, stream);
       }
       StepScope step(timer, "refine", StepStart::AtLastStepEnd);
-      refine_from_counts_kernel<<<1, Policy::kOneBlock, 0, stream>>>(counts2, pivots, pivot_.cum.data(), ctrl, bins,
-                                                                     n, L, spare, pivot_.table.data());
+      refine_from_counts_kernel<<<1, Policy::kOneBlock, 0, stream>>>(counts2, pivots, pivot_.cum.data(), ctrl, bins, n,
+                                                                     L, spare, pivot_.table.data());
       DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid refine_from_counts_kernel");
       std::swap(pivots, spare);
     }
@@ -154,8 +153,8 @@ class HybridBucketSorter : public HybridBase {
       StepScope step(timer, "offsets", StepStart::AtLastStepEnd);
       launch_offsets(L, 0, L - 1, counts, ctrl, stream);
       coarse_kernel<<<1, Policy::kCoarse, 0, stream>>>(offsets_.offset.data(), L, fine, coarse,
-                                                       reposition_.coarse_cursor.data(),
-                                                       reposition_.fine_items.data(), ctrl);
+                                                       reposition_.coarse_cursor.data(), reposition_.fine_items.data(),
+                                                       ctrl);
       DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid coarse_kernel");
     }
     StepScope step(timer, "reposition", StepStart::AtLastStepEnd);
@@ -167,8 +166,8 @@ class HybridBucketSorter : public HybridBase {
     DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid scatter_coarse_kernel");
     const unsigned tiles = static_cast<unsigned>(coarse + n / Policy::kScatterTile + 1);
     scatter_fine_kernel<<<tiles, Policy::kScatterThreads, smem, stream>>>(
-        packed2_.data(), reposition_.moved16.data(), offsets_.offset.data(), reposition_.fine_items.data(), ctrl,
-        fine, L, offsets_.cursor.data(), packed_.data());
+        packed2_.data(), reposition_.moved16.data(), offsets_.offset.data(), reposition_.fine_items.data(), ctrl, fine,
+        L, offsets_.cursor.data(), packed_.data());
     DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid scatter_fine_kernel");
   }
 
@@ -237,8 +236,8 @@ class HybridBucketSorter : public HybridBase {
     }
     StepScope step(timer, "compact", StepStart::AtLastStepEnd);
     const dim3 grid(primitives::grid_for(per_bucket, 256, 1u << 16), grid_y);
-    compact_kernel<<<grid, 256, 0, stream>>>(args, keys[0].data(), values[0].data(), keys[1].data(),
-                                             values[1].data(), b.keys_out, b.values_out);
+    compact_kernel<<<grid, 256, 0, stream>>>(args, keys[0].data(), values[0].data(), keys[1].data(), values[1].data(),
+                                             b.keys_out, b.values_out);
     DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid compact_kernel");
   }
 };

@@ -44,8 +44,7 @@ class HybridCoherentSorter final : public HybridBucketSorter {
   void finish(const SortBuffers& b, int L, cudaStream_t stream, StepTimer& timer) override {
     StepScope step(timer, "keep-splitters", StepStart::AtLastStepEnd);
     const std::uint32_t n = static_cast<std::uint32_t>(b.n);
-    const std::uint32_t s =
-        std::min(sample_size(b.n, L), static_cast<std::uint32_t>(coherent_.last_sample.size()));
+    const std::uint32_t s = std::min(sample_size(b.n, L), static_cast<std::uint32_t>(coherent_.last_sample.size()));
     keep_splitters_kernel<<<primitives::grid_for(s, 256, 4u * sm_count_), 256, 0, stream>>>(
         b.keys_out, n, s, coherent_.last_sample.data());
     DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid keep_splitters_kernel");
@@ -63,9 +62,8 @@ class HybridCoherentSorter final : public HybridBucketSorter {
                        std::uint32_t* pivots, StepStart first, cudaStream_t stream, StepTimer& timer) {
     {
       StepScope step(timer, "refine", first);
-      pivots_from_sample_kernel<<<1, Policy::kOneBlock, 0, stream>>>(coherent_.last_sample.data(),
-                                                                     coherent_.last_sample_size, ctrl, bins, L,
-                                                                     pivots, pivot_.table.data());
+      pivots_from_sample_kernel<<<1, Policy::kOneBlock, 0, stream>>>(
+          coherent_.last_sample.data(), coherent_.last_sample_size, ctrl, bins, L, pivots, pivot_.table.data());
       DEPTHSORT_CUDA_CHECK_LAUNCH("hybrid pivots_from_sample_kernel");
     }
     StepScope step(timer, "validate", StepStart::AtLastStepEnd);

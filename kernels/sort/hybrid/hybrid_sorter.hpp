@@ -23,8 +23,7 @@ inline constexpr OptionSpec kHybridOptions[] = {
     {"merge_outputs", "on-chip merge: outputs per thread and pass, 8 or 16 (0 = auto: 8 when few buckets)", 0, 0, 16},
     {"word_merge", "on-chip merge: sort (key - min, index) words where a chunk's key range allows", 1, 0, 1},
     {"splitter",
-     "pivots from: 1 = a sorted sample of the keys (any key range), 0 = the paper's histogram (Section 5.1)", 1, 0,
-     1},
+     "pivots from: 1 = a sorted sample of the keys (any key range), 0 = the paper's histogram (Section 5.1)", 1, 0, 1},
     {"oversample", "splitter=1: keys sampled per bucket", 64, 4, 1024},
 };
 

@@ -11,9 +11,9 @@ namespace depthsort::hybrid {
 struct Policy {
   // Section 4 / 6, the on-chip vector-mergesort. kCap 3328 (4 blocks/SM) with auto L = n/2816
   // beat kCap 4096 with n/3072 at 16M, count step included; n/2816 was the fastest L at 4M and 16M.
-  static constexpr int kCap = 3328;              // pairs one block sorts on chip: 52 KB of smem, 4 blocks/SM
+  static constexpr int kCap = 3328;               // pairs one block sorts on chip: 52 KB of smem, 4 blocks/SM
   static constexpr int kSortThreads = kCap / 16;  // each thread owns a 16-pair tile per merge pass
-  static constexpr int kTargetBucket = 2816;     // auto L = n / 2816: 85% of kCap on average
+  static constexpr int kTargetBucket = 2816;      // auto L = n / 2816: 85% of kCap on average
   static constexpr int kMinBuckets = 64;
   static constexpr int kMaxAutoBuckets = 1 << 16;
   // Sample splitter (deviation 12): sampled buckets vary more in size than Fig. 5's on smooth inputs

@@ -60,9 +60,9 @@ __global__ void quick_init_kernel(std::uint32_t* qoff, std::uint32_t n) {
 }
 
 // Offsets of the 2K+1 new sublists (one block); the scatter's cursors start at the offsets.
-__global__ void __launch_bounds__(Policy::kOneBlock) quick_offsets_kernel(const std::uint32_t* __restrict__ counts,
-                                                                  int buckets, std::uint32_t* qoff,
-                                                                  std::uint32_t* cursor) {
+__global__ void __launch_bounds__(Policy::kOneBlock)
+    quick_offsets_kernel(const std::uint32_t* __restrict__ counts, int buckets, std::uint32_t* qoff,
+                         std::uint32_t* cursor) {
   // Ends with a barrier: qoff is complete.
   primitives::block_cumulative_counts<Policy::kOneBlock>(counts, buckets, qoff);
   for (int i = threadIdx.x; i < buckets; i += Policy::kOneBlock) cursor[i] = qoff[i];

@@ -19,8 +19,8 @@ namespace depthsort::hybrid {
 
 // Step `sample`: s keys (ordered bits), key i drawn from the i-th of s equal strata of the input at
 // a hashed offset (a regular sample would follow any period of the input). Needs s <= n.
-__global__ void sample_keys_kernel(const float* __restrict__ keys, std::uint32_t n, std::uint32_t s,
-                                   std::uint32_t seed, std::uint32_t* __restrict__ sample) {
+__global__ void sample_keys_kernel(const float* __restrict__ keys, std::uint32_t n, std::uint32_t s, std::uint32_t seed,
+                                   std::uint32_t* __restrict__ sample) {
   for (std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < s; i += gridDim.x * blockDim.x) {
     const unsigned long long lo = static_cast<unsigned long long>(i) * n / s;
     const unsigned long long hi = static_cast<unsigned long long>(i + 1) * n / s;
@@ -34,10 +34,9 @@ __global__ void sample_keys_kernel(const float* __restrict__ keys, std::uint32_t
 // Fig. 5's (reserved buckets, binning.cuh). The bins of the pivot search span the sample's smallest
 // to largest key (keys outside fall in the end bins: the search stays exact, binning.cuh), written
 // to ctrl for the count, then the pivot table.
-__global__ void __launch_bounds__(Policy::kOneBlock) pivots_from_sample_kernel(const std::uint32_t* __restrict__ sorted,
-                                                                       std::uint32_t s, Control* ctrl, int bins,
-                                                                       int L, std::uint32_t* pivots,
-                                                                       std::uint32_t* table) {
+__global__ void __launch_bounds__(Policy::kOneBlock)
+    pivots_from_sample_kernel(const std::uint32_t* __restrict__ sorted, std::uint32_t s, Control* ctrl, int bins, int L,
+                              std::uint32_t* pivots, std::uint32_t* table) {
   const std::uint32_t real_buckets = static_cast<std::uint32_t>(L - 2);
   auto splitter = [&](int j) { return sorted[static_cast<unsigned long long>(j) * s / real_buckets]; };
   write_pivots(L, pivots, [&](int j) {
@@ -73,8 +72,8 @@ __global__ void keep_splitters_kernel(const float* __restrict__ sorted_keys, std
 // hybrid-coherent, step `validate`: this frame's sample (the keys sample_keys_kernel would draw)
 // counted into the buckets of the last frame's pivots: hits[b] += sampled keys in bucket b, an
 // estimate of the bucket sizes at s/n of the cost of the count. hits (L words) zeroed first.
-__global__ void sample_hits_kernel(const float* __restrict__ keys, std::uint32_t n, std::uint32_t s,
-                                   std::uint32_t seed, BoundSearch bound, std::uint32_t* __restrict__ hits) {
+__global__ void sample_hits_kernel(const float* __restrict__ keys, std::uint32_t n, std::uint32_t s, std::uint32_t seed,
+                                   BoundSearch bound, std::uint32_t* __restrict__ hits) {
   const auto bucket_of = bound.prepare();
   for (std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < s; i += gridDim.x * blockDim.x) {
     const unsigned long long lo = static_cast<unsigned long long>(i) * n / s;

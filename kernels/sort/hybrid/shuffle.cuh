@@ -41,8 +41,8 @@ struct Feistel {
 };
 
 __global__ void shuffle_kernel(const float* __restrict__ keys_in, const std::uint32_t* __restrict__ values_in,
-                               float* __restrict__ keys_out, std::uint32_t* __restrict__ values_out,
-                               std::uint32_t n, Feistel perm) {
+                               float* __restrict__ keys_out, std::uint32_t* __restrict__ values_out, std::uint32_t n,
+                               Feistel perm) {
   for (std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
     const std::uint32_t from = perm(i);
     keys_out[i] = keys_in[from];

@@ -15,7 +15,6 @@
 
 namespace depthsort::hybrid {
 
-
 // Shared-memory swizzle: element i of a bucket lives at i ^ ((i / 32) % 32), so that the 16-pair
 // tiles of one warp (stride 16 words) fall on different banks.
 __device__ __forceinline__ std::uint32_t sw(std::uint32_t i) { return i ^ ((i >> 5) & 31u); }

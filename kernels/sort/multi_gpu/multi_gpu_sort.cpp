@@ -26,8 +26,8 @@ const SorterInfo& gpu_sorter_info(const std::string& name) {
     std::string gpu_names;
     for (const SorterInfo& candidate : sorter_registry())
       if (candidate.backend == Backend::Gpu) gpu_names += (gpu_names.empty() ? "" : ", ") + std::string(candidate.name);
-    throw OptionError("multi_gpu: local sorter '" + name + "' is " +
-                      (info ? "a CPU sorter" : "not in the registry") + "; GPU sorters: " + gpu_names);
+    throw OptionError("multi_gpu: local sorter '" + name + "' is " + (info ? "a CPU sorter" : "not in the registry") +
+                      "; GPU sorters: " + gpu_names);
   }
   return *info;
 }
@@ -36,9 +36,12 @@ const SorterInfo& gpu_sorter_info(const std::string& name) {
 
 const char* transport_name(Transport transport) {
   switch (transport) {
-    case Transport::Auto: return "auto";
-    case Transport::CopyEngines: return "copy engines";
-    case Transport::Nccl: return "NCCL";
+    case Transport::Auto:
+      return "auto";
+    case Transport::CopyEngines:
+      return "copy engines";
+    case Transport::Nccl:
+      return "NCCL";
   }
   return "?";
 }
@@ -53,7 +56,8 @@ MultiGpuSorter::MultiGpuSorter(std::span<const int> devices, Options options)
   // Unknown names and bad options are refused here, before any buffer exists.
   if (options_.local_sorter.empty()) {
     if (!options_.local_options.empty())
-      throw OptionError("multi_gpu: local sorter options '" + options_.local_options + "' given without a local sorter");
+      throw OptionError("multi_gpu: local sorter options '" + options_.local_options +
+                        "' given without a local sorter");
     (void)gpu_sorter_info(kGatheredSorter);
     (void)gpu_sorter_info(kDistributedSorter);
   } else {
@@ -97,8 +101,10 @@ MultiGpuSorter::MultiGpuSorter(std::span<const int> devices, Options options)
       }
       DeviceScope scope(device(r));
       const cudaError_t status = cudaDeviceEnablePeerAccess(device(q), 0);
-      if (status == cudaErrorPeerAccessAlreadyEnabled) (void)cudaGetLastError();  // enabled before: fine
-      else DEPTHSORT_CUDA_CHECK(status);
+      if (status == cudaErrorPeerAccessAlreadyEnabled)
+        (void)cudaGetLastError();  // enabled before: fine
+      else
+        DEPTHSORT_CUDA_CHECK(status);
     }
   range_counts_.assign(gpus(), 0);
   counts_.assign(static_cast<std::size_t>(gpus()) * gpus(), 0);
@@ -163,7 +169,8 @@ void MultiGpuSorter::ensure_sorter(int rank, const std::string& name) {
   auto found = std::find_if(g.sorters.begin(), g.sorters.end(), same);
   if (found == g.sorters.end()) {
     const SorterInfo& info = gpu_sorter_info(name);
-    g.sorters.emplace_back(name, info.create(parse_options(info, name == options_.local_sorter ? options_.local_options : "")));
+    g.sorters.emplace_back(
+        name, info.create(parse_options(info, name == options_.local_sorter ? options_.local_options : "")));
     found = g.sorters.end() - 1;
   }
   g.sorter = found->second.get();
@@ -212,14 +219,16 @@ void MultiGpuSorter::release() {
 
 void MultiGpuSorter::reserve(std::size_t max_n) {
   if (max_n > Sorter::kMaxPairs)
-    throw CapacityError("multi_gpu: at most " + std::to_string(Sorter::kMaxPairs) + " pairs in all (32-bit counts per GPU)");
+    throw CapacityError("multi_gpu: at most " + std::to_string(Sorter::kMaxPairs) +
+                        " pairs in all (32-bit counts per GPU)");
   const int N = gpus();
   const std::size_t share = ceil_div(max_n, N);
   synchronize();
   for (int r = 0; r < N; ++r) {
     // GPU 0 may take up to max_gpu0_share of the pairs in the weighted paper's case.
     const std::size_t gpu0_range = std::min(
-        max_n, std::max(share, static_cast<std::size_t>(std::ceil(options_.max_gpu0_share * static_cast<double>(max_n)))));
+        max_n,
+        std::max(share, static_cast<std::size_t>(std::ceil(options_.max_gpu0_share * static_cast<double>(max_n)))));
     const std::size_t stage_capacity = options_.levels != kLevels ? max_n : r == 0 ? gpu0_range : share;
     DeviceScope scope(device(r));
     Gpu& g = *gpu_[r];
@@ -252,8 +261,7 @@ void MultiGpuSorter::reserve(std::size_t max_n) {
 void MultiGpuSorter::sort_gathered(const DevicePairs& pairs, float* out_keys, std::uint32_t* out_values,
                                    double gpu0_share) {
   const int N = gpus();
-  if (gpu0_share != 0 && N > 1 &&
-      !(gpu0_share >= 1.0 / N && gpu0_share <= options_.max_gpu0_share))
+  if (gpu0_share != 0 && N > 1 && !(gpu0_share >= 1.0 / N && gpu0_share <= options_.max_gpu0_share))
     throw OptionError("multi_gpu: GPU 0's share " + std::to_string(gpu0_share) + " is outside [1/" + std::to_string(N) +
                       ", " + std::to_string(options_.max_gpu0_share) + "] (Options::max_gpu0_share)");
   std::vector<DevicePairs> inputs(N);
@@ -265,8 +273,8 @@ void MultiGpuSorter::sort_distributed(std::span<const DevicePairs> inputs) {
   sort_impl(inputs, nullptr, nullptr, 0.0, Case::Distributed);
 }
 
-void MultiGpuSorter::sort_impl(std::span<const DevicePairs> inputs, float* gather_keys,
-                               std::uint32_t* gather_values, double gpu0_share, Case kase) {
+void MultiGpuSorter::sort_impl(std::span<const DevicePairs> inputs, float* gather_keys, std::uint32_t* gather_values,
+                               double gpu0_share, Case kase) {
   const int N = gpus();
   if (static_cast<int>(inputs.size()) != N)
     throw Error("multi_gpu: " + std::to_string(inputs.size()) + " inputs for " + std::to_string(N) + " GPUs");
@@ -324,8 +332,10 @@ void MultiGpuSorter::sort_impl(std::span<const DevicePairs> inputs, float* gathe
     DEPTHSORT_CUDA_CHECK(cudaEventRecord(g.sort_start[0].get(), stream(0)));
     const SortBuffers buffers{inputs[0].keys, inputs[0].values, gathered ? gather_keys : g.out_keys.data(),
                               gathered ? gather_values : g.out_values.data(), inputs[0].n};
-    if (g.use_bits) g.bits_sort->sort(buffers, 0u, 0xFFFFFFFFu, stream(0));
-    else g.sorter->sort(buffers, stream(0));
+    if (g.use_bits)
+      g.bits_sort->sort(buffers, 0u, 0xFFFFFFFFu, stream(0));
+    else
+      g.sorter->sort(buffers, stream(0));
     DEPTHSORT_CUDA_CHECK(cudaEventRecord(g.sort_end[0].get(), stream(0)));
     sorted_[0][0] = true;
     range_counts_[0] = inputs[0].n;

@@ -54,10 +54,10 @@ enum class Transport { Auto, CopyEngines, Nccl };
 const char* transport_name(Transport transport);
 
 struct Options {
-  int levels = kLevels;       // histogram levels: 3 = exact splitters, 1 = the paper's one pass
-  std::string local_sorter;   // registry name of each GPU's sorter, both cases; empty: the defaults above
-  std::string local_options;  // its options, "name=value,..." (only with local_sorter)
-  int chunks = 0;             // sub-ranges per GPU (1 .. kMaxChunks); 0: auto_chunks(n, gpus, case)
+  int levels = kLevels;          // histogram levels: 3 = exact splitters, 1 = the paper's one pass
+  std::string local_sorter;      // registry name of each GPU's sorter, both cases; empty: the defaults above
+  std::string local_options;     // its options, "name=value,..." (only with local_sorter)
+  int chunks = 0;                // sub-ranges per GPU (1 .. kMaxChunks); 0: auto_chunks(n, gpus, case)
   double max_gpu0_share = 0.75;  // largest share sort_gathered may give GPU 0 (sizes its buffers)
   Transport transport = Transport::Auto;
   // cub-radix as the local sort (without options) sorts only the low bits in which the keys of a
@@ -199,24 +199,24 @@ class MultiGpuSorter {
   void recv_pairs(int at, float* keys, std::uint32_t* values, std::size_t count, int from);
 
   Options options_;
-  NcclGroup comms_;   // splitter collectives, on each GPU's main stream
-  NcclGroup xcomms_;  // the NCCL exchange, on each GPU's high-priority stream
+  NcclGroup comms_;                        // splitter collectives, on each GPU's main stream
+  NcclGroup xcomms_;                       // the NCCL exchange, on each GPU's high-priority stream
   std::vector<std::unique_ptr<Gpu>> gpu_;  // one per rank
-  bool all_peers_ = true;                   // every pair of GPUs has peer access
+  bool all_peers_ = true;                  // every pair of GPUs has peer access
   std::size_t capacity_ = 0;
   // Of the last sort.
   std::vector<std::uint64_t> counts_, transfers_;  // gpus x gpus, row = source
   std::vector<std::size_t> range_counts_;
   std::uint64_t bytes_between_ = 0;
   int last_chunks_ = 1;
-  bool direct_ = false;                           // one GPU, one range: sorted without a split
-  std::vector<int> split_ranks_;                  // GPUs that ran the splitter steps
-  std::vector<std::vector<int>> group_ranks_;     // per NCCL round: the GPUs that took part
-  int inbound_groups_ = 0;                        // rounds that carry sub-ranges out
-  std::vector<std::vector<bool>> sorted_;         // [rank][sub-range]: sorted in the last sort
+  bool direct_ = false;                        // one GPU, one range: sorted without a split
+  std::vector<int> split_ranks_;               // GPUs that ran the splitter steps
+  std::vector<std::vector<int>> group_ranks_;  // per NCCL round: the GPUs that took part
+  int inbound_groups_ = 0;                     // rounds that carry sub-ranges out
+  std::vector<std::vector<bool>> sorted_;      // [rank][sub-range]: sorted in the last sort
   Transport last_transport_ = Transport::CopyEngines;
-  std::vector<std::vector<bool>> sent_;           // copy engines: [from][to] carried sub-ranges out
-  std::vector<bool> returned_;                    // copy engines: [rank] sent sorted sub-ranges back
+  std::vector<std::vector<bool>> sent_;  // copy engines: [from][to] carried sub-ranges out
+  std::vector<bool> returned_;           // copy engines: [rank] sent sorted sub-ranges back
   bool from_candidates_ = false;
   std::uint64_t candidates_ = 0;
 };

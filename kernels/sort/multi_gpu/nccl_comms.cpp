@@ -24,8 +24,7 @@ DeviceScope::DeviceScope(int device) {
 
 DeviceScope::~DeviceScope() { cudaSetDevice(previous_); }
 
-NcclGroup::NcclGroup(std::span<const int> devices, StreamPriority priority)
-    : devices_(devices.begin(), devices.end()) {
+NcclGroup::NcclGroup(std::span<const int> devices, StreamPriority priority) : devices_(devices.begin(), devices.end()) {
   if (devices_.empty()) throw Error("multi_gpu: no GPU given");
   comms_.assign(devices_.size(), nullptr);
   DEPTHSORT_NCCL_CHECK(ncclCommInitAll(comms_.data(), size(), devices_.data()));

@@ -73,10 +73,9 @@ class NcclGroupCall {
 
 }  // namespace depthsort::multi_gpu
 
-#define DEPTHSORT_NCCL_CHECK(call)                                                                 \
-  do {                                                                                             \
-    const ncclResult_t depthsort_nccl_status_ = (call);                                            \
-    if (depthsort_nccl_status_ != ncclSuccess)                                                     \
-      ::depthsort::multi_gpu::throw_nccl_error(static_cast<int>(depthsort_nccl_status_), #call,    \
-                                               __FILE__, __LINE__);                                \
+#define DEPTHSORT_NCCL_CHECK(call)                                                                                   \
+  do {                                                                                                               \
+    const ncclResult_t depthsort_nccl_status_ = (call);                                                              \
+    if (depthsort_nccl_status_ != ncclSuccess)                                                                       \
+      ::depthsort::multi_gpu::throw_nccl_error(static_cast<int>(depthsort_nccl_status_), #call, __FILE__, __LINE__); \
   } while (0)

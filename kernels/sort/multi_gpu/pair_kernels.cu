@@ -27,7 +27,8 @@ constexpr int kScatterThreads = 512;
 constexpr int kScatterItems = 8;
 constexpr int kScatterTile = kScatterThreads * kScatterItems;
 static_assert(kMaxRanges <= 64, "the scatter's range scan covers 64 ranges with one warp");
-static_assert(kMaxRanges <= 255 && kScatterTile <= (1 << 23), "range ids are bytes, a pair's place in the tile the other 24 bits");
+static_assert(kMaxRanges <= 255 && kScatterTile <= (1 << 23),
+              "range ids are bytes, a pair's place in the tile the other 24 bits");
 
 // Shared-memory copies of the parts of SplitState the scatter reads for every pair. Raw words:
 // __shared__ variables take no constructors, and these structs are trivially copyable.
@@ -114,12 +115,14 @@ __global__ void __launch_bounds__(kScatterThreads, kScatterBlocksPerSm) scatter_
 #pragma unroll
       for (int k = 0; k < kScatterItems; ++k) {
         group[k] = range[k] >= 0 ? tie_group(split, ordered_bits_from_float_bits(key[k])) : -1;
-        place[k] = primitives::warp_aggregated_add(tie_count, static_cast<std::uint32_t>(group[k]), group[k] >= 0, true);
+        place[k] =
+            primitives::warp_aggregated_add(tie_count, static_cast<std::uint32_t>(group[k]), group[k] >= 0, true);
       }
       __syncthreads();
       if (threadIdx.x < ties) {
-        tie_base[threadIdx.x] = bases.base[threadIdx.x] + atomicAdd(&a.tie_counters[threadIdx.x],
-                                                                    static_cast<unsigned long long>(tie_count[threadIdx.x]));
+        tie_base[threadIdx.x] =
+            bases.base[threadIdx.x] +
+            atomicAdd(&a.tie_counters[threadIdx.x], static_cast<unsigned long long>(tie_count[threadIdx.x]));
         tie_count[threadIdx.x] = 0;  // read by no one else until the next tile's adds
       }
       __syncthreads();
@@ -131,7 +134,8 @@ __global__ void __launch_bounds__(kScatterThreads, kScatterBlocksPerSm) scatter_
     } else {
 #pragma unroll
       for (int k = 0; k < kScatterItems; ++k)
-        if (range[k] >= 0) range[k] = range_index(split, boundary, boundaries, chunks, ordered_bits_from_float_bits(key[k]), 0);
+        if (range[k] >= 0)
+          range[k] = range_index(split, boundary, boundaries, chunks, ordered_bits_from_float_bits(key[k]), 0);
     }
     // Each pair's range and its place among the tile's pairs of that range, in one word (places
     // < 4096, ranges < 256): fewer registers, so that more blocks fit on a multiprocessor.

@@ -22,7 +22,8 @@ class RangeBitsSort {
  public:
   RangeBitsSort(std::size_t max_n, const std::string& owner) : capacity_(max_n) {
     std::size_t bytes = 0;
-    DEPTHSORT_CUDA_CHECK(sort_pairs_bits(nullptr, bytes, SortBuffers{.n = std::max<std::size_t>(max_n, 1)}, 32, nullptr));
+    DEPTHSORT_CUDA_CHECK(
+        sort_pairs_bits(nullptr, bytes, SortBuffers{.n = std::max<std::size_t>(max_n, 1)}, 32, nullptr));
     temp_ = DeviceBuffer<unsigned char>(std::max<std::size_t>(bytes, 1), owner);
     zero_fixup_ = SignedZeroFixup(std::max<std::size_t>(max_n, 1), owner);
   }

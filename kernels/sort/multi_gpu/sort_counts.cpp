@@ -45,7 +45,8 @@ void MultiGpuSorter::read_counts(Run& run) {
                       " at " + std::to_string(G[range]) + " (or their key bounds differ)");
         }
       }
-      if (first) from_candidates_ = row.from_candidates != 0;
+      if (first)
+        from_candidates_ = row.from_candidates != 0;
       else if (from_candidates_ != (row.from_candidates != 0))
         throw Error("multi_gpu: the GPUs disagree on whether the splitter levels read the bracketed keys");
       candidates_ += row.candidates;

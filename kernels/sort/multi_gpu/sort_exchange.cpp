@@ -37,8 +37,10 @@ void MultiGpuSorter::exchange_and_sort(Run& run, Transport transport) {
     const SortBuffers buffers{g.stage_keys.data() + at, g.stage_values.data() + at,
                               (to_output ? gather_keys : g.out_keys.data()) + at,
                               (to_output ? gather_values : g.out_values.data()) + at, c};
-    if (g.use_bits) g.bits_sort->sort(buffers, lo[j * K + k], hi[j * K + k], stream(j));
-    else g.sorter->sort(buffers, stream(j));
+    if (g.use_bits)
+      g.bits_sort->sort(buffers, lo[j * K + k], hi[j * K + k], stream(j));
+    else
+      g.sorter->sort(buffers, stream(j));
     DEPTHSORT_CUDA_CHECK(cudaEventRecord(g.sort_end[k].get(), stream(j)));
     sorted_[j][k] = true;
   };
@@ -65,13 +67,13 @@ void MultiGpuSorter::exchange_and_sort(Run& run, Transport transport) {
     };
     auto copy_pairs = [&](int r, int q, const float* keys, const std::uint32_t* values, float* to_keys,
                           std::uint32_t* to_values, std::uint64_t c) {
-      DEPTHSORT_CUDA_CHECK(cudaMemcpyPeerAsync(to_keys, device(q), keys, device(r), c * sizeof(float),
-                                               gpu_[r]->to[q][0].get()));
+      DEPTHSORT_CUDA_CHECK(
+          cudaMemcpyPeerAsync(to_keys, device(q), keys, device(r), c * sizeof(float), gpu_[r]->to[q][0].get()));
       DEPTHSORT_CUDA_CHECK(cudaMemcpyPeerAsync(to_values, device(q), values, device(r), c * sizeof(std::uint32_t),
                                                gpu_[r]->to[q][1].get()));
     };
     // Records events[lane] on each lane of the streams from r to q.
-    auto lanes_record = [&](int r, int q, CudaEvent (&events)[kLanes]) {
+    auto lanes_record = [&](int r, int q, CudaEvent(&events)[kLanes]) {
       for (int lane = 0; lane < kLanes; ++lane)
         DEPTHSORT_CUDA_CHECK(cudaEventRecord(events[lane].get(), gpu_[r]->to[q][lane].get()));
     };
@@ -123,7 +125,8 @@ void MultiGpuSorter::exchange_and_sort(Run& run, Transport transport) {
           open(j, 0);
           lanes_wait(j, 0, g.sort_end[k]);
           const std::uint64_t from = pos[j][k], to = start[j] + pos[j][k];
-          copy_pairs(j, 0, g.out_keys.data() + from, g.out_values.data() + from, gather_keys + to, gather_values + to, c);
+          copy_pairs(j, 0, g.out_keys.data() + from, g.out_values.data() + from, gather_keys + to, gather_values + to,
+                     c);
           returned_[j] = true;
         }
       for (int j = 1; j < N; ++j)
@@ -164,7 +167,8 @@ void MultiGpuSorter::exchange_and_sort(Run& run, Transport transport) {
     std::uint64_t received = 0;
     for (int r = 0; r < N; ++r)
       if (r != j) received += count(r, j * K + k);
-    if (received > 0 && k < groups) DEPTHSORT_CUDA_CHECK(cudaStreamWaitEvent(stream(j), gpu_[j]->round_end[k].get(), 0));
+    if (received > 0 && k < groups)
+      DEPTHSORT_CUDA_CHECK(cudaStreamWaitEvent(stream(j), gpu_[j]->round_end[k].get(), 0));
   };
   {
     NvtxRange step(kStepNames[2]);
@@ -186,7 +190,8 @@ void MultiGpuSorter::exchange_and_sort(Run& run, Transport transport) {
         DeviceScope scope(device(r));
         if (takes_part[r] && back >= 0)
           for (int q = 0; q < N; ++q)
-            if (sorted_[q][back]) DEPTHSORT_CUDA_CHECK(cudaStreamWaitEvent(xcomms_.stream(r), gpu_[q]->sort_end[back].get(), 0));
+            if (sorted_[q][back])
+              DEPTHSORT_CUDA_CHECK(cudaStreamWaitEvent(xcomms_.stream(r), gpu_[q]->sort_end[back].get(), 0));
         DEPTHSORT_CUDA_CHECK(cudaEventRecord(gpu_[r]->round_start[round].get(), xcomms_.stream(r)));
       }
       {

@@ -36,8 +36,9 @@ void MultiGpuSorter::find_splitters(const Run& run, double gpu0_share) {
     valid += samples[r];
   }
   const std::vector<std::uint32_t> sample_index = boundary_sample_index(total, targets, N, K, valid);
-  const std::vector<std::array<std::int32_t, 2>> brackets =
-      options_.levels == kLevels ? bracket_sample_index(total, targets, valid) : std::vector<std::array<std::int32_t, 2>>{};
+  const std::vector<std::array<std::int32_t, 2>> brackets = options_.levels == kLevels
+                                                                ? bracket_sample_index(total, targets, valid)
+                                                                : std::vector<std::array<std::int32_t, 2>>{};
   std::vector<std::uint32_t> blocks(N, 0);  // of the cut pass and the level passes after it
   for (const int r : split_ranks_)
     if (inputs[r].n > 0) blocks[r] = cut_blocks(inputs[r].n, gpu_[r]->shape);
@@ -49,10 +50,10 @@ void MultiGpuSorter::find_splitters(const Run& run, double gpu0_share) {
       Gpu& g = *gpu_[r];
       const std::uint64_t segment = blocks[r] > 0 ? g.candidates.size() / blocks[r] : 0;
       DEPTHSORT_CUDA_CHECK(cudaEventRecord(g.split_start.get(), stream(r)));
-      launch_init(g.state.data(),
-                  make_setup(r, N, K, options_.levels, total, inputs[r].n, targets, sample_index, brackets, blocks[r],
-                             segment),
-                  stream(r));
+      launch_init(
+          g.state.data(),
+          make_setup(r, N, K, options_.levels, total, inputs[r].n, targets, sample_index, brackets, blocks[r], segment),
+          stream(r));
     }
     if (!sample_index.empty() || !brackets.empty()) {
       // The sample, the same on every GPU: the brackets around the splitters, the boundaries of the
@@ -90,8 +91,8 @@ void MultiGpuSorter::find_splitters(const Run& run, double gpu0_share) {
     if (reduce) {
       NcclGroupCall group;
       for (int r = 0; r < N; ++r) {
-        DEPTHSORT_NCCL_CHECK(ncclAllReduce(gpu_[r]->cut_local.data(), gpu_[r]->cut_global.data(), kCutWords,
-                                           ncclUint64, ncclSum, comms_.comm(r), stream(r)));
+        DEPTHSORT_NCCL_CHECK(ncclAllReduce(gpu_[r]->cut_local.data(), gpu_[r]->cut_global.data(), kCutWords, ncclUint64,
+                                           ncclSum, comms_.comm(r), stream(r)));
         DEPTHSORT_NCCL_CHECK(ncclAllReduce(gpu_[r]->extremes.data(), gpu_[r]->extremes.data(), 2, ncclUint32, ncclMax,
                                            comms_.comm(r), stream(r)));
       }
@@ -159,7 +160,8 @@ void MultiGpuSorter::partition(const Run& run) {
       DeviceScope scope(device(r));
       Gpu& g = *gpu_[r];
       if (inputs[r].n > 0) {
-        DEPTHSORT_CUDA_CHECK(cudaMemsetAsync(g.counters.data(), 0, kCounterWords * sizeof(unsigned long long), stream(r)));
+        DEPTHSORT_CUDA_CHECK(
+            cudaMemsetAsync(g.counters.data(), 0, kCounterWords * sizeof(unsigned long long), stream(r)));
         launch_scatter(inputs[r].keys, inputs[r].values, inputs[r].n, g.state.data(), g.counters.data() + kTiesAt,
                        g.counters.data() + kCursorsAt, g.send_keys.data(), g.send_values.data(), g.stage_keys.data(),
                        g.stage_values.data(), g.shape.scatter_grid, stream(r));

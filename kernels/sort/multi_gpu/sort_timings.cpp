@@ -79,7 +79,8 @@ void MultiGpuSorter::check_probe(std::span<const std::uint64_t> pairs, std::vect
     if (out > gpu_[r]->send_keys.size() || in > gpu_[r]->stage_keys.size())
       throw CapacityError("multi_gpu: transfer probe: GPU rank " + std::to_string(r) + " sends " + std::to_string(out) +
                           " and receives " + std::to_string(in) + " pairs; its buffers hold " +
-                          std::to_string(gpu_[r]->send_keys.size()) + " and " + std::to_string(gpu_[r]->stage_keys.size()));
+                          std::to_string(gpu_[r]->send_keys.size()) + " and " +
+                          std::to_string(gpu_[r]->stage_keys.size()));
     if (out + in > 0) ranks.push_back(r);
   }
 }
@@ -176,8 +177,7 @@ float MultiGpuSorter::time_copies(std::span<const std::uint64_t> pairs, int reps
       for (int j = 0; j < N; ++j)
         for (int lane = 0; lane < kLanes && at(r, j) > 0; ++lane) {
           DEPTHSORT_CUDA_CHECK(cudaEventSynchronize(gpu_[r]->copy_probe_end[j][lane].get()));
-          longest = std::max(longest,
-                             elapsed_ms(gpu_[r]->copy_probe_start[j][lane], gpu_[r]->copy_probe_end[j][lane]));
+          longest = std::max(longest, elapsed_ms(gpu_[r]->copy_probe_start[j][lane], gpu_[r]->copy_probe_end[j][lane]));
         }
     }
     return longest;

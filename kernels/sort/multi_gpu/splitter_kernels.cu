@@ -69,9 +69,9 @@ __device__ __forceinline__ unsigned warp_sum(unsigned x) {
 // past every 32-bit key (a bracket's end above 0xFFFFFFFF) counts every key. kFull: every item is
 // a key (all tiles but a block's last).
 template <bool kFull>
-__device__ __forceinline__ void count_below(const unsigned long long* cut, int cuts, const std::uint32_t (&key)[kCutItems],
-                                            const bool (&valid)[kCutItems], int lane, unsigned& below0,
-                                            unsigned& below1, unsigned& below2) {
+__device__ __forceinline__ void count_below(const unsigned long long* cut, int cuts,
+                                            const std::uint32_t (&key)[kCutItems], const bool (&valid)[kCutItems],
+                                            int lane, unsigned& below0, unsigned& below1, unsigned& below2) {
   for (int c = 0; c < cuts; ++c) {
     const unsigned long long value = cut[c];
     const bool all = value > 0xFFFFFFFFull;
@@ -81,9 +81,12 @@ __device__ __forceinline__ void count_below(const unsigned long long* cut, int c
     for (int k = 0; k < kCutItems; ++k) mine += ((kFull || valid[k]) && (all || key[k] < bound)) ? 1u : 0u;
     const unsigned total = warp_sum(mine);
     if (lane == (c & 31)) {
-      if (c < 32) below0 += total;
-      else if (c < 64) below1 += total;
-      else below2 += total;
+      if (c < 32)
+        below0 += total;
+      else if (c < 64)
+        below1 += total;
+      else
+        below2 += total;
     }
   }
 }
@@ -129,8 +132,10 @@ __global__ void __launch_bounds__(kCutThreads, kCutBlocksPerSm)
         key_min = min(key_min, key[k]);
         key_max = max(key_max, key[k]);
       }
-    if ((tile + 1) * kCutTile <= n) count_below<true>(cut, cuts, key, valid, lane, below0, below1, below2);
-    else count_below<false>(cut, cuts, key, valid, lane, below0, below1, below2);
+    if ((tile + 1) * kCutTile <= n)
+      count_below<true>(cut, cuts, key, valid, lane, below0, below1, below2);
+    else
+      count_below<false>(cut, cuts, key, valid, lane, below0, below1, below2);
     if (brackets == 0) continue;
     bool inside[kCutItems];
     unsigned warp_count = 0;
@@ -255,8 +260,8 @@ __global__ void __launch_bounds__(kSelectThreads)
   }
 }
 
-__global__ void finish_kernel(SplitState* state, const unsigned long long* equal_all, const unsigned int* segment_counts,
-                              std::uint32_t blocks) {
+__global__ void finish_kernel(SplitState* state, const unsigned long long* equal_all,
+                              const unsigned int* segment_counts, std::uint32_t blocks) {
   finish_counts(*state, reinterpret_cast<const std::uint64_t*>(equal_all));
   std::uint64_t candidates = 0;  // for the reports: how many keys the brackets held
   for (std::uint32_t b = 0; segment_counts != nullptr && b < blocks; ++b) candidates += segment_counts[b];

@@ -43,8 +43,10 @@ DEPTHSORT_MG_HD void find_bins(SplitState& st, const std::uint32_t* cum) {
     int lo = 0, hi = bins;
     while (lo < hi) {
       const int mid = (lo + hi) / 2;
-      if (below + (cum[base + mid] - before) > target) hi = mid;
-      else lo = mid + 1;
+      if (below + (cum[base + mid] - before) > target)
+        hi = mid;
+      else
+        lo = mid + 1;
     }
     if (lo == bins) {  // the target's rank lies outside this prefix's keys: the levels disagree
       st.out.error = kErrorRank;
@@ -194,8 +196,10 @@ DEPTHSORT_MG_HD void finish_splitters(SplitState& st) {
 DEPTHSORT_MG_HD void advance_level(SplitState& st, int level) {
   for (int j = 0; j < st.setup.splitters; ++j)
     st.prefix[j] = level == 0 ? st.bin[j] : (st.prefix[j] << level_bits(level)) | st.bin[j];
-  if (level + 1 < st.setup.levels_run) st.params = make_level_params(st, level + 1);
-  else finish_splitters(st);
+  if (level + 1 < st.setup.levels_run)
+    st.params = make_level_params(st, level + 1);
+  else
+    finish_splitters(st);
 }
 
 // A position of the sample: one key drawn from each of `samples` equal strata of [0, n), at a

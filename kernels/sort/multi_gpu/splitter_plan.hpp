@@ -21,7 +21,8 @@ inline std::vector<std::uint64_t> split_targets(std::uint64_t n, int gpus, doubl
   std::vector<std::uint64_t> targets;
   if (n == 0) return targets;
   if (first_share > 0 && gpus > 1) {
-    const std::uint64_t first = std::min<std::uint64_t>(static_cast<std::uint64_t>(first_share * static_cast<double>(n)), n - 1);
+    const std::uint64_t first =
+        std::min<std::uint64_t>(static_cast<std::uint64_t>(first_share * static_cast<double>(n)), n - 1);
     for (int j = 1; j < gpus; ++j)
       targets.push_back(first + static_cast<std::uint64_t>(j - 1) * (n - first) / static_cast<std::uint64_t>(gpus - 1));
   } else {
@@ -49,7 +50,8 @@ inline std::uint32_t bracket_margin(std::uint32_t valid) {
 
 // Where splitter j's bracket ends sit in the sorted sample of `valid` keys: bracket_margin keys
 // either side of its target's place (kSampleBottom / kSampleTop where that falls outside).
-inline std::vector<std::array<std::int32_t, 2>> bracket_sample_index(std::uint64_t n, std::span<const std::uint64_t> targets,
+inline std::vector<std::array<std::int32_t, 2>> bracket_sample_index(std::uint64_t n,
+                                                                     std::span<const std::uint64_t> targets,
                                                                      std::uint32_t valid) {
   std::vector<std::array<std::int32_t, 2>> at;
   if (n == 0 || valid == 0) return at;
@@ -70,7 +72,8 @@ inline std::vector<std::array<std::int32_t, 2>> bracket_sample_index(std::uint64
 inline std::uint64_t candidate_capacity(std::uint64_t input, int gpus) {
   if (gpus <= 1 || input == 0) return 0;
   const std::uint64_t per_sample_key = (input + kSampleTotal - 1) / kSampleTotal;
-  const std::uint64_t expected = static_cast<std::uint64_t>(gpus - 1) * (2 * bracket_margin(kSampleTotal) + 1) * per_sample_key;
+  const std::uint64_t expected =
+      static_cast<std::uint64_t>(gpus - 1) * (2 * bracket_margin(kSampleTotal) + 1) * per_sample_key;
   return std::min<std::uint64_t>(input, 2 * expected) + (std::uint64_t{1} << 16);
 }
 

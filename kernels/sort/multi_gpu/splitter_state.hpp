@@ -22,7 +22,7 @@ inline constexpr int kLevels = 3;
 inline constexpr int kLevel0Bins = 1 << 12;
 inline constexpr int kSubBins = 1 << 10;
 // Words of one histogram buffer: level 0's bins, or kMaxSplitters sub-histograms.
-inline constexpr int kHistogramWords = kLevel0Bins > kMaxSplitters * kSubBins ? kLevel0Bins : kMaxSplitters * kSubBins;
+inline constexpr int kHistogramWords = kLevel0Bins > kMaxSplitters* kSubBins ? kLevel0Bins : kMaxSplitters* kSubBins;
 // Keys of the sample that gives the brackets and the boundaries, in all (split over the GPUs by
 // their share of n). 2^18: the brackets hold about 1.2% of the keys each (bracket_margin), and
 // the sample costs 2^18 scattered reads and one CUB sort of 1 MB.
@@ -99,8 +99,10 @@ DEPTHSORT_MG_HD int interval_of(const std::uint32_t* boundary, int count, std::u
   int lo = 0, hi = count;
   while (lo < hi) {
     const int mid = (lo + hi) / 2;
-    if (boundary[mid] <= key) lo = mid + 1;
-    else hi = mid;
+    if (boundary[mid] <= key)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return lo;
 }
@@ -135,14 +137,16 @@ DEPTHSORT_MG_HD int level_bin(const LevelParams& p, std::uint32_t key) {
 }
 
 // Words of a level's histogram: slots x bins.
-DEPTHSORT_MG_HD int bin_words(const LevelParams& p) { return (p.slots == 0 ? 1 : p.slots) * static_cast<int>(p.bin_mask + 1); }
+DEPTHSORT_MG_HD int bin_words(const LevelParams& p) {
+  return (p.slots == 0 ? 1 : p.slots) * static_cast<int>(p.bin_mask + 1);
+}
 
 // What the host decides before a sort and hands each GPU (a kernel argument).
 struct SplitSetup {
-  std::uint64_t n_total = 0;  // pairs on every GPU
-  std::uint64_t n_local = 0;  // pairs on this GPU
-  std::uint64_t target[kMaxSplitters] = {};          // splitter j's global rank t_j
-  std::uint32_t sample_index[kMaxBoundaries] = {};   // boundary i = sorted sample[sample_index[i]]
+  std::uint64_t n_total = 0;                        // pairs on every GPU
+  std::uint64_t n_local = 0;                        // pairs on this GPU
+  std::uint64_t target[kMaxSplitters] = {};         // splitter j's global rank t_j
+  std::uint32_t sample_index[kMaxBoundaries] = {};  // boundary i = sorted sample[sample_index[i]]
   // Splitter j's bracket: its ends at these places of the sorted sample (kSampleBottom, kSampleTop:
   // beyond it). Only with `brackets`.
   std::int32_t bracket_at[kMaxSplitters][2] = {};
@@ -151,9 +155,9 @@ struct SplitSetup {
   std::uint32_t cut_blocks = 0;
   std::uint64_t segment = 0;
   int rank = 0, gpus = 1, chunks = 1, levels = kLevels;
-  int splitters = 0;   // exact GPU cuts: gpus - 1
-  int boundaries = 0;  // sub-range boundaries: gpus * (chunks - 1)
-  int levels_run = 0;  // histogram passes: `levels` with splitters, else 0
+  int splitters = 0;      // exact GPU cuts: gpus - 1
+  int boundaries = 0;     // sub-range boundaries: gpus * (chunks - 1)
+  int levels_run = 0;     // histogram passes: `levels` with splitters, else 0
   bool brackets = false;  // the levels may read the candidates (exact splitters only)
 };
 
@@ -174,13 +178,13 @@ struct RangeCounts {
 // One GPU's splitter state, in device memory; the splitter kernels advance it level by level.
 struct SplitState {
   SplitSetup setup;
-  LevelParams params;  // of the next histogram pass
+  LevelParams params;                        // of the next histogram pass
   std::uint32_t prefix[kMaxSplitters] = {};  // splitter j's bin prefix after the levels done
   int slot[kMaxSplitters] = {};              // its slot at the current level
   std::uint32_t bin[kMaxSplitters] = {};     // its bin at the current level
   std::uint64_t below_global[kMaxSplitters] = {}, below_local[kMaxSplitters] = {};  // keys of smaller prefix
   std::uint64_t bin_global[kMaxSplitters] = {}, bin_local[kMaxSplitters] = {};      // keys in its bin
-  std::uint32_t boundary[kMaxBoundaries] = {};  // ordered keys, non-decreasing
+  std::uint32_t boundary[kMaxBoundaries] = {};                                      // ordered keys, non-decreasing
   std::uint64_t boundary_below_global[kMaxBoundaries] = {}, boundary_below_local[kMaxBoundaries] = {};
   // The cut pass: the brackets (merged where they overlap: [bracket_lo[m], bracket_hi[m]], in key
   // order) and splitter j's bracket; cut[c] (keys below it are counted): 2m, 2m+1 the ends of
@@ -191,7 +195,7 @@ struct SplitState {
   std::uint64_t cut[kMaxCuts] = {};
   int cuts = 0;
   std::uint32_t key_min = 0xFFFFFFFFu, key_max = 0;  // over every GPU's keys
-  int from_candidates = 0;  // the levels read the candidates, not every key
+  int from_candidates = 0;                           // the levels read the candidates, not every key
   Splitters splitters;
   // Keys below each splitter's cut, before the tie shares (added once the tie bases are known).
   std::uint64_t cut_below_global[kMaxSplitters] = {}, cut_below_local[kMaxSplitters] = {};

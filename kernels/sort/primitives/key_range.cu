@@ -107,9 +107,7 @@ __global__ void expand_keys_kernel(std::uint32_t* keys, std::size_t n, const Key
 }  // namespace
 
 KeyRangeReader::KeyRangeReader(const std::string& owner)
-    : state_(1, owner),
-      device_range_(1, owner),
-      mailbox_("key range") {
+    : state_(1, owner), device_range_(1, owner), mailbox_("key range") {
   DEPTHSORT_CUDA_CHECK(cudaMemset(state_.data(), 0, sizeof(KeyRangeState)));
 }
 

@@ -34,9 +34,7 @@ DEPTHSORT_OEMS_HD int partner(int x, int p, int k) {
 // (x - k mod p) mod 2k < k, counted from k mod p. Its comparator exists when partner(x, p, k) >= 0,
 // i.e. x + k < m and x, x + k share their block of 2p; so a thread walks m/2 candidates a stage
 // instead of m elements, half of which have nothing to do.
-DEPTHSORT_OEMS_HD int lower_of(int c, int p, int k) {
-  return (k & (p - 1)) + ((c & ~(k - 1)) << 1) + (c & (k - 1));
-}
+DEPTHSORT_OEMS_HD int lower_of(int c, int p, int k) { return (k & (p - 1)) + ((c & ~(k - 1)) << 1) + (c & (k - 1)); }
 
 // Number of stages of the network on m = 2^q keys: q(q+1)/2.
 DEPTHSORT_OEMS_HD int stage_count(int m) {

@@ -168,7 +168,7 @@ class StagedPairs {
   }
 
   Storage& storage_;
-  std::uint32_t phases_ = 0;  // bulk copy: bit k, the phase of buffer k's mbarrier to wait for
+  std::uint32_t phases_ = 0;      // bulk copy: bit k, the phase of buffer k's mbarrier to wait for
   StagedRun current_{}, next_{};  // plain loads: the run wait() loads, and the one after it
 };
 

@@ -9,9 +9,12 @@ namespace depthsort::primitives {
 
 const char* staging_path_name(StagingPath path) {
   switch (path) {
-    case StagingPath::PlainLoads: return "plain loads";
-    case StagingPath::AsyncCopy: return "cp.async";
-    case StagingPath::BulkCopy: return "bulk copy";
+    case StagingPath::PlainLoads:
+      return "plain loads";
+    case StagingPath::AsyncCopy:
+      return "cp.async";
+    case StagingPath::BulkCopy:
+      return "bulk copy";
   }
   return "?";
 }

@@ -8,8 +8,8 @@ namespace depthsort::run_bucket {
 
 std::size_t fallback_temp_bytes(std::size_t max_n) {
   std::size_t bytes = 0;
-  DEPTHSORT_CUDA_CHECK(primitives::cub_radix_sort_pairs<float>(nullptr, bytes, nullptr, nullptr, nullptr, nullptr,
-                                                               max_n, 32, nullptr));
+  DEPTHSORT_CUDA_CHECK(
+      primitives::cub_radix_sort_pairs<float>(nullptr, bytes, nullptr, nullptr, nullptr, nullptr, max_n, 32, nullptr));
   return bytes;
 }
 

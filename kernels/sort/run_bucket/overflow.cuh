@@ -38,14 +38,12 @@ __global__ void gather_overflowed_kernel(const std::uint32_t* __restrict__ list,
 // The sorted set's pair i at its place: the listed buckets in bucket order, each at its start in
 // the output (starts: buckets + 1 entries), take the sorted set's pairs one after the other. Each
 // block orders the list (at most kMostOverflowedBuckets buckets) in shared memory first.
-__global__ void __launch_bounds__(256) place_overflowed_kernel(const std::uint32_t* __restrict__ sorted_keys,
-                                                               const std::uint32_t* __restrict__ sorted_values,
-                                                               std::uint32_t pairs,
-                                                               const std::uint32_t* __restrict__ list,
-                                                               std::uint32_t listed,
-                                                               const std::uint32_t* __restrict__ starts,
-                                                               float* __restrict__ keys_out,
-                                                               std::uint32_t* __restrict__ values_out) {
+__global__ void __launch_bounds__(256)
+    place_overflowed_kernel(const std::uint32_t* __restrict__ sorted_keys,
+                            const std::uint32_t* __restrict__ sorted_values, std::uint32_t pairs,
+                            const std::uint32_t* __restrict__ list, std::uint32_t listed,
+                            const std::uint32_t* __restrict__ starts, float* __restrict__ keys_out,
+                            std::uint32_t* __restrict__ values_out) {
   static_assert(Policy::kMostOverflowedBuckets <= 256);
   __shared__ std::uint32_t ordered[Policy::kMostOverflowedBuckets];  // the listed buckets in bucket order
   __shared__ std::uint32_t first[Policy::kMostOverflowedBuckets];    // each one's first pair in the sorted set

@@ -105,14 +105,12 @@ __device__ __forceinline__ void judge_tile_samples(std::uint32_t bucket, bool va
 // added to every attempt (docs/results/run-bucket.md).
 DEPTHSORT_HD std::uint32_t plan_blocks(std::uint32_t m) { return (m + 255) / 256; }
 inline constexpr std::uint32_t kTableBlocks = (kTableSlots + 1 + 255) / 256;
-__global__ void __launch_bounds__(256) plan_kernel(const float* __restrict__ keys, std::uint32_t n, std::uint32_t m,
-                                                   const std::uint32_t* __restrict__ splitters, std::uint32_t buckets,
-                                                   std::uint32_t* __restrict__ sample_counts, Plan* plan,
-                                                   std::uint32_t max_outside_permille, std::uint32_t max_runs,
-                                                   std::uint32_t most_in_a_bucket,
-                                                   std::uint32_t most_excess_samples,
-                                                   std::uint32_t* __restrict__ splitter_table,
-                                                   primitives::Posted<Plan>* judged, std::uint32_t sequence) {
+__global__ void __launch_bounds__(256)
+    plan_kernel(const float* __restrict__ keys, std::uint32_t n, std::uint32_t m,
+                const std::uint32_t* __restrict__ splitters, std::uint32_t buckets,
+                std::uint32_t* __restrict__ sample_counts, Plan* plan, std::uint32_t max_outside_permille,
+                std::uint32_t max_runs, std::uint32_t most_in_a_bucket, std::uint32_t most_excess_samples,
+                std::uint32_t* __restrict__ splitter_table, primitives::Posted<Plan>* judged, std::uint32_t sequence) {
   const std::uint32_t sample_blocks = plan_blocks(m);
   __shared__ std::uint32_t search_top[kTopSlots];
   if (blockIdx.x >= sample_blocks) {
@@ -216,10 +214,9 @@ DEPTHSORT_HD std::uint32_t probed_tiles(std::uint32_t n) {
   const std::uint32_t tiles = (n + Policy::kTile - 1) / Policy::kTile;
   return tiles < Policy::kProbeTiles ? tiles : Policy::kProbeTiles;
 }
-__global__ void __launch_bounds__(256) probe_kernel(const float* __restrict__ keys, std::uint32_t n,
-                                                    const std::uint32_t* __restrict__ splitters,
-                                                    std::uint32_t buckets, std::uint32_t* counters,
-                                                    std::uint32_t* verdict) {
+__global__ void __launch_bounds__(256)
+    probe_kernel(const float* __restrict__ keys, std::uint32_t n, const std::uint32_t* __restrict__ splitters,
+                 std::uint32_t buckets, std::uint32_t* counters, std::uint32_t* verdict) {
   const std::uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
   const std::uint32_t tiles = (n + Policy::kTile - 1) / Policy::kTile;
   const std::uint32_t probed = probed_tiles(n);

@@ -31,17 +31,17 @@ static_assert(Policy::kSamplesPerTile == 16);
 // What the plan and the scatter leave for the host (zeroed for the next attempt by the kept
 // splitters' kernel, clear_attempt, or by the plan's last block where it calls the attempt off).
 struct Plan {
-  std::uint32_t outside_samples;     // samples outside their tile's window (plan_kernel)
-  std::uint32_t spread_sum;          // the buckets each tile's samples span, summed over tiles (plan_kernel)
-  std::uint32_t shared_buckets;      // ordered pairs of samples of one tile in one bucket, over tiles (plan_kernel)
-  std::uint32_t hot_buckets;         // buckets with more samples than their room holds (plan_kernel)
-  std::uint32_t excess_samples;      // the samples beyond that room, summed over those buckets (plan_kernel)
-  std::uint32_t plan_blocks_done;    // plan_kernel's blocks that have counted
-  std::uint32_t verdict;             // plan_kernel's last block: Verdict
-  std::uint32_t spilled_pairs;       // pairs beyond their bucket's room, in the spill area (scatter_kernel)
-  std::uint32_t overflow;            // the spill area or the list of overflowed buckets ran out: the fallback
-  std::uint32_t overflowed_buckets;  // buckets beyond their room (small_bucket_sort_kernel)
-  std::uint32_t large_buckets;       // buckets too large for the small sort shape (small_bucket_sort_kernel)
+  std::uint32_t outside_samples;      // samples outside their tile's window (plan_kernel)
+  std::uint32_t spread_sum;           // the buckets each tile's samples span, summed over tiles (plan_kernel)
+  std::uint32_t shared_buckets;       // ordered pairs of samples of one tile in one bucket, over tiles (plan_kernel)
+  std::uint32_t hot_buckets;          // buckets with more samples than their room holds (plan_kernel)
+  std::uint32_t excess_samples;       // the samples beyond that room, summed over those buckets (plan_kernel)
+  std::uint32_t plan_blocks_done;     // plan_kernel's blocks that have counted
+  std::uint32_t verdict;              // plan_kernel's last block: Verdict
+  std::uint32_t spilled_pairs;        // pairs beyond their bucket's room, in the spill area (scatter_kernel)
+  std::uint32_t overflow;             // the spill area or the list of overflowed buckets ran out: the fallback
+  std::uint32_t overflowed_buckets;   // buckets beyond their room (small_bucket_sort_kernel)
+  std::uint32_t large_buckets;        // buckets too large for the small sort shape (small_bucket_sort_kernel)
   primitives::KeyRange sample_range;  // the plan's sample's smallest and largest ordered key (plan_kernel)
   std::uint32_t listing_blocks_done;  // small_bucket_sort_kernel's blocks that have listed (the last posts)
 };

@@ -140,10 +140,9 @@ class RunBucketSorter final : public Sorter {
     std::size_t sort_bytes = 0, fallback_bytes = 0, overflowed_bytes = 0;
     DEPTHSORT_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, sort_bytes, sample_.data(), sorted_sample_.data(),
                                                         static_cast<int>(samples)));
-    DEPTHSORT_CUDA_CHECK(primitives::cub_radix_sort_pairs(nullptr, overflowed_bytes, overflowed_keys_.data(),
-                                                          sorted_overflowed_keys_.data(), overflowed_values_.data(),
-                                                          sorted_overflowed_values_.data(), overflowed_pairs, 32,
-                                                          nullptr));
+    DEPTHSORT_CUDA_CHECK(primitives::cub_radix_sort_pairs(
+        nullptr, overflowed_bytes, overflowed_keys_.data(), sorted_overflowed_keys_.data(), overflowed_values_.data(),
+        sorted_overflowed_values_.data(), overflowed_pairs, 32, nullptr));
     fallback_bytes = fallback_temp_bytes(max_n);
     temp_ =
         DeviceBuffer<unsigned char>(std::max({sort_bytes, fallback_bytes, overflowed_bytes, std::size_t{1}}), owner);
@@ -270,8 +269,7 @@ class RunBucketSorter final : public Sorter {
     const std::uint64_t tiles = probed_tiles(static_cast<std::uint32_t>(n));
     const bool coherent = few_runs(probe_verdict_[kProbedOutside], probe_verdict_[kProbedSharedBuckets],
                                    tiles * Policy::kSamplesPerTile, max_outside_permille_, runs_limit(n));
-    return coherent &&
-           (!span_sort_pays(n) || probe_verdict_[kProbedSpread] <= std::uint64_t{max_spread_} * tiles);
+    return coherent && (!span_sort_pays(n) || probe_verdict_[kProbedSpread] <= std::uint64_t{max_spread_} * tiles);
   }
 
   // Probes this input with the last sort's splitters on a stream of its own, beside the library
@@ -306,7 +304,7 @@ class RunBucketSorter final : public Sorter {
     if (fresh) {
       StepScope step(timer, "sample");
       gather_sample_kernel<<<primitives::grid_for(samples, 256), 256, 0, stream>>>(b.keys_in, n, samples,
-                                                                                     sample_.data());
+                                                                                   sample_.data());
       DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket gather_sample_kernel");
       pick_fresh_splitters(buckets, stream);
     }
@@ -317,10 +315,10 @@ class RunBucketSorter final : public Sorter {
       const auto most_excess_samples =
           static_cast<std::uint32_t>(spill_capacity_for(n) / 2 / (Policy::kBucketTarget / Policy::kSamplesPerBucket));
       plan_kernel<<<plan_blocks(samples) + kTableBlocks, 256, 0, stream>>>(
-          b.keys_in, n, samples, splitters_.data(), buckets, sample_counts_.data(), plan_.data(),
-          max_outside_permille_, runs_limit(b.n),
-          fresh ? 0xFFFFFFFFu : Policy::kMostSamplesInABucket, fresh ? 0xFFFFFFFFu : most_excess_samples,
-          splitter_table_.data(), judged_mailbox_.slot(), judged_mailbox_.next_sequence());
+          b.keys_in, n, samples, splitters_.data(), buckets, sample_counts_.data(), plan_.data(), max_outside_permille_,
+          runs_limit(b.n), fresh ? 0xFFFFFFFFu : Policy::kMostSamplesInABucket,
+          fresh ? 0xFFFFFFFFu : most_excess_samples, splitter_table_.data(), judged_mailbox_.slot(),
+          judged_mailbox_.next_sequence());
       DEPTHSORT_CUDA_CHECK_LAUNCH("run-bucket plan_kernel");
     }
     {
@@ -433,16 +431,16 @@ class RunBucketSorter final : public Sorter {
   }
 
   std::uint32_t max_outside_permille_ = 0;
-  bool reuse_splitters_ = false;      // splitters_ hold the last sort's output at equal ranks
-  bool expect_fallback_ = false;      // the next sort falls back unless a probe finds the input fit
-  bool probe_pending_ = false;        // a probe's verdict is on its way to probe_verdict_
-  bool ends_pending_ = false;         // the last output's key range is on its way to output_ends_
-  bool span_bits_ = true;             // the fallback sorts only the bits its keys differ in
-  std::uint32_t max_spread_ = 0;      // narrow keys take the bucket path up to this spread per tile
-  std::uint32_t max_runs_ = 0;        // or wide keys with many pairs outside their window, up to these runs
-  std::uint32_t probe_every_ = 1;     // after kFallbacksProbedEachTime fallbacks in a row, probe every this many
+  bool reuse_splitters_ = false;          // splitters_ hold the last sort's output at equal ranks
+  bool expect_fallback_ = false;          // the next sort falls back unless a probe finds the input fit
+  bool probe_pending_ = false;            // a probe's verdict is on its way to probe_verdict_
+  bool ends_pending_ = false;             // the last output's key range is on its way to output_ends_
+  bool span_bits_ = true;                 // the fallback sorts only the bits its keys differ in
+  std::uint32_t max_spread_ = 0;          // narrow keys take the bucket path up to this spread per tile
+  std::uint32_t max_runs_ = 0;            // or wide keys with many pairs outside their window, up to these runs
+  std::uint32_t probe_every_ = 1;         // after kFallbacksProbedEachTime fallbacks in a row, probe every this many
   std::uint32_t fallbacks_in_a_row_ = 0;  // sorts that fell back at once, expecting to, up to this one
-  int last_differing_bits_ = 0;       // low bits the last keys differed in, as far as known
+  int last_differing_bits_ = 0;           // low bits the last keys differed in, as far as known
   std::uint32_t splitter_buckets_ = 0;
   std::size_t min_pairs_ = 0;
   SignedZeroFixup zero_fixup_;
@@ -452,17 +450,29 @@ class RunBucketSorter final : public Sorter {
   unsigned large_blocks_ = 1;
   std::size_t workspace_bytes_ = 0;
   std::uint32_t segment_count_ = 0;
-  DeviceBuffer<std::uint32_t> bucketed_keys_, bucketed_values_, sample_, sorted_sample_, splitters_,
-      splitter_table_, cursors_, starts_, sample_counts_, large_list_, probe_counters_, spill_keys_,
-      spill_values_, overflowed_list_, overflowed_keys_, overflowed_values_, sorted_overflowed_keys_,
-      sorted_overflowed_values_;
+  DeviceBuffer<std::uint32_t> bucketed_keys_, bucketed_values_, sample_, sorted_sample_, splitters_, splitter_table_,
+      cursors_, starts_, sample_counts_, large_list_, probe_counters_, spill_keys_, spill_values_, overflowed_list_,
+      overflowed_keys_, overflowed_values_, sorted_overflowed_keys_, sorted_overflowed_values_;
   // Every buffer of words above, for the reservation and the workspace's size.
   std::array<DeviceBuffer<std::uint32_t>*, 18> word_buffers() {
-    return {&bucketed_keys_,   &bucketed_values_, &sample_,          &sorted_sample_,
-            &splitters_,       &splitter_table_,  &cursors_,         &starts_,
-            &sample_counts_,   &large_list_,      &probe_counters_,
-            &spill_keys_,      &spill_values_,    &overflowed_list_, &overflowed_keys_,
-            &overflowed_values_, &sorted_overflowed_keys_, &sorted_overflowed_values_};
+    return {&bucketed_keys_,
+            &bucketed_values_,
+            &sample_,
+            &sorted_sample_,
+            &splitters_,
+            &splitter_table_,
+            &cursors_,
+            &starts_,
+            &sample_counts_,
+            &large_list_,
+            &probe_counters_,
+            &spill_keys_,
+            &spill_values_,
+            &overflowed_list_,
+            &overflowed_keys_,
+            &overflowed_values_,
+            &sorted_overflowed_keys_,
+            &sorted_overflowed_values_};
   }
   // Made at the first reservation (the registry builds sorters where there is no device): the
   // probe's stream, the events that fork it from the caller's and mark its end, and the last
@@ -478,7 +488,7 @@ class RunBucketSorter final : public Sorter {
   // The last output's first and last ordered key, written by the device after each sort.
   std::optional<CudaEvent> ends_written_;
   PinnedBuffer<std::uint32_t> output_ends_;
-  primitives::KeyRangeReader range_reader_;  // this input's range, for the fallback
+  primitives::KeyRangeReader range_reader_;         // this input's range, for the fallback
   primitives::PinnedMailbox<Plan> judged_mailbox_;  // the plan with its verdict, posted by the plan's last block
   primitives::PinnedMailbox<Plan> plan_mailbox_;    // the plan with the lists, posted by the bucket sort
   DeviceBuffer<Plan> plan_;

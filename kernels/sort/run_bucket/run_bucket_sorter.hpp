@@ -13,8 +13,8 @@ inline constexpr OptionSpec kRunBucketOptions[] = {
      "take the bucket path where the sample shows at most this many pairs per 1000 falling outside the 512 "
      "buckets around their tile's middle pair (input in nearly the key order); otherwise cub-radix",
      100, 0, 1000},
-    {"min_pairs_log2", "below 2^this many pairs cub-radix sorts at once (the sample's fixed cost does not pay)", 21,
-     12, 31},
+    {"min_pairs_log2", "below 2^this many pairs cub-radix sorts at once (the sample's fixed cost does not pay)", 21, 12,
+     31},
     {"span",
      "from min_pairs, where the last keys differed in at most 24 low bits, the fallback finds this input's range "
      "and CUB sorts only the bits its keys differ in (three digit passes instead of four)",

@@ -77,11 +77,12 @@ __device__ __forceinline__ void spill_pair(bool spill, std::uint32_t key, std::u
 // warp and bucket in global memory and are written directly. The order of equal keys is not kept.
 // Buckets are regions of kBucketCapacity pairs; a pair beyond its bucket's room goes to the spill
 // area, and where that is full sets plan->overflow (the host then sorts with the fallback).
-__global__ void __launch_bounds__(Policy::kTileThreads, Policy::kScatterBlocksPerMultiprocessor) scatter_kernel(
-    const float* __restrict__ keys, const std::uint32_t* __restrict__ values, std::uint32_t n,
-    const std::uint32_t* __restrict__ splitters, const std::uint32_t* __restrict__ table, std::uint32_t buckets,
-    std::uint32_t* __restrict__ cursors, std::uint32_t* __restrict__ bucketed_keys,
-    std::uint32_t* __restrict__ bucketed_values, SpillArea spill, Plan* plan) {
+__global__ void __launch_bounds__(Policy::kTileThreads, Policy::kScatterBlocksPerMultiprocessor)
+    scatter_kernel(const float* __restrict__ keys, const std::uint32_t* __restrict__ values, std::uint32_t n,
+                   const std::uint32_t* __restrict__ splitters, const std::uint32_t* __restrict__ table,
+                   std::uint32_t buckets, std::uint32_t* __restrict__ cursors,
+                   std::uint32_t* __restrict__ bucketed_keys, std::uint32_t* __restrict__ bucketed_values,
+                   SpillArea spill, Plan* plan) {
   if (plan->verdict != kBucketPath) return;
   const std::uint32_t table_first = table[kTableSlots + 1], table_shift = table[kTableSlots + 2];
   constexpr int kWindowItems = Policy::kWindow / Policy::kTileThreads;
@@ -105,10 +106,9 @@ __global__ void __launch_bounds__(Policy::kTileThreads, Policy::kScatterBlocksPe
   const std::uint32_t tiles = (n + Policy::kTile - 1) / Policy::kTile;
   // A thread takes kTileItems consecutive pairs of a tile: loaded 16 bytes at a time where the
   // arrays allow, and, on input in nearly key order, falling into one or a few buckets each.
-  const bool aligned =
-      ((reinterpret_cast<std::uintptr_t>(keys) | reinterpret_cast<std::uintptr_t>(values)) & 15) == 0;
+  const bool aligned = ((reinterpret_cast<std::uintptr_t>(keys) | reinterpret_cast<std::uintptr_t>(values)) & 15) == 0;
   const std::uint32_t mine = threadIdx.x * Policy::kTileItems;  // this thread's first pair in a tile
-  bool overflow = false;  // a pair of this thread's found the spill area full
+  bool overflow = false;                                        // a pair of this thread's found the spill area full
   for (std::uint32_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
     const std::uint32_t base = tile * Policy::kTile;
     const std::uint32_t size = min(Policy::kTile, n - base);

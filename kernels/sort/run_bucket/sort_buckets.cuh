@@ -177,8 +177,7 @@ __device__ __forceinline__ void counting_sort_staged_bucket(int pairs, std::uint
 // open-ended), its pairs in staged_keys/values: CUB's block radix sort on the bits its keys span,
 // from the staged pairs in registers (blocked, pads after them).
 template <int kThreads, int kItems, int kRadixBits>
-__device__ __forceinline__ void radix_sort_staged_bucket(int pairs, std::uint32_t to,
-                                                         const std::uint32_t* staged_keys,
+__device__ __forceinline__ void radix_sort_staged_bucket(int pairs, std::uint32_t to, const std::uint32_t* staged_keys,
                                                          const std::uint32_t* staged_values,
                                                          SmallBucketWork<kThreads, kItems, kRadixBits>& work,
                                                          std::uint32_t* range_parts, float* __restrict__ keys_out,
@@ -219,18 +218,20 @@ __device__ __forceinline__ void radix_sort_staged_bucket(int pairs, std::uint32_
 // counting where the splitters are fewer than kCountingSlots values apart, otherwise by radix. Its
 // buffers are dynamic shared memory: staged_bucket_bytes for the path of its architecture.
 template <int kThreads, int kItems>
-using StagedBucket = primitives::StagedPairs<kThreads, static_cast<std::uint32_t>(kThreads * kItems)>;
+using StagedBucket = primitives::StagedPairs<kThreads, static_cast<std::uint32_t>(kThreads* kItems)>;
 template <int kThreads, int kItems>
 constexpr std::size_t staged_bucket_bytes(primitives::StagingPath path) {
   return primitives::staging_bytes(path, 2, kThreads * kItems);  // keys and values
 }
 template <int kThreads, int kItems, int kMinBlocks, int kRadixBits, std::uint32_t kMostBucketsPerBlock>
-__global__ void __launch_bounds__(kThreads, kMinBlocks) small_bucket_sort_kernel(
-    const std::uint32_t* __restrict__ bucketed_keys, const std::uint32_t* __restrict__ bucketed_values,
-    const std::uint32_t* __restrict__ counts, const std::uint32_t* __restrict__ splitters, std::uint32_t buckets,
-    std::uint32_t* __restrict__ starts, std::uint32_t* __restrict__ large_list,
-    std::uint32_t* __restrict__ overflowed_list, Plan* plan, primitives::Posted<Plan>* posted,
-    std::uint32_t sequence, float* __restrict__ keys_out, std::uint32_t* __restrict__ values_out) {
+__global__ void __launch_bounds__(kThreads, kMinBlocks)
+    small_bucket_sort_kernel(const std::uint32_t* __restrict__ bucketed_keys,
+                             const std::uint32_t* __restrict__ bucketed_values,
+                             const std::uint32_t* __restrict__ counts, const std::uint32_t* __restrict__ splitters,
+                             std::uint32_t buckets, std::uint32_t* __restrict__ starts,
+                             std::uint32_t* __restrict__ large_list, std::uint32_t* __restrict__ overflowed_list,
+                             Plan* plan, primitives::Posted<Plan>* posted, std::uint32_t sequence,
+                             float* __restrict__ keys_out, std::uint32_t* __restrict__ values_out) {
   using Work = SmallBucketWork<kThreads, kItems, kRadixBits>;
   constexpr std::uint32_t kCapacity = kThreads * kItems;
   static_assert(Policy::kBucketCapacity * sizeof(std::uint32_t) % 16 == 0,
@@ -356,11 +357,12 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) small_bucket_sort_kernel
 // one block a bucket in a fixed grid, loaded from its region, CUB's block radix sort on the bits
 // its keys span (one key value: copied).
 template <int kThreads, int kItems, int kMinBlocks, int kRadixBits>
-__global__ void __launch_bounds__(kThreads, kMinBlocks) large_bucket_sort_kernel(
-    const std::uint32_t* __restrict__ bucketed_keys, const std::uint32_t* __restrict__ bucketed_values,
-    const std::uint32_t* __restrict__ counts, const std::uint32_t* __restrict__ starts,
-    const std::uint32_t* __restrict__ large_list, std::uint32_t listed, float* __restrict__ keys_out,
-    std::uint32_t* __restrict__ values_out) {
+__global__ void __launch_bounds__(kThreads, kMinBlocks)
+    large_bucket_sort_kernel(const std::uint32_t* __restrict__ bucketed_keys,
+                             const std::uint32_t* __restrict__ bucketed_values,
+                             const std::uint32_t* __restrict__ counts, const std::uint32_t* __restrict__ starts,
+                             const std::uint32_t* __restrict__ large_list, std::uint32_t listed,
+                             float* __restrict__ keys_out, std::uint32_t* __restrict__ values_out) {
   constexpr std::uint32_t kCapacity = kThreads * kItems;
   using Load = cub::BlockLoad<std::uint32_t, kThreads, kItems, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
   __shared__ union {

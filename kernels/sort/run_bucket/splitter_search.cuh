@@ -150,9 +150,9 @@ __device__ __forceinline__ void fill_splitter_table_entry(const std::uint32_t* _
 // by round over the keys that still have a range left.
 template <int kItems>
 __device__ __forceinline__ void buckets_by_table(const std::uint32_t* s, std::uint32_t count,
-                                                 const std::uint32_t* table, std::uint32_t first,
-                                                 std::uint32_t shift, const std::uint32_t (&key)[kItems],
-                                                 std::uint32_t spread, std::uint32_t (&bucket)[kItems]) {
+                                                 const std::uint32_t* table, std::uint32_t first, std::uint32_t shift,
+                                                 const std::uint32_t (&key)[kItems], std::uint32_t spread,
+                                                 std::uint32_t (&bucket)[kItems]) {
   std::uint32_t low[kItems], high[kItems];
 #pragma unroll
   for (int j = 0; j < kItems; ++j) {

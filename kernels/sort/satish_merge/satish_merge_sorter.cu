@@ -64,10 +64,18 @@ class SatishMergeSorter final : public Sorter {
     t_ = t != 0 ? static_cast<std::uint32_t>(t) : faithful_ ? kPaperTile : Policy::kDefaultTile;
     threads_ = std::min(t_, Policy::kMaxThreads);
     switch (t_ / threads_) {
-      case 1: merge_kernel_ = merge_tiles_kernel<1>; break;
-      case 2: merge_kernel_ = merge_tiles_kernel<2>; break;
-      case 4: merge_kernel_ = merge_tiles_kernel<4>; break;
-      default: merge_kernel_ = merge_tiles_kernel<kMaxPerThread>; break;
+      case 1:
+        merge_kernel_ = merge_tiles_kernel<1>;
+        break;
+      case 2:
+        merge_kernel_ = merge_tiles_kernel<2>;
+        break;
+      case 4:
+        merge_kernel_ = merge_tiles_kernel<4>;
+        break;
+      default:
+        merge_kernel_ = merge_tiles_kernel<kMaxPerThread>;
+        break;
     }
   }
 
@@ -100,8 +108,8 @@ class SatishMergeSorter final : public Sorter {
     {
       StepScope step(timer, "tile sort");
       tile_sort_kernel<<<tiles, threads_, 2 * t_ * 4, stream>>>(reinterpret_cast<const std::uint32_t*>(b.keys_in),
-                                                                b.values_in, keys_at(levels), values_at(levels), n,
-                                                                t_, levels == 0);
+                                                                b.values_in, keys_at(levels), values_at(levels), n, t_,
+                                                                levels == 0);
       DEPTHSORT_CUDA_CHECK_LAUNCH("satish-merge tile_sort_kernel");
     }
     for (int level = 0; level < levels; ++level) {
@@ -115,7 +123,7 @@ class SatishMergeSorter final : public Sorter {
       }
       {
         StepScope step(timer, kLevelNames.tiles[level], StepStart::AtLastStepEnd);
-        merge_kernel_<<<pairs * (2 * lv.tiles_per_run + 1), threads_, merge_smem(), stream>>>(
+        merge_kernel_<<<pairs*(2 * lv.tiles_per_run + 1), threads_, merge_smem(), stream>>>(
             keys_at(left), values_at(left), keys_at(left - 1), values_at(left - 1), lv, points_.data(), !faithful_,
             left - 1 == 0);
         DEPTHSORT_CUDA_CHECK_LAUNCH("satish-merge merge_tiles_kernel");

@@ -11,8 +11,8 @@
 namespace depthsort::satish_merge {
 
 inline constexpr OptionSpec kSatishMergeOptions[] = {
-    {"faithful", "the paper's configuration: t = 256, one pair per thread, each element stored straight to its rank",
-     0, 0, 1},
+    {"faithful", "the paper's configuration: t = 256, one pair per thread, each element stored straight to its rank", 0,
+     0, 1},
     {"t", "tile size t, a power of two in 64..2048 (0 = auto: 256 when faithful, else 1024)", 0, 0, 2048},
 };
 

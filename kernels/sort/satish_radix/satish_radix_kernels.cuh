@@ -55,9 +55,9 @@ template <int kItems>
 struct TileSmem {
   static constexpr int kTile = kThreads * kItems;
   BlockScan::TempStorage scan;
-  alignas(16) std::uint32_t keys[kTile];    // the tile as loaded (pads past the end)
+  alignas(16) std::uint32_t keys[kTile];  // the tile as loaded (pads past the end)
   alignas(16) std::uint32_t values[kTile];
-  alignas(16) std::uint32_t words[kTile];   // split words, in the order of the last split
+  alignas(16) std::uint32_t words[kTile];  // split words, in the order of the last split
   DigitRuns runs;
   std::uint32_t run_base[kMaxRadix];
   std::uint32_t warp_zeros[kThreads / 32];
@@ -215,10 +215,10 @@ __device__ void load_tile(TileSmem<kItems>& s, KeySource keys, const std::uint32
 
 // Phase 1 (and 2 when `counts` is given): sort the tile by the digit and write it back sorted.
 template <int kItems, bool kBallot>
-__global__ void __launch_bounds__(kThreads) local_sort_kernel(KeySource keys, const std::uint32_t* values,
-                                                              std::uint32_t* tile_keys, std::uint32_t* tile_values,
-                                                              std::uint32_t n, int shift, int bits, std::uint32_t p,
-                                                              std::uint32_t* counts, std::uint32_t* starts) {
+__global__ void __launch_bounds__(kThreads)
+    local_sort_kernel(KeySource keys, const std::uint32_t* values, std::uint32_t* tile_keys, std::uint32_t* tile_values,
+                      std::uint32_t n, int shift, int bits, std::uint32_t p, std::uint32_t* counts,
+                      std::uint32_t* starts) {
   TileSmem<kItems>& s = tile_smem<kItems>();
   constexpr int kTile = TileSmem<kItems>::kTile;
   const std::uint32_t valid = tile_valid<kTile>(n);
@@ -240,9 +240,9 @@ __global__ void __launch_bounds__(kThreads) local_sort_kernel(KeySource keys, co
 
 // Phase 2 as its own kernel (the paper's order): read the sorted tile's keys, find the digit runs.
 template <int kItems>
-__global__ void __launch_bounds__(kThreads) histogram_kernel(const std::uint32_t* tile_keys, std::uint32_t n,
-                                                             int shift, int bits, std::uint32_t p,
-                                                             std::uint32_t* counts, std::uint32_t* starts) {
+__global__ void __launch_bounds__(kThreads)
+    histogram_kernel(const std::uint32_t* tile_keys, std::uint32_t n, int shift, int bits, std::uint32_t p,
+                     std::uint32_t* counts, std::uint32_t* starts) {
   constexpr int kTile = kThreads * kItems;
   __shared__ std::uint32_t keys[kTile];
   __shared__ DigitRuns runs;
@@ -262,11 +262,10 @@ __global__ void __launch_bounds__(kThreads) histogram_kernel(const std::uint32_t
 
 // Phase 4: each sorted pair goes to its digit's global offset plus its distance into the digit's run.
 template <int kItems>
-__global__ void __launch_bounds__(kThreads) scatter_kernel(const std::uint32_t* tile_keys,
-                                                           const std::uint32_t* tile_values,
-                                                           const std::uint32_t* offsets, const std::uint32_t* starts,
-                                                           std::uint32_t n, int shift, int bits, std::uint32_t p,
-                                                           KeySink out_keys, std::uint32_t* out_values) {
+__global__ void __launch_bounds__(kThreads)
+    scatter_kernel(const std::uint32_t* tile_keys, const std::uint32_t* tile_values, const std::uint32_t* offsets,
+                   const std::uint32_t* starts, std::uint32_t n, int shift, int bits, std::uint32_t p, KeySink out_keys,
+                   std::uint32_t* out_values) {
   constexpr int kTile = kThreads * kItems;
   __shared__ std::uint32_t run_base[kMaxRadix];
   const int radix = 1 << bits;
@@ -290,8 +289,8 @@ __global__ void __launch_bounds__(kThreads) scatter_kernel(const std::uint32_t* 
 // arrangement 2, phase 2 first: digit counts of the unsorted tile (shared-memory atomics), every
 // key loaded before the first atomic so the loads overlap.
 template <int kItems>
-__global__ void __launch_bounds__(kThreads) count_kernel(KeySource keys, std::uint32_t n, int shift, int bits,
-                                                         std::uint32_t p, std::uint32_t* counts) {
+__global__ void __launch_bounds__(kThreads)
+    count_kernel(KeySource keys, std::uint32_t n, int shift, int bits, std::uint32_t p, std::uint32_t* counts) {
   constexpr int kTile = kThreads * kItems;
   __shared__ std::uint32_t hist[kMaxRadix];
   const int radix = 1 << bits;
@@ -314,10 +313,9 @@ __global__ void __launch_bounds__(kThreads) count_kernel(KeySource keys, std::ui
 
 // arrangement 2, phases 1 + 4: sort the tile on chip, then write each digit's run to its offset.
 template <int kItems, bool kBallot>
-__global__ void __launch_bounds__(kThreads) sort_scatter_kernel(KeySource keys, const std::uint32_t* values,
-                                                                const std::uint32_t* offsets, std::uint32_t n,
-                                                                int shift, int bits, std::uint32_t p,
-                                                                KeySink out_keys, std::uint32_t* out_values) {
+__global__ void __launch_bounds__(kThreads)
+    sort_scatter_kernel(KeySource keys, const std::uint32_t* values, const std::uint32_t* offsets, std::uint32_t n,
+                        int shift, int bits, std::uint32_t p, KeySink out_keys, std::uint32_t* out_values) {
   TileSmem<kItems>& s = tile_smem<kItems>();
   constexpr int kTile = TileSmem<kItems>::kTile;
   const std::uint32_t valid = tile_valid<kTile>(n);

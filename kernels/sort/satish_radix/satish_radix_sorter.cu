@@ -27,9 +27,11 @@ namespace depthsort::satish_radix {
 namespace {
 
 // "pass K <phase>" for K = 1..8: string literals, as the StepTimer keeps names without copying.
-#define DEPTHSORT_SATISH_PASS(K)                                                                   \
-  {"pass " #K " local sort", "pass " #K " histogram", "pass " #K " scan", "pass " #K " scatter", \
-   "pass " #K " local sort+histogram", "pass " #K " local sort+scatter"}
+#define DEPTHSORT_SATISH_PASS(K)                                                                  \
+  {                                                                                               \
+    "pass " #K " local sort", "pass " #K " histogram", "pass " #K " scan", "pass " #K " scatter", \
+        "pass " #K " local sort+histogram", "pass " #K " local sort+scatter"                      \
+  }
 constexpr const char* kStepNames[kMaxPasses][6] = {
     DEPTHSORT_SATISH_PASS(1), DEPTHSORT_SATISH_PASS(2), DEPTHSORT_SATISH_PASS(3), DEPTHSORT_SATISH_PASS(4),
     DEPTHSORT_SATISH_PASS(5), DEPTHSORT_SATISH_PASS(6), DEPTHSORT_SATISH_PASS(7), DEPTHSORT_SATISH_PASS(8)};
@@ -80,8 +82,8 @@ class SatishRadixSorter final : public Sorter {
     offsets_ = DeviceBuffer<std::uint32_t>(table, name());
     if (arrangement_ != Arrangement::CountFirst) starts_ = DeviceBuffer<std::uint32_t>(table, name());
     std::size_t bytes = 0;
-    DEPTHSORT_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, counts_.data(), offsets_.data(),
-                                                       static_cast<int>(table)));
+    DEPTHSORT_CUDA_CHECK(
+        cub::DeviceScan::ExclusiveSum(nullptr, bytes, counts_.data(), offsets_.data(), static_cast<int>(table)));
     scan_temp_ = DeviceBuffer<unsigned char>(std::max<std::size_t>(bytes, 1), name());
     // [&]: a lambda without captures would also declare a conversion nvcc warns about.
     dispatch([&]<int kItems, bool kBallot>() { allow_tile_smem<kItems, kBallot>(); });
@@ -150,15 +152,15 @@ class SatishRadixSorter final : public Sorter {
       }
       {
         StepScope step(timer, names[fused ? kLocalSortHistogram : kLocalSort], pass_start);
-        local_sort_kernel<kItems, kBallot><<<p, kThreads, kSmem, stream>>>(src, src_values, tile_keys_.data(),
-                                                                  tile_values_.data(), n, shift, bits, p,
-                                                                  fused ? counts_.data() : nullptr, starts_.data());
+        local_sort_kernel<kItems, kBallot>
+            <<<p, kThreads, kSmem, stream>>>(src, src_values, tile_keys_.data(), tile_values_.data(), n, shift, bits, p,
+                                             fused ? counts_.data() : nullptr, starts_.data());
         DEPTHSORT_CUDA_CHECK_LAUNCH("satish-radix local_sort_kernel");
       }
       if (!fused) {
         StepScope step(timer, names[kHistogram], StepStart::AtLastStepEnd);
-        histogram_kernel<kItems><<<p, kThreads, 0, stream>>>(tile_keys_.data(), n, shift, bits, p, counts_.data(),
-                                                             starts_.data());
+        histogram_kernel<kItems>
+            <<<p, kThreads, 0, stream>>>(tile_keys_.data(), n, shift, bits, p, counts_.data(), starts_.data());
         DEPTHSORT_CUDA_CHECK_LAUNCH("satish-radix histogram_kernel");
       }
       scan(table, stream, timer, names[kScan]);

@@ -61,8 +61,8 @@ class ThrustSorter final : public Sorter {
       StepScope step(timer, "copy input");
       DEPTHSORT_CUDA_CHECK(
           cudaMemcpyAsync(b.keys_out, b.keys_in, b.n * sizeof(float), cudaMemcpyDeviceToDevice, stream));
-      DEPTHSORT_CUDA_CHECK(cudaMemcpyAsync(b.values_out, b.values_in, b.n * sizeof(std::uint32_t),
-                                           cudaMemcpyDeviceToDevice, stream));
+      DEPTHSORT_CUDA_CHECK(
+          cudaMemcpyAsync(b.values_out, b.values_in, b.n * sizeof(std::uint32_t), cudaMemcpyDeviceToDevice, stream));
     }
     {
       StepScope step(timer, "sort_by_key", StepStart::AtLastStepEnd);

@@ -28,16 +28,16 @@ enum class Distribution {
   Mesh,          // view distances of consecutive vertices of a torus-knot tube mesh
   Specials,      // uniform in [-1, 1) with +-0, +-inf, NaN of both signs and denormals mixed in
   // Depth streams of real scenes that defeat splitters linear in the key range:
-  Outliers,      // a narrow cluster (10 +- 0.01) with one key in 2^16 very far away (1e30, +inf)
-  TwoClusters,   // two narrow clusters, 1 +- 1e-3 and 1e6 +- 1, mixed at random
-  GroundPlane,   // distances to a ground plane tessellated in rings out to the horizon (1 .. 1e5)
-  HalfEqual,     // half the keys equal (0.5), the rest uniform in [0, 1), mixed at random
-  NanPayloads,   // a quarter NaNs of both signs with random payloads, the rest uniform in [-1, 1)
+  Outliers,     // a narrow cluster (10 +- 0.01) with one key in 2^16 very far away (1e30, +inf)
+  TwoClusters,  // two narrow clusters, 1 +- 1e-3 and 1e6 +- 1, mixed at random
+  GroundPlane,  // distances to a ground plane tessellated in rings out to the horizon (1 .. 1e5)
+  HalfEqual,    // half the keys equal (0.5), the rest uniform in [0, 1), mixed at random
+  NanPayloads,  // a quarter NaNs of both signs with random payloads, the rest uniform in [-1, 1)
   // Nearly sorted inputs, as a frame-coherent pipeline hands them to the sorter:
-  Swaps16,       // ascending, then 16 random pairs of positions swapped
-  SwapsSparse,   // ascending, then n/1000 random pairs of positions swapped
-  LocalDisplace, // every key at most kLocalDisplacement positions from its sorted place
-  CameraStep,    // this frame's depths of a scene, listed in the last frame's sorted order
+  Swaps16,        // ascending, then 16 random pairs of positions swapped
+  SwapsSparse,    // ascending, then n/1000 random pairs of positions swapped
+  LocalDisplace,  // every key at most kLocalDisplacement positions from its sorted place
+  CameraStep,     // this frame's depths of a scene, listed in the last frame's sorted order
 };
 
 // LocalDisplace: no key lies further than this from its place in the sorted order.
@@ -76,9 +76,7 @@ std::vector<std::uint32_t> sorted_order(std::span<const ScenePoint> scene, const
 // Values are the input position scrambled by a mask, so a sorter that writes positions instead
 // of moving the values it was given fails the check.
 constexpr std::uint32_t kValueMask = 0x5A5A5A5Au;
-constexpr std::uint32_t value_for_index(std::size_t i) {
-  return static_cast<std::uint32_t>(i) ^ kValueMask;
-}
+constexpr std::uint32_t value_for_index(std::size_t i) { return static_cast<std::uint32_t>(i) ^ kValueMask; }
 constexpr std::size_t index_for_value(std::uint32_t v) { return v ^ kValueMask; }
 std::vector<std::uint32_t> make_values(std::size_t n);
 void fill_values(std::span<std::uint32_t> out);
@@ -94,9 +92,7 @@ struct CheckResult {
 
 // Passes when keys_out equals the reference order bit for bit (so -0/+0 and NaN payloads count)
 // and values_out is a permutation of make_values(n) in which each value sits beside its own key.
-CheckResult check_sorted_pairs(std::span<const float> keys_in,
-                               std::span<const std::uint32_t> reference,
-                               std::span<const float> keys_out,
-                               std::span<const std::uint32_t> values_out);
+CheckResult check_sorted_pairs(std::span<const float> keys_in, std::span<const std::uint32_t> reference,
+                               std::span<const float> keys_out, std::span<const std::uint32_t> values_out);
 
 }  // namespace depthsort

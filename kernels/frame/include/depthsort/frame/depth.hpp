@@ -52,8 +52,8 @@ DEPTHSORT_HD float4 triangle_centroid(const MeshVertex* vertices, const std::uin
 }
 
 // Key of triangle t: view-space z of its centroid.
-DEPTHSORT_HD float triangle_key(const DepthPlane& plane, const MeshVertex* vertices,
-                                const std::uint32_t* indices, std::size_t t) {
+DEPTHSORT_HD float triangle_key(const DepthPlane& plane, const MeshVertex* vertices, const std::uint32_t* indices,
+                                std::size_t t) {
   const float4 c = triangle_centroid(vertices, indices, t);
   return point_key(plane, c.x, c.y, c.z);
 }
@@ -99,8 +99,8 @@ void launch_point_depth(const ParticleVertex* particles, std::size_t n, DepthPla
 // The depths of every primitive of a frame in id order, n = triangles + particle_count:
 // keys[i] = primitive_key(i) and, where values is not null, values[i] = i.
 void launch_primitive_depth(const MeshVertex* vertices, const std::uint32_t* indices, std::size_t triangles,
-                            const ParticleVertex* particles, std::size_t particle_count, DepthPlane plane,
-                            float* keys, std::uint32_t* values, cudaStream_t stream);
+                            const ParticleVertex* particles, std::size_t particle_count, DepthPlane plane, float* keys,
+                            std::uint32_t* values, cudaStream_t stream);
 // centroids[t] = triangle_centroid(t), for t < triangles.
 void launch_triangle_centroids(const MeshVertex* vertices, const std::uint32_t* indices, std::size_t triangles,
                                float4* centroids, cudaStream_t stream);

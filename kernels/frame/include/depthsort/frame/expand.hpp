@@ -39,8 +39,8 @@ static_assert(sizeof(ExpandedVertex) == 20);
 // matrix (a rigid transform, so they are the camera's axes in world space).
 struct ExpandView {
   float right[3] = {1, 0, 0}, up[3] = {0, 1, 0};
-  DepthPlane plane{};          // row 2 of the view matrix: a sprite's distance for its size rule
-  float point_scale = 1.0f;    // framebuffer height / (2 tan(fov_y / 2)): world to pixels at depth 1
+  DepthPlane plane{};             // row 2 of the view matrix: a sprite's distance for its size rule
+  float point_scale = 1.0f;       // framebuffer height / (2 tan(fov_y / 2)): world to pixels at depth 1
   std::uint32_t colour_mode = 0;  // 0 the scene's colours, 1 by rank in the order, 2 by segment
 };
 
@@ -105,14 +105,17 @@ DEPTHSORT_HD void expand_primitive(const MeshVertex* vertices, const std::uint32
     const float half = fmaxf(0.5f * p.size, 0.5f * depth / view.point_scale);
     for (int k = 0; k < 3; ++k) {
       const float cx = corner[k][0] * half, cy = corner[k][1] * half;
-      out[k] = ExpandedVertex{p.x + cx * view.right[0] + cy * view.up[0], p.y + cx * view.right[1] + cy * view.up[1],
-                              p.z + cx * view.right[2] + cy * view.up[2], p.rgba,
+      out[k] = ExpandedVertex{p.x + cx * view.right[0] + cy * view.up[0],
+                              p.y + cx * view.right[1] + cy * view.up[1],
+                              p.z + cx * view.right[2] + cy * view.up[2],
+                              p.rgba,
                               {stored[k][0], stored[k][1]}};
     }
   }
   if (view.colour_mode == 0) return;
   float rgb[3];
-  if (view.colour_mode == 1) rank_ramp(n > 1 ? static_cast<float>(r) / static_cast<float>(n - 1) : 0.0f, rgb);
+  if (view.colour_mode == 1)
+    rank_ramp(n > 1 ? static_cast<float>(r) / static_cast<float>(n - 1) : 0.0f, rgb);
   else
     segment_rgb(segment_starts && segment_count > 0
                     ? segment_of(segment_starts, segment_count, static_cast<std::uint32_t>(r))
@@ -126,7 +129,7 @@ DEPTHSORT_HD void expand_primitive(const MeshVertex* vertices, const std::uint32
 // The GPU expansion of every position r < n (kernels/frame/expand.cu): expand_primitive into
 // out[3r..3r+2], written through shared memory so a block's stores are contiguous.
 void launch_expand(const MeshVertex* vertices, const std::uint32_t* indices, std::size_t triangles,
-                   const ParticleVertex* particles, std::size_t n, const std::uint32_t* order,
-                   const Segments& segments, const ExpandView& view, ExpandedVertex* out, cudaStream_t stream);
+                   const ParticleVertex* particles, std::size_t n, const std::uint32_t* order, const Segments& segments,
+                   const ExpandView& view, ExpandedVertex* out, cudaStream_t stream);
 
 }  // namespace depthsort

@@ -79,8 +79,7 @@ class FrameOrder {
   bool has_fused() const noexcept { return fused_ != nullptr; }
 
   // The triangles' centroids from the (static) mesh: once per mesh, before its first frame.
-  void set_mesh(const MeshVertex* vertices, const std::uint32_t* indices, std::size_t triangles,
-                cudaStream_t stream);
+  void set_mesh(const MeshVertex* vertices, const std::uint32_t* indices, std::size_t triangles, cudaStream_t stream);
   // The records of a frame: the centroids set here, and the caller's particles.
   FrameRecords records(const ParticleVertex* particles, std::size_t particles_count) const noexcept;
   // The frame's (key, id) pairs in scene order, by the plain depth pass, into the unit's buffers:
@@ -123,8 +122,7 @@ class FrameOrder {
   // again): every position in key order with its own key, every id once (the separate passes:
   // each order's positions). Does nothing while a check is pending. Its kernels follow the
   // order's steps on the stream, outside them.
-  void check_last_order(const FrameRecords& records, const DepthPlane& plane, std::uint64_t frame,
-                        cudaStream_t stream);
+  void check_last_order(const FrameRecords& records, const DepthPlane& plane, std::uint64_t frame, cudaStream_t stream);
   // A check queued by an earlier frame that has finished since: true and *check filled; never
   // waits. finish_check waits for a queued one (false if none was queued).
   bool poll_check(OrderCheck& check);
@@ -133,8 +131,7 @@ class FrameOrder {
 
  private:
   // depth-bucket's order of the frame into `order`, on fused_timer(); its fallback where handed back.
-  void order_fused(const FrameRecords& records, const OrderRequest& request, std::uint32_t* order,
-                   cudaStream_t stream);
+  void order_fused(const FrameRecords& records, const OrderRequest& request, std::uint32_t* order, cudaStream_t stream);
 
   std::size_t max_triangles_, max_primitives_;
   DeviceBuffer<float4> centroids_;

@@ -37,7 +37,7 @@ void launch_check_order(const float* key_of_id, std::size_t id_count, const std:
 
 // Adds to *bad_count the ids 0..n-1 that values[0..n) does not hold exactly once (a lost or
 // duplicated pair); marks (n words) is workspace, cleared here. Stream-ordered, no allocation.
-void launch_check_permutation(const std::uint32_t* values, std::size_t n, std::uint32_t* marks,
-                              unsigned int* bad_count, cudaStream_t stream);
+void launch_check_permutation(const std::uint32_t* values, std::size_t n, std::uint32_t* marks, unsigned int* bad_count,
+                              cudaStream_t stream);
 
 }  // namespace depthsort

@@ -25,15 +25,15 @@ struct ParticleState {
 
 struct EmitterParams {
   float origin[3] = {0.0f, -1.0f, 0.0f};
-  float spread = 0.35f;          // cone half-width (radians-ish) around +y
-  float speed = 2.6f;            // initial speed, world units/s
-  float gravity = 2.0f;          // downward acceleration
-  float curl = 0.8f;             // strength of the swirl field
+  float spread = 0.35f;  // cone half-width (radians-ish) around +y
+  float speed = 2.6f;    // initial speed, world units/s
+  float gravity = 2.0f;  // downward acceleration
+  float curl = 0.8f;     // strength of the swirl field
   float life_min = 1.5f, life_max = 3.0f;
   float size_start = 0.05f, size_end = 0.02f;
   std::uint32_t colour_start = 0xE040C8FFu;  // RGBA8, r in the low byte: warm yellow, alpha 0.88
   std::uint32_t colour_end = 0x20FF5028u;    // blue, fading out
-  float time = 0.0f;  // seconds since start (animates the swirl)
+  float time = 0.0f;                         // seconds since start (animates the swirl)
   float dt = 1.0f / 60.0f;
 };
 
@@ -108,9 +108,9 @@ DEPTHSORT_HD void particle_step(ParticleState& s, ParticleVertex& v, const Emitt
 }
 
 // GPU launches (kernels/frame/particles.cu), stream-ordered, none allocating.
-void launch_particles_init(ParticleState* state, ParticleVertex* vertices, std::size_t n,
-                           const EmitterParams& params, cudaStream_t stream);
-void launch_particles_step(ParticleState* state, ParticleVertex* vertices, std::size_t n,
-                           const EmitterParams& params, cudaStream_t stream);
+void launch_particles_init(ParticleState* state, ParticleVertex* vertices, std::size_t n, const EmitterParams& params,
+                           cudaStream_t stream);
+void launch_particles_step(ParticleState* state, ParticleVertex* vertices, std::size_t n, const EmitterParams& params,
+                           cudaStream_t stream);
 
 }  // namespace depthsort

@@ -22,7 +22,10 @@ DEPTHSORT_HD std::uint32_t segment_of(const std::uint32_t* starts, std::uint32_t
   std::uint32_t lo = 0, hi = count;  // answer in [lo, hi): starts[lo] <= p
   while (hi - lo > 1) {
     const std::uint32_t mid = lo + (hi - lo) / 2;
-    if (starts[mid] <= p) lo = mid; else hi = mid;
+    if (starts[mid] <= p)
+      lo = mid;
+    else
+      hi = mid;
   }
   return lo;
 }

@@ -10,10 +10,10 @@ namespace depthsort {
 // The radii are the float values the demo's scenes were built with (0.42f, 0.11f), so that the
 // meshes stay the same to the bit.
 struct TorusKnot {
-  int p = 3, q = 7;        // windings around the axis of symmetry and through the hole
-  double radius = 1.0;     // of the torus the knot lies on (centre to tube centre)
-  double wobble = 0.42f;   // of the torus' cross-section the knot winds around
-  double tube = 0.11f;     // of the tube drawn around the knot
+  int p = 3, q = 7;       // windings around the axis of symmetry and through the hole
+  double radius = 1.0;    // of the torus the knot lies on (centre to tube centre)
+  double wobble = 0.42f;  // of the torus' cross-section the knot winds around
+  double tube = 0.11f;    // of the tube drawn around the knot
 };
 
 using Point3d = std::array<double, 3>;

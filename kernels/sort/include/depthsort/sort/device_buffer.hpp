@@ -24,8 +24,7 @@ class DeviceBuffer {
  public:
   DeviceBuffer() = default;
   DeviceBuffer(std::size_t count, const std::string& owner)
-      : data_(count ? static_cast<T*>(device_allocate(count * sizeof(T), owner)) : nullptr),
-        size_(count) {}
+      : data_(count ? static_cast<T*>(device_allocate(count * sizeof(T), owner)) : nullptr), size_(count) {}
   DeviceBuffer(DeviceBuffer&& other) noexcept
       : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
   DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {

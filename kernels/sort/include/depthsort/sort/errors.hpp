@@ -45,12 +45,11 @@ class OptionError : public Error {
 }  // namespace depthsort
 
 // Checks a cudaError_t-returning call; the message carries the call's text and place.
-#define DEPTHSORT_CUDA_CHECK(call)                                                  \
-  do {                                                                              \
-    const auto depthsort_status_ = (call);                                          \
-    if (depthsort_status_ != 0)                                                     \
-      ::depthsort::throw_cuda_error(static_cast<int>(depthsort_status_), #call,    \
-                                    __FILE__, __LINE__);                            \
+#define DEPTHSORT_CUDA_CHECK(call)                                                                   \
+  do {                                                                                               \
+    const auto depthsort_status_ = (call);                                                           \
+    if (depthsort_status_ != 0)                                                                      \
+      ::depthsort::throw_cuda_error(static_cast<int>(depthsort_status_), #call, __FILE__, __LINE__); \
   } while (0)
 
 // Checks the last kernel launch (configuration errors surface here, not at the launch).

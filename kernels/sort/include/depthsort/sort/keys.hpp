@@ -37,9 +37,7 @@ __device__ __forceinline__ float key_from_ordered(std::uint32_t ordered) {
   return __uint_as_float(float_bits_from_ordered_bits(ordered));
 }
 #else
-inline std::uint32_t ordered_key(float key) {
-  return ordered_bits_from_float_bits(std::bit_cast<std::uint32_t>(key));
-}
+inline std::uint32_t ordered_key(float key) { return ordered_bits_from_float_bits(std::bit_cast<std::uint32_t>(key)); }
 inline float key_from_ordered(std::uint32_t ordered) {
   return std::bit_cast<float>(float_bits_from_ordered_bits(ordered));
 }

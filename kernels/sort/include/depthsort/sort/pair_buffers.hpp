@@ -36,8 +36,8 @@ struct DevicePairBuffers : PairBuffers<DeviceBuffer<float>, DeviceBuffer<std::ui
   DevicePairBuffers() = default;
   DevicePairBuffers(std::size_t n, const std::string& owner)
       : PairBuffers{DeviceBuffer<float>(n, owner + " (input keys)"), DeviceBuffer<float>(n, owner + " (output keys)"),
-                   DeviceBuffer<std::uint32_t>(n, owner + " (input values)"),
-                   DeviceBuffer<std::uint32_t>(n, owner + " (output values)")} {}
+                    DeviceBuffer<std::uint32_t>(n, owner + " (input values)"),
+                    DeviceBuffer<std::uint32_t>(n, owner + " (output values)")} {}
 };
 
 // Host memory, zeroed.
@@ -45,7 +45,7 @@ struct HostPairBuffers : PairBuffers<std::vector<float>, std::vector<std::uint32
   HostPairBuffers() = default;
   explicit HostPairBuffers(std::size_t n)
       : PairBuffers{std::vector<float>(n), std::vector<float>(n), std::vector<std::uint32_t>(n),
-                   std::vector<std::uint32_t>(n)} {}
+                    std::vector<std::uint32_t>(n)} {}
 };
 
 }  // namespace depthsort
