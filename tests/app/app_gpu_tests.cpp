@@ -159,7 +159,7 @@ TEST(GpuPath, ExpandedDrawEqualsPulledOnTheDefaultScene) {
 }
 
 // The expanded draw at the goal scene's size (5M triangles + 1M particles), timed: the expand step is in --json and the
-// order checks pass. (Its speed is for the lead to read: frame/expand and frame/draw.)
+// order checks pass. (Its speed is in the run's output: frame/expand and frame/draw.)
 TEST(GpuPath, ExpandedDrawMillionsIsChecked) {
   REQUIRE_CUDA_DEVICE();
   const std::string json = out_path("gpu_expanded_millions.json");

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -118,6 +119,23 @@ TEST(Transparency, DifferenceViewCountsInJson) {
   EXPECT_GT(intersect["pixels"].get<int>(), 500);
   EXPECT_GT(intersect["largest"].get<int>(), 20);
   EXPECT_GT(difference("test", "wboit")["pixels"].get<int>(), 100);
+}
+
+// The state line names the mode (the words of a headless --panel frame, --ui-text): a picture in
+// another mode says so, with the panel hidden too.
+TEST(Transparency, TheStateLineNamesTheMode) {
+  const auto words = [](const std::string& mode) {
+    const std::string file = out_path("state_line_" + mode + ".words");
+    const CommandResult r = run_depthsort({"--headless", "--cpu", "--panel", "--scene", "test", "--size", "800x600",
+                                           "--frames", "2", "--transparency", mode, "--ui-text", file, "--quiet"});
+    EXPECT_EQ(r.status, 0) << r.output;
+    std::ifstream in(file);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  };
+  EXPECT_NE(words("sorted").find("sorted back to front"), std::string::npos);
+  EXPECT_NE(words("unsorted").find("NOT SORTED: transparency unsorted"), std::string::npos);
+  EXPECT_NE(words("wboit").find("APPROXIMATE: weighted blended OIT"), std::string::npos);
+  EXPECT_NE(words("reference").find("per-pixel reference: every pixel's fragments sorted"), std::string::npos);
 }
 
 // In a window (Xvfb): the passes draw into the window's own framebuffer, the difference view's
