@@ -135,8 +135,8 @@ bool DepthBucket::order(const float4* centroids, std::size_t triangles, const Pa
   const Records records{centroids, particles, static_cast<std::uint32_t>(triangles), static_cast<std::uint32_t>(n)};
   const Layout layout = layout_for(n);
   std::uint32_t* splitters = splitters_[current_].data();
-  // A bucket holds about kSamples / buckets of the sample; the splitters no longer fit where one
-  // holds six times that (the regions hold twice a bucket's share), and at least 16.
+  // A bucket holds about kSamples / buckets of the sample; it is crowded where it holds six times
+  // that (the regions hold twice a bucket's share), and at least 16 (sample.cuh judges the crowded).
   const std::uint32_t most_in_bucket = std::max<std::uint32_t>(16, 6 * kSamples / layout.buckets);
   {
     StepScope step(timer, "sample");
