@@ -42,15 +42,17 @@ int scale_steps(int key) {
 
 constexpr const char* kOneOrderOnly = "the separate passes draw two orders in the scene's colours; P turns them off";
 
-// Why a key that changes the sorted order's picture does nothing now ("" where it applies): the
-// other transparency modes draw no order, and the difference view has a picture of its own.
-// The separate passes (P) are a sorted picture too, and the difference view may show them.
-std::string sorted_picture_only(const Settings& s, int key) {
+// The refusal of P, V or C where what they change is not drawn ("" for other keys, and where they
+// apply): the other transparency modes draw no order, and the difference view has a picture of its
+// own. The separate passes (P) are a sorted picture too, and the difference view may show them.
+std::string sorted_picture_refusal(const Settings& s, int key) {
+  const char* name = key == GLFW_KEY_P ? "P" : key == GLFW_KEY_V ? "V" : key == GLFW_KEY_C ? "C" : nullptr;
+  if (!name) return "";
   if (s.transparency.mode != Transparency::Sorted)
-    return std::string("transparency ") + transparency_mode_name(s.transparency.mode) +
+    return std::string("key ") + name + ": transparency " + transparency_mode_name(s.transparency.mode) +
            " draws no sorted order; T goes on to sorted";
   if (s.transparency.difference && key != GLFW_KEY_P)
-    return "the difference view shows the scene's colours against the reference";
+    return std::string("key ") + name + ": the difference view shows the scene's colours against the reference";
   return "";
 }
 
@@ -153,10 +155,8 @@ void WindowInput::take_keys(RunState& run, const ImGuiLayer& imgui, const Panel&
       bool& on = settings.*(toggle->setting);
       on = !on;
       console.say(std::string(toggle->said) + on_off(on));
-    } else if ((key == GLFW_KEY_P || key == GLFW_KEY_V || key == GLFW_KEY_C) &&
-               !sorted_picture_only(settings, key).empty()) {
-      const char* name = key == GLFW_KEY_P ? "P" : key == GLFW_KEY_V ? "V" : "C";
-      refuse(run, ("key " + std::string(name) + ": " + sorted_picture_only(settings, key)).c_str(), now);
+    } else if (const std::string refusal = sorted_picture_refusal(settings, key); !refusal.empty()) {
+      refuse(run, refusal.c_str(), now);
     } else if (key == GLFW_KEY_P) {
       set_separate_passes(settings, !settings.separate_passes);
       console.say(std::string("key P: separate passes ") + on_off(settings.separate_passes));

@@ -12,24 +12,12 @@
 
 namespace depthsort::app {
 
-bool state_line_text(const Settings& s, const StateFacts& facts, char* out, std::size_t size) noexcept {
-  if (size == 0) return false;
-  out[0] = '\0';
-  std::size_t used = 0;
-  const auto put = [&](const char* text) {
-    if (used + 1 >= size) return;
-    const int n = std::snprintf(out + used, size - used, "%s%s", used == 0 ? "" : "  \xC2\xB7  ", text);
-    if (n > 0) used = std::min(size - 1, used + static_cast<std::size_t>(n));
-  };
-  // Only the sorted mode orders primitives: the others say what they draw instead (T).
-  const Transparency mode = s.transparency.mode;
-  if (mode != Transparency::Sorted) {
-    put(mode == Transparency::Unsorted   ? "NOT SORTED: transparency unsorted, submission order (T)"
-        : mode == Transparency::Weighted ? "APPROXIMATE: weighted blended OIT, no order (T)"
-                                         : "per-pixel reference: every pixel's fragments sorted (T)");
-    if (s.transparency.difference) put("difference view: where it differs from the per-pixel reference");
-    return mode != Transparency::Reference;
-  }
+namespace {
+
+// The sorted mode's part of the state line: how the frame is ordered (or not), the passes, the
+// colours and the wipe. True where the picture is wrong on purpose.
+template <class Put>
+bool sorted_mode_state(const Settings& s, const StateFacts& facts, const Put& put) noexcept {
   char sorter[96];
   const bool wrong = !s.sort || s.freeze || s.separate_passes;
   if (!s.sort) {
@@ -57,6 +45,29 @@ bool state_line_text(const Settings& s, const StateFacts& facts, char* out, std:
                                           : "the scene's colours");
     if (s.wipe_on) put("wipe: unsorted | sorted");
   }
+  return wrong;
+}
+
+}  // namespace
+
+bool state_line_text(const Settings& s, const StateFacts& facts, char* out, std::size_t size) noexcept {
+  if (size == 0) return false;
+  out[0] = '\0';
+  std::size_t used = 0;
+  const auto put = [&](const char* text) {
+    if (used + 1 >= size) return;
+    const int n = std::snprintf(out + used, size - used, "%s%s", used == 0 ? "" : "  \xC2\xB7  ", text);
+    if (n > 0) used = std::min(size - 1, used + static_cast<std::size_t>(n));
+  };
+  // Only the sorted mode orders primitives: the others say what they draw instead (T).
+  const Transparency mode = s.transparency.mode;
+  bool wrong = mode != Transparency::Reference;
+  if (mode == Transparency::Sorted)
+    wrong = sorted_mode_state(s, facts, put);
+  else
+    put(mode == Transparency::Unsorted   ? "NOT SORTED: transparency unsorted, submission order (T)"
+        : mode == Transparency::Weighted ? "APPROXIMATE: weighted blended OIT, no order (T)"
+                                         : "per-pixel reference: every pixel's fragments sorted (T)");
   if (s.transparency.difference) put("difference view: where it differs from the per-pixel reference");
   return wrong;
 }
