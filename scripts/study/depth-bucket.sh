@@ -79,6 +79,31 @@ if has sizes; then
   rows "$LOGS/sizes.txt"
 fi
 
+# Nsight Compute's raw CSV (ncu --csv --page raw --print-units base): each kernel's DRAM bytes read
+# and written a primitive (of 15M) and its achieved bandwidth, then the whole.
+kernel_bytes() {
+  python3 - "$1" <<'PY'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+head = next((i for i, r in enumerate(rows) if r and r[0] == "ID"), None)
+if head is None:
+    sys.exit("no ncu table")
+cols = rows[head]
+k, rd, wr, t = (cols.index(c) for c in ("Kernel Name", "dram__bytes_read.sum", "dram__bytes_write.sum", "gpu__time_duration.sum"))
+n = 15 * 2**20
+num = lambda text: float(text.replace(",", "") or 0)
+total_b = total_t = 0
+for r in rows[head + 2:]:
+    if not r or not r[0].isdigit():
+        continue
+    read, write, ns = num(r[rd]), num(r[wr]), num(r[t])
+    total_b += read + write
+    total_t += ns
+    print(f"  {r[k][:56]:56s} {read / n:6.2f} + {write / n:5.2f} B {ns / 1e3:7.1f} us {(read + write) / max(ns, 1):6.1f} GB/s")
+print(f"  whole order: {total_b / n:.1f} bytes a primitive, {total_t / 1e3:.1f} us of kernels")
+PY
+}
+
 if has profile && command -v ncu >/dev/null; then
   metrics=dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum
   for what in fused scratch; do
@@ -90,23 +115,7 @@ if has profile && command -v ncu >/dev/null; then
     timeout 300 ncu --nvtx --nvtx-include "$filter" --launch-count 12 --clock-control none --metrics "$metrics" \
       --csv --page raw --print-units base "$BIN/depthsort-bench" "${args[@]}" >"$OUT/ncu-$what.csv" 2>"$LOGS/ncu-$what.err"
     echo "== ncu $what: $(grep -c '^"[0-9]' "$OUT/ncu-$what.csv") kernels"
-    python3 - "$OUT/ncu-$what.csv" <<'EOF'
-import csv, sys
-rows = list(csv.reader(open(sys.argv[1])))
-head = next((i for i, r in enumerate(rows) if r and r[0] == "ID"), None)
-if head is None:
-    sys.exit("no ncu table")
-cols = rows[head]
-k, rd, wr, t = (cols.index(c) for c in ("Kernel Name", "dram__bytes_read.sum", "dram__bytes_write.sum", "gpu__time_duration.sum"))
-n = 15 * 2**20
-for r in rows[head + 2:]:
-    if not r or not r[0].isdigit():
-        continue
-    name = r[k][:60]
-    num = lambda text: float(text.replace(",", "") or 0)
-    read, write, ns = num(r[rd]), num(r[wr]), num(r[t])
-    print(f"{name:60s} {read / n:6.2f} + {write / n:6.2f} B/pair {ns / 1e3:8.1f} us {(read + write) / max(ns, 1):6.1f} GB/s")
-EOF
+    kernel_bytes "$OUT/ncu-$what.csv"
   done
 fi
 
@@ -178,26 +187,7 @@ PY
       "$BIN/depthsort" "${scene[@]}" --sorter cub-radix --frames 1 >"$LOGS/ncu-demo-cub.csv" 2>"$LOGS/ncu-demo-cub.err"
     for what in fused cub; do
       echo "== ncu demo, $what (bytes a primitive, 5M + 10M)"
-      python3 - "$LOGS/ncu-demo-$what.csv" <<'PY'
-import csv, sys
-rows = list(csv.reader(open(sys.argv[1])))
-head = next((i for i, r in enumerate(rows) if r and r[0] == "ID"), None)
-if head is None:
-    sys.exit("no ncu table")
-cols = rows[head]
-k, rd, wr, t = (cols.index(c) for c in ("Kernel Name", "dram__bytes_read.sum", "dram__bytes_write.sum", "gpu__time_duration.sum"))
-n = 15 * 2**20
-num = lambda text: float(text.replace(",", "") or 0)
-total_b = total_t = 0
-for r in rows[head + 2:]:
-    if not r or not r[0].isdigit():
-        continue
-    read, write, ns = num(r[rd]), num(r[wr]), num(r[t])
-    total_b += read + write
-    total_t += ns
-    print(f"  {r[k][:56]:56s} {read / n:6.2f} + {write / n:5.2f} B {ns / 1e3:7.1f} us {(read + write) / max(ns, 1):6.1f} GB/s")
-print(f"  whole order: {total_b / n:.1f} bytes a primitive, {total_t / 1e3:.1f} us of kernels")
-PY
+      kernel_bytes "$LOGS/ncu-demo-$what.csv"
     done
   fi
 fi

@@ -105,6 +105,17 @@ DeviceScene make_scene(std::size_t triangles, std::size_t particles, Shape shape
   return scene;
 }
 
+// `n` particles in the box, every `every`-th of them at one point (x, y, z): one depth held by
+// n / every of them.
+DeviceScene particles_with_one_point(std::size_t n, unsigned seed, std::size_t every, float x, float y, float z) {
+  DeviceScene scene = make_scene(0, n, Shape::Box, seed);
+  std::vector<ParticleVertex> points(n);
+  DEPTHSORT_CUDA_CHECK(cudaMemcpy(points.data(), scene.points.data(), scene.points.bytes(), cudaMemcpyDeviceToHost));
+  for (std::size_t i = 0; i < n; i += every) points[i].x = x, points[i].y = y, points[i].z = z;
+  DEPTHSORT_CUDA_CHECK(cudaMemcpy(scene.points.data(), points.data(), scene.points.bytes(), cudaMemcpyHostToDevice));
+  return scene;
+}
+
 // The depth plane of a camera looking at the origin from `angle` radians around the y axis
 // (a step of the orbit), `distance` away.
 DepthPlane orbit_plane(float angle, float distance = 4.0f) {
@@ -293,12 +304,7 @@ TEST_F(FrameOrderTest, ABucketBeyondItsRoomIsSortedAfterTheOthers) {
 // frame spreads it over the buckets between the copies (each of that one key): it stays
 // depth-bucket's own, and exact.
 TEST_F(FrameOrderTest, OneHeavyKeyValueFillsSeveralBuckets) {
-  const std::size_t n = 1u << 20;
-  DeviceScene scene = make_scene(0, n, Shape::Box, 12);
-  std::vector<ParticleVertex> points(n);
-  DEPTHSORT_CUDA_CHECK(cudaMemcpy(points.data(), scene.points.data(), scene.points.bytes(), cudaMemcpyDeviceToHost));
-  for (std::size_t i = 0; i < n; i += 5) points[i].x = 0.25f, points[i].y = -0.5f, points[i].z = 0.125f;
-  DEPTHSORT_CUDA_CHECK(cudaMemcpy(scene.points.data(), points.data(), scene.points.bytes(), cudaMemcpyHostToDevice));
+  const DeviceScene scene = particles_with_one_point(1u << 20, 12, 5, 0.25f, -0.5f, 0.125f);
   const int own = run_orbit(scene, 4, 0.0f);
   EXPECT_GE(own, 3);  // frame 0 leaves the splitters
 }
@@ -309,12 +315,7 @@ TEST_F(FrameOrderTest, OneHeavyKeyValueFillsSeveralBuckets) {
 // overflows. The sample sees one crowded bucket whose pairs beyond its region fit the spill area:
 // the frames stay depth-bucket's own (one overflowed bucket each), and exact.
 TEST_F(FrameOrderTest, AHeavyDepthThatMovesEveryFrameOverflowsOneBucket) {
-  const std::size_t n = 8u << 20;
-  DeviceScene scene = make_scene(0, n, Shape::Box, 13);
-  std::vector<ParticleVertex> points(n);
-  DEPTHSORT_CUDA_CHECK(cudaMemcpy(points.data(), scene.points.data(), scene.points.bytes(), cudaMemcpyDeviceToHost));
-  for (std::size_t i = 0; i < n; i += 100) points[i].x = 0.6f, points[i].y = -0.5f, points[i].z = 0.3f;
-  DEPTHSORT_CUDA_CHECK(cudaMemcpy(scene.points.data(), points.data(), scene.points.bytes(), cudaMemcpyHostToDevice));
+  const DeviceScene scene = particles_with_one_point(8u << 20, 13, 100, 0.6f, -0.5f, 0.3f);
   const int own = run_orbit(scene, 6, 0.01f);
   EXPECT_GE(own, 5);  // frame 0 leaves the splitters
 }
