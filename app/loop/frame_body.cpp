@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdio>
 #include <string>
+#include <utility>
 
 #include "depthsort/host/count_text.hpp"
 #include "loop/changes.hpp"
@@ -22,7 +23,7 @@ bool FrameBody::run(FramePlatform& platform, std::uint64_t frame, FrameClock clo
   // changed them (a user action), so a steady frame allocates nothing (the copy of a sorter's
   // options would: their names may not fit a string's inline buffer).
   if (!(before_ == run_.settings)) before_ = run_.settings;
-  platform.take_input(frame, clock.dt);
+  platform.take_input(frame, clock);
   Stage& stage = run_.stage;
   FramePipeline& pipeline = stage.pipeline();
   run_.cycle.select(pipeline, frame);
@@ -158,7 +159,7 @@ void FrameBody::note_slow_frame(std::uint64_t frame, float host_ms) {
     line += std::string(fewer ? ", or " : "") + "a smaller --size than " + std::to_string(run_.options.width) + "x" +
             std::to_string(run_.options.height) + " would be";
   run_.console.say(line);
-  run_.lines.add_note(line);
+  run_.lines.slow_frame = std::move(line);
 }
 
 }  // namespace depthsort::app

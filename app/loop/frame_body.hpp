@@ -21,7 +21,7 @@ struct RunState;
 class FramePlatform {
  public:
   // Before the frame's compute part: the window's keys and mouse, or the headless camera path.
-  virtual void take_input(std::uint64_t frame, float dt) = 0;
+  virtual void take_input(std::uint64_t frame, const FrameClock& clock) = 0;
   // The fraction of the width the panel covers, from the left (the scene is centred in the rest).
   virtual float covered_left() const = 0;
   // Whether the window was lost since the frame began: the draw would ask X for its size.

@@ -79,7 +79,7 @@ int HeadlessLoop::run() {
   return outputs_ok ? 0 : 1;
 }
 
-void HeadlessLoop::take_input(std::uint64_t frame, float) {
+void HeadlessLoop::take_input(std::uint64_t frame, const FrameClock&) {
   frame_ = frame;
   if (run_.options.camera_path != CameraPath::None)
     run_.camera = camera_on_path(run_.options.camera_path, base_, frame, frames_);

@@ -25,7 +25,7 @@ class HeadlessLoop final : private FramePlatform {
   int run();
 
  private:
-  void take_input(std::uint64_t frame, float dt) override;
+  void take_input(std::uint64_t frame, const FrameClock& clock) override;
   float covered_left() const override;
   bool lost() const override { return false; }
   bool panel_frame(std::uint64_t frame) override;

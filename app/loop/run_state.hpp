@@ -26,6 +26,9 @@ struct RunLines {
   std::string device;  // the CUDA device, or "CPU path (...): why"
   std::string notes;   // what the run changed or cannot do here, one a line
   std::string error;   // the last panel request that failed (a rebuild)
+  // Why the frames are too slow to be interactive and what would be (found after frame 1): in
+  // the Timings tab, not among the notes above the tabs, whose place must not move once shown.
+  std::string slow_frame;
   void add_note(const std::string& line) { notes += (notes.empty() ? "" : "\n") + line; }
 };
 

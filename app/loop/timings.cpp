@@ -20,13 +20,13 @@ int TimingSeries::ordered(float* out) const {
   return count;
 }
 
-TimingSeries::Stats TimingSeries::last_second(double now) const {
+TimingSeries::Stats TimingSeries::since(double from) const {
   Stats s;
   s.min = std::numeric_limits<float>::max();
   double sum = 0;
   for (int i = 0; i < count; ++i) {
     const auto k = static_cast<std::size_t>(i);
-    if (now - at[k] > 1.0) continue;
+    if (at[k] < from) continue;
     sum += ms[k];
     s.min = std::min(s.min, ms[k]);
     s.max = std::max(s.max, ms[k]);
@@ -69,6 +69,7 @@ void Timings::add(int index, float ms, double now, std::uint64_t frame) {
     ++dropped_;
     return;
   }
+  newest_at_ = std::max(newest_at_, now);
   TimingSeries& s = series_[static_cast<std::size_t>(index)];
   if (s.count > 0 && s.last_frame == frame) {
     // The same step again in this frame: one sample per name and frame, the sum.

@@ -1,10 +1,12 @@
-// Timing series for the panel (history for plots, mean/min/max over the last second) and the
+// Timing series for the panel (history for plots, mean/min/max over the last second, or over the
+// newest frame where a frame takes longer) and the
 // per-frame record that --json writes (every phase and sort step of every frame, plus medians).
 // Series are created on first sight of a name and never freed; adding a sample allocates nothing.
 // A step recorded more than once in one frame (the hybrid sort's repeated "refine"/"count", its
 // "partition-NN" names past the last) is summed into one sample of that frame.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -34,7 +36,8 @@ struct TimingSeries {
     float mean = 0, min = 0, max = 0;
     int samples = 0;
   };
-  Stats last_second(double now) const;
+  // Over the samples taken at `from` seconds or later.
+  Stats since(double from) const;
 };
 
 class Timings {
@@ -58,6 +61,11 @@ class Timings {
     add(series(group, name), ms, now, frame);
   }
   const std::vector<TimingSeries>& all() const noexcept { return series_; }
+  // What the panel shows at `now`: the last second, or the newest frame's samples where that frame
+  // is older (a frame slower than a second would otherwise leave every phase without figures).
+  TimingSeries::Stats recent(const TimingSeries& s, double now) const noexcept {
+    return s.since(std::min(now - 1.0, newest_at_));
+  }
   // Over the recorded frames; where none are recorded (a window without --json), over the last
   // kHistory frames of the series.
   float median(int series_index) const;
@@ -78,6 +86,7 @@ class Timings {
     float ms;
   };
   std::vector<TimingSeries> series_;
+  double newest_at_ = 0.0;  // the time of the newest frame's samples
   std::vector<Sample> samples_;
   std::size_t record_capacity_ = 0;
   std::uint64_t dropped_ = 0;

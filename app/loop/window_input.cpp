@@ -82,7 +82,7 @@ void WindowInput::move_camera(Camera& camera, const ImGuiLayer& imgui, float dt)
         camera.fly(glm::vec3(0, 0, wheel * 0.1f * camera.distance));
     }
   }
-  if (!imgui.wants_keyboard() && camera.mode == CameraMode::Fly) {
+  if (!imgui.typing_text() && camera.mode == CameraMode::Fly) {
     const float speed = 0.5f * camera.distance * dt;
     const auto key = [&](int k) { return glfwGetKey(w, k) == GLFW_PRESS ? 1.0f : 0.0f; };
     camera.fly(speed * glm::vec3(key(GLFW_KEY_D) - key(GLFW_KEY_A), key(GLFW_KEY_E) - key(GLFW_KEY_Q),
@@ -95,7 +95,7 @@ void WindowInput::refuse(const RunState& run, const char* why, double now) {
   notice_.show(why, now);
 }
 
-void WindowInput::escape(RunState& run, const Panel& panel, double now) {
+void WindowInput::escape(RunState& run, const Panel& panel, double now, std::uint64_t frame) {
   Settings& settings = run.settings;
   // What a presenter means by Esc comes first: out of full screen, then closing what is open.
   if (settings.fullscreen) {
@@ -105,27 +105,31 @@ void WindowInput::escape(RunState& run, const Panel& panel, double now) {
     run.presses.close_lists = true;
   } else if (settings.show_help) {
     settings.show_help = false;
-  } else if (now - last_escape_ <= kQuitWindow) {
+  } else if (now - last_escape_ <= kQuitWindow || (escape_armed_through_ != 0 && frame <= escape_armed_through_)) {
     run.console.say("key Esc: quit");
     window_.request_close();
   } else {
     last_escape_ = now;
+    escape_armed_through_ = frame + 1;
     run.console.say("key Esc: press Esc again within a second to quit");
     quit_hint_.show("Esc again within a second quits (Ctrl+Q quits at once)", now, kQuitWindow);
   }
 }
 
-void WindowInput::take_keys(RunState& run, const ImGuiLayer& imgui, const Panel& panel, double now) {
+void WindowInput::take_keys(RunState& run, const ImGuiLayer& imgui, const Panel& panel, double now,
+                            std::uint64_t frame) {
+  // The hint stays on screen for as long as a second Esc would quit.
+  if (escape_armed_through_ != 0 && frame <= escape_armed_through_) quit_hint_.keep_until(now);
   Settings& settings = run.settings;
   const Console& console = run.console;
   const std::size_t n = window_.take_keys(presses_);
-  const bool typing = imgui.wants_keyboard();
+  const bool typing = imgui.typing_text();
   for (std::size_t i = 0; i < n; ++i) {
     const int key = presses_[i].key;
     const bool ctrl = (presses_[i].mods & GLFW_MOD_CONTROL) != 0;
     const auto on_off = [](bool on) { return on ? "on" : "off"; };
     if (key == GLFW_KEY_ESCAPE) {
-      escape(run, panel, now);
+      escape(run, panel, now, frame);
     } else if (key == GLFW_KEY_Q && ctrl) {
       console.say("key Ctrl+Q: quit");
       window_.request_close();

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 
 #include "platform/glfw_window.hpp"
 #include "scene/camera.hpp"
@@ -18,14 +19,15 @@ struct RunState;
 
 class WindowInput {
  public:
-  // Two presses of Esc within this many seconds quit.
+  // Two presses of Esc within this many seconds quit; so does a second press taken in the frame
+  // after the first, however long that frame took (a slow frame must not swallow the window).
   static constexpr double kQuitWindow = 1.0;
 
   explicit WindowInput(GlfwWindow& window) : window_(window) {}
 
-  // The presenter keys pressed since the last frame, at `now` (seconds). While a text field has
-  // the keyboard only Esc, Ctrl+Q and F11 act.
-  void take_keys(RunState& run, const ImGuiLayer& imgui, const Panel& panel, double now);
+  // The presenter keys pressed since the last frame, taken at `now` (seconds) in frame `frame`.
+  // While a text field has the keyboard only Esc, Ctrl+Q and F11 act.
+  void take_keys(RunState& run, const ImGuiLayer& imgui, const Panel& panel, double now, std::uint64_t frame);
   // Drag, wheel and the fly keys, while ImGui does not have the mouse (or the keyboard).
   void move_camera(Camera& camera, const ImGuiLayer& imgui, float dt);
   // What a key could not do, or the hint after a first Esc: shown over the picture for a while.
@@ -35,7 +37,7 @@ class WindowInput {
   const Notice& quit_hint() const noexcept { return quit_hint_; }
 
  private:
-  void escape(RunState& run, const Panel& panel, double now);
+  void escape(RunState& run, const Panel& panel, double now, std::uint64_t frame);
   void colours(RunState& run, double now);
   // N: the next registry sorter that runs on this run's path (the CPU path has one).
   void next_sorter(RunState& run, double now);
@@ -46,6 +48,7 @@ class WindowInput {
   std::array<PressedKey, GlfwWindow::kKeyQueue> presses_{};
   Notice notice_, quit_hint_;
   double last_escape_ = -1e9;
+  std::uint64_t escape_armed_through_ = 0;  // the frame after a first Esc's (0: none yet)
   bool was_dragging_ = false;
   double last_x_ = 0, last_y_ = 0;
 };

@@ -88,10 +88,10 @@ int WindowLoop::run() {
   return outputs_ok_ ? 0 : 1;
 }
 
-void WindowLoop::take_input(std::uint64_t frame, float dt) {
+void WindowLoop::take_input(std::uint64_t frame, const FrameClock& clock) {
   frame_ = frame;
-  input_.take_keys(run_, imgui_, panel_, glfwGetTime());
-  input_.move_camera(run_.camera, imgui_, dt);
+  input_.take_keys(run_, imgui_, panel_, clock.now, frame);
+  input_.move_camera(run_.camera, imgui_, clock.dt);
 }
 
 float WindowLoop::covered_left() const {
@@ -114,7 +114,7 @@ void WindowLoop::draw_panel(double now) {
     panel_.hidden();
   const StateFacts facts{readout.gpu_path, readout.cycling, run_.stage.pipeline().sorter_info().name};
   overlay_.draw(run_.settings, facts, {&input_.notice(), &input_.quit_hint()},
-                panel_.covered_left(run_.stage.renderer().width(), run_.settings.show_panel), glfwGetTime(), words_);
+                panel_.covered_left(run_.stage.renderer().width(), run_.settings.show_panel), now, words_);
   Panel::draw_help(run_.settings.show_help, words_);
   words_.end();
   imgui_.end_frame();

@@ -27,7 +27,7 @@ class WindowLoop final : private FramePlatform {
   int run();
 
  private:
-  void take_input(std::uint64_t frame, float dt) override;
+  void take_input(std::uint64_t frame, const FrameClock& clock) override;
   float covered_left() const override;
   bool lost() const override { return window_.lost(); }
   bool panel_frame(std::uint64_t) override { return true; }

@@ -6,6 +6,7 @@
 // (L, --no-state-line). Fixed buffers: nothing is allocated per frame.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <string_view>
@@ -33,6 +34,10 @@ class Notice {
  public:
   void show(std::string_view text, double now, double seconds = 3.0) noexcept;
   void clear() noexcept { until_ = -1.0; }
+  // Shown at least until `now`, if it has been shown.
+  void keep_until(double now) noexcept {
+    if (length_ > 0) until_ = std::max(until_, now);
+  }
   // The text while it is shown at `now`, else empty.
   std::string_view text(double now) const noexcept;
 

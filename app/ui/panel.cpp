@@ -127,7 +127,7 @@ void ImGuiLayer::end_frame() {
 }
 
 bool ImGuiLayer::wants_mouse() const { return ImGui::GetIO().WantCaptureMouse; }
-bool ImGuiLayer::wants_keyboard() const { return ImGui::GetIO().WantCaptureKeyboard; }
+bool ImGuiLayer::typing_text() const { return ImGui::GetIO().WantTextInput; }
 
 void set_separate_passes(Settings& state, bool on) noexcept {
   state.separate_passes = on;
@@ -155,9 +155,19 @@ void Panel::header(const Settings& state, const PanelReadout& info) {
     ImGui::TextWrapped("%.*s", static_cast<int>(info.notes.size()), info.notes.data());
     ImGui::PopStyleColor();
   }
-  if (info.fps > 0)
+  if (info.fps > 0) {
+    // Amber where the frames are too slow to be interactive; the why and the advice in its
+    // tooltip and at the top of the Timings tab.
+    const bool slow = !info.slow_frame.empty();
+    if (slow) ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.8f, 0.3f, 1.0f));
     ImGui::Text("%.1f fps (%.1f ms a frame, over the last second)", static_cast<double>(info.fps),
                 1000.0 / static_cast<double>(info.fps));
+    if (slow) {
+      ImGui::PopStyleColor();
+      if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("%.*s", static_cast<int>(info.slow_frame.size()), info.slow_frame.data());
+    }
+  }
   if (info.gpu_path)
     ImGui::Text("GPU memory: %s used of %s; sorter workspace %s",
                 byte_text(info.device_bytes_used, ByteUnits::MiB).c_str(),

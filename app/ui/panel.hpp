@@ -5,11 +5,10 @@
 // the live bar of sort steps with its legend, compare all, the bucket sizes), Draw (separate
 // passes, the draw path, colours, the wipe, opacity, lighting, the state line and the UI's
 // size), Scene (particle and triangle counts, simulation, the camera, saved views, vsync) and
-// Timings (every phase and sort step: the last second's figures on a line, the history plot
-// below). A window smaller than 800x600 collapses it to a strip so that the scene stays visible.
-// The panel edits the run's Settings (settings.hpp) in place; the frame loop compares them with
-// last frame's copy to decide what to rebuild. Buttons set ButtonPresses; what it only shows comes
-// in a PanelReadout.
+// Timings (why the frames are slow, where they are; every phase and sort step: the last second's
+// figures on a line, the history plot below). A window smaller than 800x600 collapses it to a strip so that the scene
+// stays visible. The panel edits the run's Settings (settings.hpp) in place; the frame loop compares them with last
+// frame's copy to decide what to rebuild. Buttons set ButtonPresses; what it only shows comes in a PanelReadout.
 #pragma once
 
 #include <array>
@@ -59,7 +58,10 @@ class ImGuiLayer {
   void begin_frame();
   void end_frame();  // renders the draw data
   bool wants_mouse() const;
-  bool wants_keyboard() const;
+  // A text field has the keyboard. (Not ImGui's WantCaptureKeyboard: that is also on while a
+  // click is still being taken, which, where frames are slow and ImGui takes one mouse event a
+  // frame, would drop the presenter keys pressed just after clicking the panel.)
+  bool typing_text() const;
 
  private:
   void start(float scale);

@@ -12,6 +12,7 @@ PanelReadout read_panel(const RunState& run, DeviceMemory memory, float fps) {
   readout.gl = run.lines.gl;
   readout.scene = run.stage.scene().description;
   readout.notes = run.lines.notes;
+  readout.slow_frame = run.lines.slow_frame;
   readout.error = run.lines.error;
   readout.device_bytes_used = memory.used;
   readout.device_bytes_total = memory.total;

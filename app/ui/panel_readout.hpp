@@ -18,11 +18,12 @@ namespace depthsort::app {
 struct RunState;
 
 struct PanelReadout {
-  std::string_view device;  // GPU name or "CPU path: why"
-  std::string_view gl;      // GL renderer
-  std::string_view scene;   // description
-  std::string_view notes;   // such as the CPU path's scaling down of the default scene
-  std::string_view error;   // the last rebuild request that failed
+  std::string_view device;      // GPU name or "CPU path: why"
+  std::string_view gl;          // GL renderer
+  std::string_view scene;       // description
+  std::string_view notes;       // such as the CPU path's scaling down of the default scene
+  std::string_view slow_frame;  // why the frames are too slow to be interactive (empty: they are not)
+  std::string_view error;       // the last rebuild request that failed
   std::size_t device_bytes_used = 0, device_bytes_total = 0, workspace_bytes = 0;
   bool gpu_path = true;
   bool cycling = false;      // --cycle-sorters: the sorter changes every frame

@@ -34,7 +34,7 @@ void tooltip(const char* text) {
   if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("%s", text);
 }
 
-// A series' last second as it is shown: "not run" where the phase did no work (no samples, or
+// A series' recent samples as they are shown: "not run" where the phase did no work (no samples, or
 // none above what three decimals show).
 bool ran(const TimingSeries::Stats& st) { return st.samples > 0 && st.max >= 0.0005f; }
 
@@ -44,7 +44,7 @@ void Panel::timing_rows(const Timings& timings, const char* group, double now, U
   const float plot_height = 1.8f * ImGui::GetTextLineHeight();
   for (const TimingSeries& s : timings.all()) {
     if (s.group != group) continue;
-    const TimingSeries::Stats st = s.last_second(now);
+    const TimingSeries::Stats st = timings.recent(s, now);
     ImGui::PushID(s.label.c_str());
     if (!ran(st)) {
       ImGui::TextDisabled("%-12s not run", s.name.c_str());
@@ -77,7 +77,8 @@ void Panel::timing_rows(const Timings& timings, const char* group, double now, U
 
 void Panel::sort_steps(ButtonPresses& presses, const PanelReadout& info, const Timings& timings, double now) {
   section("sort steps (last-second means)");
-  // The live bar: the last second's mean of each step of the frame's (first) sort.
+  // The live bar: the last second's mean of each step of the frame's (first) sort (the newest
+  // frame's, where a frame takes longer).
   StepBar& bar = live_[0];
   bar.sorter = "this frame";  // assign reuses the string's storage after the first frame
   std::size_t steps = 0;
@@ -87,7 +88,7 @@ void Panel::sort_steps(ButtonPresses& presses, const PanelReadout& info, const T
     if (steps == bar.steps.size()) bar.steps.emplace_back();  // grows once, to the sorter's step count
     TimedStep& step = bar.steps[steps++];
     step.name = s.name;
-    step.ms = s.last_second(now).mean;
+    step.ms = timings.recent(s, now).mean;
     bar.total_ms += step.ms;
   }
   bar.steps.resize(steps);
@@ -305,7 +306,12 @@ void Panel::scene_tab(Settings& state, ButtonPresses& presses, UiText& words) {
 
 void Panel::timings_tab(const Settings& state, const PanelReadout& info, const Timings& timings, double now,
                         UiText& words) {
-  ImGui::TextDisabled("ms: last-second mean (min..max); frame phases %s",
+  if (!info.slow_frame.empty()) {  // wrapped: a note cut at the panel's edge says nothing
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.8f, 0.3f, 1.0f));
+    ImGui::TextWrapped("%.*s", static_cast<int>(info.slow_frame.size()), info.slow_frame.data());
+    ImGui::PopStyleColor();
+  }
+  ImGui::TextDisabled("ms: last-second mean (min..max), or the last frame's where slower; frame phases %s",
                       info.gpu_path ? "by CUDA events and GL timer queries, read back late" : "by the host clock");
   timing_rows(timings, "frame", now, words);
   section(state.separate_passes ? "sort steps (mesh)" : "sort steps (every primitive, one order)");

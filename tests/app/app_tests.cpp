@@ -565,6 +565,25 @@ TEST(TimingsRecord, EveryTimersStepsFitAndOverflowIsCounted) {
   EXPECT_GE(Timings::kMaxSamplesPerFrame, static_cast<std::size_t>(4 * StepTimer::kMaxSteps));
 }
 
+// The panel's figures: the last second's frames; where a frame takes longer than a second, the
+// newest frame's (not "not run" for every phase); a phase absent from the newest frame is not shown.
+TEST(TimingsRecord, ThePanelShowsTheLastSecondOrTheNewestFrame) {
+  Timings timings;
+  for (int f = 0; f < 4; ++f) timings.add("frame", "draw", 1.0f + static_cast<float>(f), 0.25 * f, f);
+  const TimingSeries& draw = timings.all()[static_cast<std::size_t>(timings.series("frame", "draw"))];
+  TimingSeries::Stats st = timings.recent(draw, 1.1);  // frames at 0.25, 0.5, 0.75 s
+  EXPECT_EQ(st.samples, 3);
+  EXPECT_FLOAT_EQ(st.mean, 3.0f);
+  // Slow frames: 2.5 s apart; two seconds into the next one the newest frame is shown.
+  timings.add("frame", "gather", 7.0f, 0.75, 3);  // ran in frame 3 only
+  timings.add("frame", "draw", 9.0f, 3.25, 4);
+  st = timings.recent(draw, 5.25);
+  EXPECT_EQ(st.samples, 1);
+  EXPECT_FLOAT_EQ(st.mean, 9.0f);
+  EXPECT_EQ(timings.recent(timings.all()[static_cast<std::size_t>(timings.series("frame", "gather"))], 5.25).samples,
+            0);
+}
+
 TEST(Scene, TilingAndKnotSizes) {
   const Mesh tiled = tile(make_test_triangles(), 10);
   EXPECT_EQ(tiled.triangles(), 30u);

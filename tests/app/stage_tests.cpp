@@ -75,7 +75,8 @@ struct StageRun {
 };
 
 // The program in a window of the screen's size under Xvfb, started with `args`; once its frame
-// loop runs, `actions` (sh, with $WID the window) drive it; given 150 s before it is stopped.
+// loop runs, `actions` (sh, with $WID the window) drive it; 30 s after them Ctrl+Q ends a run
+// still going, and 150 s after its start it is stopped.
 StageRun windowed(const std::string& name, Size size, const std::string& args, const std::string& actions) {
   const std::string png = out_path(name + ".png"), words = out_path(name + ".words"), log = out_path(name + ".txt"),
                     status = out_path(name + ".status"), script = out_path(name + ".sh");
@@ -90,7 +91,11 @@ StageRun windowed(const std::string& name, Size size, const std::string& args, c
         << "  for i in $(seq 150); do grep -q \"^sorter:\" \"$3\" && break; sleep 0.2; done\n"
         << "  sleep 1.5\n"
         << "  xdotool windowfocus --sync $WID || true\n"
-        << actions << "  wait $PID\n  echo $? > \"$4\"\n"
+        << actions
+        // A run that did not end as the keys asked ends here, so that the checks say what was missed.
+        << "  for i in $(seq 100); do kill -0 $PID 2>/dev/null || break; sleep 0.3; done\n"
+        << "  kill -0 $PID 2>/dev/null && xdotool key --window $WID ctrl+q\n"
+        << "  wait $PID\n  echo $? > \"$4\"\n"
         << "' '" << depthsort_bin() << "' '" << png << "' '" << words << "' '" << log << "' '" << status << "'\n";
   }
   std::system(("sh '" + script + "'").c_str());
@@ -167,7 +172,7 @@ TEST_P(OnStage, DefaultScenePanelTimingsAndDoubleEsc) {
   const std::string click = std::string(click_once) + click_once + click_once;
   const StageRun run = windowed(name, size, "--cpu",
                                 click + over_the_picture(size) +
-                                    "  xdotool key o; sleep 0.4; xdotool key n; sleep 0.6\n"
+                                    "  xdotool key o; sleep 0.4; xdotool key n; sleep 0.3\n"
                                     "  xdotool key Escape; sleep 0.3; xdotool key Escape\n");
   ASSERT_EQ(run.status, 0) << run.output;
   // 6: the first run shows the knot and a fountain.
@@ -325,53 +330,91 @@ TEST(OnStageWords, NoGpuIsSaidPlainly) {
   EXPECT_FALSE(contains(words + r.output, "insufficient")) << words << r.output;
 }
 
-// 16: --help does not call the particles CUDA's; the panel's + doubles the particles (and
-// rebuilds), - halves them: the panel drawn in-process, clicked through ImGui's own input.
-TEST(OnStageWords, HelpAndParticleSteps) {
-  EXPECT_FALSE(contains(help_text(), "CUDA-simulated"));
-  ImGui::CreateContext();
-  ImGuiIO& io = ImGui::GetIO();
-  io.IniFilename = nullptr;
-  io.DisplaySize = ImVec2(1366, 768);
-  io.DeltaTime = 1.0f / 60.0f;
-  unsigned char* pixels = nullptr;
-  int w = 0, h = 0;
-  io.Fonts->AddFontDefault();
-  io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
-  Panel panel;
-  Settings settings;
-  settings.scene.particles = 5120;
-  ButtonPresses presses;
-  Timings timings;
-  UiText words(true);
-  PanelReadout readout;
-  readout.gpu_path = false;
-  const auto frame = [&](ImVec2 mouse, bool down) {
+// The panel drawn in-process at a display size, clicked through ImGui's own input (the test's
+// own ImGui context, destroyed with it).
+class InProcessPanel {
+ public:
+  explicit InProcessPanel(ImVec2 display) {
+    ImGui::CreateContext();
+    ImGuiIO& io = ImGui::GetIO();
+    io.IniFilename = nullptr;
+    io.DisplaySize = display;
+    io.DeltaTime = 1.0f / 60.0f;
+    unsigned char* pixels = nullptr;
+    int w = 0, h = 0;
+    io.Fonts->AddFontDefault();
+    io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
+  }
+  ~InProcessPanel() { ImGui::DestroyContext(); }
+  InProcessPanel(const InProcessPanel&) = delete;
+  InProcessPanel& operator=(const InProcessPanel&) = delete;
+
+  // One frame at `now` seconds with the mouse at `mouse` (its button down or not): the controls' places.
+  std::map<std::string, Rect> frame(ImVec2 mouse = ImVec2(-1, -1), bool down = false) {
+    ImGuiIO& io = ImGui::GetIO();
     io.MousePos = mouse;
     io.MouseDown[0] = down;
     ImGui::NewFrame();
     words.begin(true);
-    panel.draw(settings, presses, readout, timings, 1.0, words);
+    panel.draw(settings, presses, readout, timings, now, words);
     words.end();
     ImGui::Render();
     return marks_of(words.text());
-  };
-  auto marks = frame(ImVec2(-1, -1), false);
-  marks = frame(ImVec2(-1, -1), false);  // a tab bar lays its tabs out on its second frame
+  }
+  // A click on the control `name` of `marks`; then the frame after it.
+  std::map<std::string, Rect> click(const std::map<std::string, Rect>& marks, const std::string& name) {
+    const ImVec2 at(marks.at(name).cx(), marks.at(name).cy());
+    frame(at, false);
+    frame(at, true);
+    frame(at, false);
+    return frame(at, false);
+  }
+
+  Panel panel;
+  Settings settings;
+  ButtonPresses presses;
+  Timings timings;
+  UiText words{true};
+  PanelReadout readout;
+  double now = 1.0;
+};
+
+// 16: --help does not call the particles CUDA's; the panel's + doubles the particles (and
+// rebuilds), - halves them.
+TEST(OnStageWords, HelpAndParticleSteps) {
+  EXPECT_FALSE(contains(help_text(), "CUDA-simulated"));
+  InProcessPanel ui(ImVec2(1366, 768));
+  ui.settings.scene.particles = 5120;
+  ui.frame();
+  auto marks = ui.frame();  // a tab bar lays its tabs out on its second frame
   ASSERT_TRUE(marks.count("tab-scene"));
-  const ImVec2 tab(marks.at("tab-scene").cx(), marks.at("tab-scene").cy());
-  frame(tab, false);
-  frame(tab, true);
-  marks = frame(tab, false);
-  marks = frame(tab, false);
-  ASSERT_TRUE(marks.count("particles-plus")) << words.text();
-  const ImVec2 plus(marks.at("particles-plus").cx(), marks.at("particles-plus").cy());
-  frame(plus, false);
-  frame(plus, true);
-  frame(plus, false);
-  EXPECT_EQ(settings.scene.particles.value_or(0), 10240u);
-  EXPECT_TRUE(presses.rebuild_scene);
-  ImGui::DestroyContext();
+  marks = ui.click(marks, "tab-scene");
+  ASSERT_TRUE(marks.count("particles-plus")) << ui.words.text();
+  ui.click(marks, "particles-plus");
+  EXPECT_EQ(ui.settings.scene.particles.value_or(0), 10240u);
+  EXPECT_TRUE(ui.presses.rebuild_scene);
+}
+
+// A note that frames are too slow, found after the first frame, leaves the tabs where they were
+// (a click aimed at a tab must not land on the control that took its place); the note is at the
+// top of the Timings tab, with the figures of a frame that took longer than a second.
+TEST(OnStageWords, ASlowFrameNoteLeavesTheTabsInPlace) {
+  InProcessPanel ui(ImVec2(800, 600));
+  ui.timings.add("frame", "draw", 1500.0f, 0.0, 0);
+  ui.readout.fps = 0.7f;
+  ui.now = 3.0;
+  ui.frame();
+  const auto before = ui.frame();
+  ASSERT_TRUE(before.count("tab-timings")) << ui.words.text();
+  ui.readout.slow_frame =
+      "note: a frame takes 1500 ms on the CPU path, too slow to be interactive; the draw takes 1500 ms";
+  const auto after = ui.frame();
+  ASSERT_TRUE(after.count("tab-timings")) << ui.words.text();
+  EXPECT_EQ(after.at("tab-timings").y0, before.at("tab-timings").y0) << ui.words.text();
+  ui.click(after, "tab-timings");
+  const std::string shown = ui.words.text();
+  EXPECT_TRUE(contains(shown, "too slow to be interactive")) << shown;
+  EXPECT_TRUE(contains(shown, "1500.000 ms")) << shown;  // 2 s after that frame: still its figures
 }
 
 }  // namespace
