@@ -194,6 +194,35 @@ TEST(NvtxRanges, ABenchmarkTimedSortTooManyOrWithoutItsSorterFails) {
             std::string::npos);
 }
 
+// A row of two timed frames whose sorter samples its splitters in the first only (hybrid-coherent
+// where last frame's no longer hold): the row times "sample", one frame has its range.
+constexpr const char* kTwoFrames =
+    "push\t1\ttimed\npush\t1\tdepth\npop\t1\npush\t1\tsort\npush\t1\thybrid-coherent\n"
+    "push\t1\tsample\npop\t1\npush\t1\tshuffle\npop\t1\npop\t1\npop\t1\npop\t1\n"
+    "push\t1\ttimed\npush\t1\tdepth\npop\t1\npush\t1\tsort\npush\t1\thybrid-coherent\n"
+    "push\t1\tshuffle\npop\t1\npop\t1\npop\t1\npop\t1\n";
+const nlohmann::json kTwoFramesReport = nlohmann::json::parse(R"json({"rows": [{"sorter": "hybrid-coherent",
+    "dist": "seq-orbit", "reps": 2, "steps": [{"name": "depth"}, {"name": "sort"}, {"name": "sample"},
+    {"name": "shuffle"}]}]})json");
+
+TEST(NvtxRanges, AStepOfSomeOfARowsFramesPasses) {
+  const auto problems = check_bench_run(parse_recording(kTwoFrames), kTwoFramesReport);
+  EXPECT_TRUE(problems.empty()) << joined(problems);
+}
+
+TEST(NvtxRanges, AStepOfNoneOfARowsFramesFails) {
+  const auto problems =
+      check_bench_run(parse_recording(replaced(kTwoFrames, "\tsample\n", "\tshuffle\n")), kTwoFramesReport);
+  EXPECT_NE(joined(problems).find("'sample' is timed for hybrid-coherent but none of its 2 timed frames has its range"),
+            std::string::npos)
+      << joined(problems);
+  // And a range the row does not time, in one of its frames, still fails.
+  const auto untimed =
+      check_bench_run(parse_recording(replaced(kTwoFrames, "\tsample\n", "\tresample\n")), kTwoFramesReport);
+  EXPECT_NE(joined(untimed).find("range 'resample' inside 'hybrid-coherent' has no step timing"), std::string::npos)
+      << joined(untimed);
+}
+
 // --- The recorder, injected into real host programs -------------------------------------------
 
 TEST(NvtxRecorder, SeesTheProbesFrameAsItsTimingsNameIt) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "support/run_command.hpp"
@@ -16,6 +17,13 @@ std::vector<const Range*> all_roots(const Recording& recording) {
   for (const auto& [thread, list] : recording.roots)
     for (const Range& range : list) roots.push_back(&range);
   return roots;
+}
+
+// Whether `name` is a range anywhere below `range`.
+bool has_range_below(const Range& range, const std::string& name) {
+  for (const Range& child : range.children)
+    if (child.name == name || has_range_below(child, name)) return true;
+  return false;
 }
 
 }  // namespace
@@ -55,24 +63,30 @@ std::string out_path(const std::string& name) {
 
 std::vector<std::string> check_bench_run(const Recording& recording, const nlohmann::json& report) {
   std::vector<std::string> problems = recording.problems;
-  // The timed sorts the rows report, in order. A cut path's @cut and @shot rows are parts of its
-  // main row's frames, not sorts of their own.
-  struct Expected {
+  // The timed sorts the rows report, in order: each row's `reps` timed frames. A cut path's @cut
+  // and @shot rows are parts of its main row's frames, not sorts of their own. A row of several
+  // timed frames (a sequence's) reports every step any of its frames took, and a frame need not
+  // take each (hybrid-coherent samples its splitters only where last frame's no longer hold;
+  // depth-bucket hands a frame back to its fallback): there, each step's range must be in one of
+  // the row's frames at least, and no frame may hold a range the row does not time.
+  struct Row {
     std::string sorter;
     std::vector<std::string> steps;
-    bool fused = false;  // depth-bucket's rows (options "fused"): no registry sorter's range
+    int reps = 1;
+    bool fused = false;            // depth-bucket's rows (options "fused"): no registry sorter's range
+    std::set<std::string> ranged;  // the step ranges its frames held
   };
-  std::vector<Expected> expected;
+  std::vector<Row> rows;
+  std::vector<std::size_t> expected;  // the row of each timed sort
   std::vector<std::string> sorter_names;
   for (const auto& row : report.at("rows")) {
     const std::string sorter = row.at("sorter").get<std::string>();
     sorter_names.push_back(sorter);
     if (row.at("dist").get<std::string>().find('@') != std::string::npos) continue;
-    std::vector<std::string> steps;
-    for (const auto& step : row.at("steps")) steps.push_back(step.at("name").get<std::string>());
-    const int reps = row.at("reps").get<int>();
-    const bool fused = row.value("options", std::string()) == "fused";
-    for (int r = 0; r < reps; ++r) expected.push_back({sorter, steps, fused});
+    Row r{sorter, {}, row.at("reps").get<int>(), row.value("options", std::string()) == "fused", {}};
+    for (const auto& step : row.at("steps")) r.steps.push_back(step.at("name").get<std::string>());
+    expected.insert(expected.end(), static_cast<std::size_t>(std::max(r.reps, 0)), rows.size());
+    rows.push_back(std::move(r));
   }
   std::size_t next = 0;
   for (const Range* root : all_roots(recording)) {
@@ -95,7 +109,7 @@ std::vector<std::string> check_bench_run(const Recording& recording, const nlohm
                          std::to_string(expected.size()) + ")");
       continue;
     }
-    const Expected& e = expected[next++];
+    Row& e = rows[expected[next++]];
     // Inside: the sorter's own range, and around or beside it the work the benchmark times itself
     // (a sequence frame's depth pass and its `sort` step around the sorter; depth-bucket's order
     // and its steps), each a range named as its step. Found depth first.
@@ -118,23 +132,32 @@ std::vector<std::string> check_bench_run(const Recording& recording, const nlohm
         if (!child.name.starts_with("fallback: ")) pending.push_back(&child);
       }
     }
-    std::vector<std::string> sorter_steps;
-    for (const std::string& step : e.steps)
-      if (std::find(seen.begin(), seen.end(), step) == seen.end()) sorter_steps.push_back(step);
+    e.ranged.insert(seen.begin(), seen.end());
     if (sort == nullptr) {
-      // An order that is no registry sorter's (depth-bucket's) has its steps as ranges of their own
-      // (a frame it hands back runs the fallback's steps instead of its own: not every frame has
-      // every step of the row).
+      // An order that is no registry sorter's (depth-bucket's) has its steps as ranges of their own.
       if (!e.fused)
         problems.push_back(which + ": no range of sorter '" + e.sorter + "' inside, found " + outline(*root, 2));
       continue;
     }
+    // The sorter's steps: those not beside it (of a row of several frames, those this frame took).
+    std::vector<std::string> sorter_steps;
+    for (const std::string& step : e.steps)
+      if (std::find(seen.begin(), seen.end(), step) == seen.end() && (e.reps == 1 || has_range_below(*sort, step)))
+        sorter_steps.push_back(step);
+    e.ranged.insert(sorter_steps.begin(), sorter_steps.end());
     for (const std::string& problem : compare_sort(*sort, e.sorter, sorter_steps))
       problems.push_back(which + " (" + e.sorter + "): " + problem);
   }
   if (next < expected.size())
     problems.push_back("the rows report " + std::to_string(expected.size()) + " timed sorts, " + std::to_string(next) +
                        " were recorded");
+  for (const Row& row : rows) {
+    if (row.reps == 1 && !row.fused) continue;  // its one frame was checked step by step above
+    for (const std::string& step : row.steps)
+      if (!without_range(step) && !row.ranged.contains(step))
+        problems.push_back("'" + step + "' is timed for " + row.sorter + " but none of its " +
+                           std::to_string(row.reps) + " timed frames has its range");
+  }
   return problems;
 }
 
