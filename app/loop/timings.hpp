@@ -1,6 +1,6 @@
 // Timing series for the panel (history for plots, mean/min/max over the last second, or over the
-// newest frame where a frame takes longer) and the
-// per-frame record that --json writes (every phase and sort step of every frame, plus medians).
+// newest frame where a frame takes longer) and the per-frame record that --json writes (every
+// phase and sort step of every frame, plus medians).
 // Series are created on first sight of a name and never freed; adding a sample allocates nothing.
 // A step recorded more than once in one frame (the hybrid sort's repeated "refine"/"count", its
 // "partition-NN" names past the last) is summed into one sample of that frame.

@@ -6,9 +6,10 @@
 // passes, the draw path, colours, the wipe, opacity, lighting, the state line and the UI's
 // size), Scene (particle and triangle counts, simulation, the camera, saved views, vsync) and
 // Timings (why the frames are slow, where they are; every phase and sort step: the last second's
-// figures on a line, the history plot below). A window smaller than 800x600 collapses it to a strip so that the scene
-// stays visible. The panel edits the run's Settings (settings.hpp) in place; the frame loop compares them with last
-// frame's copy to decide what to rebuild. Buttons set ButtonPresses; what it only shows comes in a PanelReadout.
+// figures on a line, the history plot below). A window smaller than 800x600 collapses it to a
+// strip so that the scene stays visible. The panel edits the run's Settings (settings.hpp) in
+// place; the frame loop compares them with last frame's copy to decide what to rebuild. Buttons
+// set ButtonPresses; what it only shows comes in a PanelReadout.
 #pragma once
 
 #include <array>

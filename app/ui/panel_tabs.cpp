@@ -311,8 +311,13 @@ void Panel::timings_tab(const Settings& state, const PanelReadout& info, const T
     ImGui::TextWrapped("%.*s", static_cast<int>(info.slow_frame.size()), info.slow_frame.data());
     ImGui::PopStyleColor();
   }
-  ImGui::TextDisabled("ms: last-second mean (min..max), or the last frame's where slower; frame phases %s",
-                      info.gpu_path ? "by CUDA events and GL timer queries, read back late" : "by the host clock");
+  // Wrapped: the legend is cut at the edge of a narrow panel otherwise.
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+  ImGui::TextWrapped(
+      "ms: the last second's mean (min..max), or the last frame's where a frame takes longer; frame "
+      "phases %s",
+      info.gpu_path ? "by CUDA events and GL timer queries, read back late" : "by the host clock");
+  ImGui::PopStyleColor();
   timing_rows(timings, "frame", now, words);
   section(state.separate_passes ? "sort steps (mesh)" : "sort steps (every primitive, one order)");
   timing_rows(timings, "sort", now, words);
