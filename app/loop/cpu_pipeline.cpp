@@ -101,7 +101,11 @@ class CpuPipeline final : public FramePipeline {
       }
       const std::uint32_t* ids = sorting ? keys_.values_out.data() : keys_.values_in.data();
       keep_drawn_order(ids, sorting);
-      if (!expand) {  // the expanded draw has nothing to gather: its expand step reads the order
+      // The expanded draw has nothing to gather (its expand step reads the order), nor one order
+      // without segment colours (the draw reads the sorted ids): as on the GPU path, no step is
+      // timed then, rather than a few clock reads that a busy machine stretches past what the
+      // panel shows as "not run".
+      if (!expand && (separate || segments)) {
         StepScope step(timer_, "gather");
         if (separate) {
           for (std::size_t i = 0; i < triangles_; ++i) gather_triangle(indices_.data(), ids, i, elements_.data());

@@ -240,27 +240,22 @@ void Panel::draw(Settings& state, ButtonPresses& presses, const PanelReadout& in
       const bool choose_draw = !transparency_tab_chosen_ &&
                                (state.transparency.mode != Transparency::Sorted || state.transparency.difference);
       transparency_tab_chosen_ = true;
-      const auto tab = [&](const char* label, const char* mark, bool choose = false) {
+      // A tab's content scrolls in a region of its own below the tabs: the header and the tabs
+      // stay in view, and a scroll bar appearing with a long tab does not narrow the header,
+      // rewrap its lines and move the tabs under the pointer.
+      const auto tab = [&](const char* label, const char* mark, bool choose, auto&& content) {
         const bool shown = ImGui::BeginTabItem(label, nullptr, choose ? ImGuiTabItemFlags_SetSelected : 0);
         words.mark(mark);
-        return shown;
+        if (!shown) return;
+        ImGui::BeginChild("tab content");
+        content();
+        ImGui::EndChild();
+        ImGui::EndTabItem();
       };
-      if (tab("Sort", "tab-sort")) {
-        sort_tab(state, presses, info, timings, now, words);
-        ImGui::EndTabItem();
-      }
-      if (tab("Draw", "tab-draw", choose_draw)) {
-        draw_tab(state, info);
-        ImGui::EndTabItem();
-      }
-      if (tab("Scene and camera", "tab-scene")) {
-        scene_tab(state, presses, words);
-        ImGui::EndTabItem();
-      }
-      if (tab("Timings", "tab-timings")) {
-        timings_tab(state, info, timings, now, words);
-        ImGui::EndTabItem();
-      }
+      tab("Sort", "tab-sort", false, [&] { sort_tab(state, presses, info, timings, now, words); });
+      tab("Draw", "tab-draw", choose_draw, [&] { draw_tab(state, info); });
+      tab("Scene and camera", "tab-scene", false, [&] { scene_tab(state, presses, words); });
+      tab("Timings", "tab-timings", false, [&] { timings_tab(state, info, timings, now, words); });
       ImGui::EndTabBar();
     }
   }

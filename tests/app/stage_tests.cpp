@@ -153,9 +153,9 @@ class OnStage : public ::testing::TestWithParam<Size> {
 // The default scene in a window: the fountain is there (the README's first picture), the panel
 // runs down the window's whole height at the size's UI scale, laid out exactly as headless
 // --panel lays it out; the Timings tab (clicked) shows each phase's figures on a line above its
-// plot and "not run" for the phase that does no work here; O and N with the panel shown: the
-// state line says the picture is unsorted, N says on screen why it cannot change the sorter; Esc
-// once shows the hint and twice quits, printing the summary.
+// plot ("not run" is checked in process, below); O and N with the panel shown: the state line
+// says the picture is unsorted, N says on screen why it cannot change the sorter; Esc once shows
+// the hint and twice quits, printing the summary.
 TEST_P(OnStage, DefaultScenePanelTimingsAndDoubleEsc) {
   const Size size = GetParam();
   const std::string name = "stage_" + size.text();
@@ -201,9 +201,8 @@ TEST_P(OnStage, DefaultScenePanelTimingsAndDoubleEsc) {
         << control;
   }
   EXPECT_LT(headless.find("order check"), headless.find("Sort Draw Scene and camera Timings")) << headless;
-  // 4, 13: the Timings tab: figures on their own line above the plot; gather does nothing here.
+  // 4: the Timings tab: figures on their own line above the plot.
   EXPECT_TRUE(contains(run.words, " ms  (")) << run.words;
-  EXPECT_TRUE(contains(run.words, "gather") && contains(run.words, "not run")) << run.words;
   ASSERT_TRUE(marks.count("timing-figures") && marks.count("timing-plot")) << run.words;
   EXPECT_LE(marks.at("timing-figures").y1, marks.at("timing-plot").y0) << "a plot crosses its figures";
   // 2: the state line says the picture is not sorted; N says on screen why it did nothing.
@@ -349,11 +348,13 @@ class InProcessPanel {
   InProcessPanel(const InProcessPanel&) = delete;
   InProcessPanel& operator=(const InProcessPanel&) = delete;
 
-  // One frame at `now` seconds with the mouse at `mouse` (its button down or not): the controls' places.
-  std::map<std::string, Rect> frame(ImVec2 mouse = ImVec2(-1, -1), bool down = false) {
+  // One frame at `now` seconds with the mouse at `mouse` (its button down or not, its wheel turned
+  // by `wheel` notches): the controls' places.
+  std::map<std::string, Rect> frame(ImVec2 mouse = ImVec2(-1, -1), bool down = false, float wheel = 0.0f) {
     ImGuiIO& io = ImGui::GetIO();
     io.MousePos = mouse;
     io.MouseDown[0] = down;
+    io.MouseWheel = wheel;
     ImGui::NewFrame();
     words.begin(true);
     panel.draw(settings, presses, readout, timings, now, words);
@@ -402,6 +403,10 @@ TEST(OnStageWords, ASlowFrameNoteLeavesTheTabsInPlace) {
   InProcessPanel ui(ImVec2(800, 600));
   ui.timings.add("frame", "draw", 1500.0f, 0.0, 0);
   ui.readout.fps = 0.7f;
+  ui.readout.notes =
+      "CPU path: the default knot is scaled down to 20000 triangles (from 2000000 on the GPU path) to stay "
+      "interactive; --triangles N overrides. A second note of some length, as a run may carry: the mesh was recentred "
+      "and scaled, its material file had no colours, and the particles were halved to fit the memory here.";
   ui.now = 3.0;
   ui.frame();
   const auto before = ui.frame();
@@ -411,10 +416,36 @@ TEST(OnStageWords, ASlowFrameNoteLeavesTheTabsInPlace) {
   const auto after = ui.frame();
   ASSERT_TRUE(after.count("tab-timings")) << ui.words.text();
   EXPECT_EQ(after.at("tab-timings").y0, before.at("tab-timings").y0) << ui.words.text();
-  ui.click(after, "tab-timings");
+  // A Timings tab longer than the panel scrolls below the tabs: scrolled, the header and the tabs
+  // stay where they were (and a scroll bar does not narrow the header and rewrap its notes).
+  for (int i = 0; i < 30; ++i) ui.timings.add("sort", "step " + std::to_string(i), 1.0f, 0.0, 0);
+  const auto clicked = ui.click(after, "tab-timings");
   const std::string shown = ui.words.text();
+  const ImVec2 content(clicked.at("tab-timings").cx(), 500.0f);
+  ui.frame(content, false, -20.0f);
+  const auto scrolled = ui.frame(content);
+  ASSERT_TRUE(scrolled.count("tab-timings")) << ui.words.text();
+  EXPECT_EQ(scrolled.at("tab-timings").y0, before.at("tab-timings").y0) << ui.words.text();
+  ASSERT_TRUE(scrolled.count("timing-figures")) << ui.words.text();
+  EXPECT_LT(scrolled.at("timing-figures").y1, scrolled.at("tab-timings").y0) << "the tab did not scroll";
   EXPECT_TRUE(contains(shown, "too slow to be interactive")) << shown;
   EXPECT_TRUE(contains(shown, "1500.000 ms")) << shown;  // 2 s after that frame: still its figures
+}
+
+// 13: a phase that did no work in the frames shown (timed at zero, or not in the newest frame
+// where frames are slow) says "not run" in the Timings tab.
+TEST(OnStageWords, ATimingsRowThatDidNoWorkSaysNotRun) {
+  InProcessPanel ui(ImVec2(1366, 768));
+  for (int f = 0; f < 3; ++f) {
+    ui.timings.add("frame", "depth", 0.25f, 0.1 * f, f);
+    ui.timings.add("frame", "gather", 0.0f, 0.1 * f, f);
+  }
+  ui.now = 0.3;
+  ui.frame();
+  ui.click(ui.frame(), "tab-timings");
+  const std::string shown = ui.words.text();
+  EXPECT_TRUE(contains(shown, "depth          0.250 ms  (0.250..0.250)")) << shown;
+  EXPECT_TRUE(contains(shown, "gather       not run")) << shown;
 }
 
 }  // namespace
