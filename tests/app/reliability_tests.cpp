@@ -116,6 +116,17 @@ int exit_status(pid_t pid) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+// Whether `log` has a line starting with `start` within `limit`.
+bool wait_for_line(const fs::path& log, const std::string& start, std::chrono::seconds limit) {
+  const auto until = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < until) {
+    const std::string text = "\n" + read_all(log);
+    if (text.find("\n" + start) != std::string::npos) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
+}
+
 bool no_temporary_files(const fs::path& folder) {
   for (const auto& entry : fs::directory_iterator(folder))
     if (entry.path().filename().string().find(".tmp") != std::string::npos) return false;
@@ -289,7 +300,10 @@ TEST(Reliability, EverySignalThatWouldEndTheRunEndsItWithItsOutputs) {
     const pid_t pid = spawn(
         {"--headless", "--cpu", "--size", "64x64", "--scene", "test", "--frames", "50000", "--json", json.string()},
         dir / "log");
-    std::this_thread::sleep_for(std::chrono::seconds(2));
+    // Signalled once its frames run (the opening's "sorter:" line said; on a loaded machine the
+    // start alone can take seconds, and a signal before the frames leaves no outputs to check).
+    ASSERT_TRUE(wait_for_line(dir / "log", "sorter:", std::chrono::seconds(60))) << read_all(dir / "log");
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
     ::kill(pid, signal);
     EXPECT_EQ(exit_status(pid), 128 + signal) << signal << ": " << read_all(dir / "log");
     EXPECT_TRUE(fs::exists(json)) << signal << ": " << read_all(dir / "log");
