@@ -25,7 +25,14 @@ namespace {
 constexpr float kFontPixels = 15.0f;
 // The panel's width at scale 1, and its largest share of the display.
 constexpr float kPanelWidth = 430.0f, kPanelShare = 0.45f;
+const ImVec4 kNoteColour(1.0f, 0.8f, 0.3f, 1.0f);
 }  // namespace
+
+void wrapped_note(std::string_view text) {
+  ImGui::PushStyleColor(ImGuiCol_Text, kNoteColour);
+  ImGui::TextWrapped("%.*s", static_cast<int>(text.size()), text.data());
+  ImGui::PopStyleColor();
+}
 
 ImGuiLayer::ImGuiLayer(GLFWwindow* window) : window_(window) {
   IMGUI_CHECKVERSION();
@@ -150,16 +157,12 @@ void Panel::header(const Settings& state, const PanelReadout& info) {
   ImGui::TextWrapped("%.*s", static_cast<int>(info.scene.size()), info.scene.data());
   if (!info.error.empty())
     ImGui::TextColored(ImVec4(1.0f, 0.3f, 0.3f, 1.0f), "%.*s", static_cast<int>(info.error.size()), info.error.data());
-  if (!info.notes.empty()) {  // wrapped: a note cut at the panel's edge says nothing
-    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.8f, 0.3f, 1.0f));
-    ImGui::TextWrapped("%.*s", static_cast<int>(info.notes.size()), info.notes.data());
-    ImGui::PopStyleColor();
-  }
+  if (!info.notes.empty()) wrapped_note(info.notes);
   if (info.fps > 0) {
     // Amber where the frames are too slow to be interactive; the why and the advice in its
     // tooltip and at the top of the Timings tab.
     const bool slow = !info.slow_frame.empty();
-    if (slow) ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.8f, 0.3f, 1.0f));
+    if (slow) ImGui::PushStyleColor(ImGuiCol_Text, kNoteColour);
     ImGui::Text("%.1f fps (%.1f ms a frame, over the last second)", static_cast<double>(info.fps),
                 1000.0 / static_cast<double>(info.fps));
     if (slow) {

@@ -14,6 +14,7 @@
 
 #include <array>
 #include <cstddef>
+#include <string_view>
 
 #include <imgui.h>
 
@@ -76,6 +77,10 @@ class ImGuiLayer {
 // The separate passes on or off. Turning them on ends the views of the one order (the wipe,
 // colours by rank or segment), so that none of them waits hidden to reappear when they end.
 void set_separate_passes(Settings& state, bool on) noexcept;
+
+// A note in the panel (what the run changed or cannot do, why its frames are slow): amber, and
+// wrapped, since a note cut at the panel's edge says nothing.
+void wrapped_note(std::string_view text);
 
 // Where the panel goes in a display: down the left side, its whole height, at most 45% of the
 // width; below 800x600 a strip (its title bar alone) so that the scene stays visible.

@@ -306,11 +306,7 @@ void Panel::scene_tab(Settings& state, ButtonPresses& presses, UiText& words) {
 
 void Panel::timings_tab(const Settings& state, const PanelReadout& info, const Timings& timings, double now,
                         UiText& words) {
-  if (!info.slow_frame.empty()) {  // wrapped: a note cut at the panel's edge says nothing
-    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.8f, 0.3f, 1.0f));
-    ImGui::TextWrapped("%.*s", static_cast<int>(info.slow_frame.size()), info.slow_frame.data());
-    ImGui::PopStyleColor();
-  }
+  if (!info.slow_frame.empty()) wrapped_note(info.slow_frame);
   // Wrapped: the legend is cut at the edge of a narrow panel otherwise.
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
   ImGui::TextWrapped(
