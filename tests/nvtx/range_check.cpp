@@ -21,16 +21,6 @@ std::vector<std::string_view> split_lines(std::string_view text) {
   return lines;
 }
 
-// The path from `range` down to the first range named `name` below it ("a/b/name"), or "".
-std::string find_below(const Range& range, std::string_view name, const std::string& above) {
-  for (const Range& child : range.children) {
-    const std::string here = above + "/" + child.name;
-    if (child.name == name) return here;
-    if (std::string deeper = find_below(child, name, here); !deeper.empty()) return deeper;
-  }
-  return {};
-}
-
 // Every reported name must be a range directly inside `parent`; a name found deeper is badly
 // nested, one found nowhere has no range.
 void expect_children(const Range& parent, const std::set<std::string>& names, std::vector<std::string>& problems) {
@@ -49,6 +39,15 @@ void expect_children(const Range& parent, const std::set<std::string>& names, st
 }
 
 }  // namespace
+
+std::string find_below(const Range& range, std::string_view name, const std::string& above) {
+  for (const Range& child : range.children) {
+    const std::string here = above + "/" + child.name;
+    if (child.name == name) return here;
+    if (std::string deeper = find_below(child, name, here); !deeper.empty()) return deeper;
+  }
+  return {};
+}
 
 bool without_timing(std::string_view name) { return contains(kRangesWithoutTiming, name); }
 bool without_range(std::string_view name) { return contains(kTimingsWithoutRange, name); }

@@ -53,6 +53,10 @@ std::vector<std::string> compare_sort(const Range& sorter_range, std::string_vie
 std::vector<std::string> compare_frame(const Range& frame, const std::vector<std::string>& labels,
                                        std::string_view sorter, std::string_view particle_sorter = {});
 
+// The path from `range` down to the first range named `name` below it at any depth
+// ("above/b/name", `above` the path to `range`), or "" where there is none.
+std::string find_below(const Range& range, std::string_view name, const std::string& above);
+
 // "a/b/c" for a problem message: the names from a root down to a range.
 std::string outline(const Range& range, int depth = 2);
 

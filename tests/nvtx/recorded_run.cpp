@@ -19,13 +19,6 @@ std::vector<const Range*> all_roots(const Recording& recording) {
   return roots;
 }
 
-// Whether `name` is a range anywhere below `range`.
-bool has_range_below(const Range& range, const std::string& name) {
-  for (const Range& child : range.children)
-    if (child.name == name || has_range_below(child, name)) return true;
-  return false;
-}
-
 }  // namespace
 
 std::string read_text(const std::string& path) {
@@ -142,7 +135,8 @@ std::vector<std::string> check_bench_run(const Recording& recording, const nlohm
     // The sorter's steps: those not beside it (of a row of several frames, those this frame took).
     std::vector<std::string> sorter_steps;
     for (const std::string& step : e.steps)
-      if (std::find(seen.begin(), seen.end(), step) == seen.end() && (e.reps == 1 || has_range_below(*sort, step)))
+      if (std::find(seen.begin(), seen.end(), step) == seen.end() &&
+          (e.reps == 1 || !find_below(*sort, step, sort->name).empty()))
         sorter_steps.push_back(step);
     e.ranged.insert(sorter_steps.begin(), sorter_steps.end());
     for (const std::string& problem : compare_sort(*sort, e.sorter, sorter_steps))
