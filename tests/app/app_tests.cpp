@@ -272,7 +272,7 @@ TEST(Windowed, NoDisplaySuggestsHeadless) {
 }
 
 TEST(Windowed, PanelFramesUnderXvfb) {
-  if (std::system("command -v xvfb-run > /dev/null 2>&1") != 0) GTEST_SKIP() << "xvfb-run not installed";
+  if (!have_tool("xvfb-run")) GTEST_SKIP() << "xvfb-run not installed";
   const std::string png = out_path("windowed.png");
   std::remove(png.c_str());
   const CommandResult r = run_depthsort(

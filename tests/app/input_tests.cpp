@@ -343,7 +343,7 @@ TEST(CycleSorters, EveryFrameCheckedAndMemorySampled) {
 }
 
 TEST(CycleSorters, WindowedUnderXvfb) {
-  if (std::system("command -v xvfb-run > /dev/null 2>&1") != 0) GTEST_SKIP() << "xvfb-run not installed";
+  if (!have_tool("xvfb-run")) GTEST_SKIP() << "xvfb-run not installed";
   const std::string json = out_path("cycle_windowed.json");
   std::remove(json.c_str());
   const CommandResult r = run_depthsort(

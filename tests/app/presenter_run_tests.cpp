@@ -20,17 +20,6 @@
 namespace depthsort::app::test {
 namespace {
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-bool have(const char* tool) {
-  return std::system((std::string("command -v ") + tool + " > /dev/null 2>&1").c_str()) == 0;
-}
-
 // Runs `script` (sh) with DEPTHSORT set to the program; returns sh's exit status.
 int run_script(const std::string& name, const std::string& script) {
   const std::string path = out_path(name + ".sh");
@@ -76,7 +65,7 @@ struct WindowedRun {
 // The demo in a window under Xvfb (the CPU path, a 5K-triangle knot, 640x400 unless `size` says
 // otherwise, its last frame to NAME.png), driven by `actions` (see windowed_script).
 WindowedRun run_windowed(const std::string& name, const std::string& actions, const std::string& size = "640x400") {
-  if (!have("xvfb-run") || !have("xdotool")) return {};
+  if (!have_tool("xvfb-run") || !have_tool("xdotool")) return {};
   const std::string png = out_path(name + ".png");
   std::remove(png.c_str());
   run_script(name, windowed_script(name, "--cpu --triangles 5K --size " + size + " --screenshot " + png, actions));
@@ -99,7 +88,7 @@ int title_bar_pixels(const Image& image) {
 // Resized to 1x1 and to 50x50 and back, the panel's title bar (a strip at this size) and left
 // edge are inside the window again; Esc twice then quits (the screenshot is the last frame).
 TEST(Presenter, PanelStaysInsideTheWindowThroughResizes) {
-  if (!have("xvfb-run") || !have("xdotool")) GTEST_SKIP() << "xvfb-run or xdotool not installed";
+  if (!have_tool("xvfb-run") || !have_tool("xdotool")) GTEST_SKIP() << "xvfb-run or xdotool not installed";
   const auto [status, output] = run_windowed("resized",
                                              "  xdotool windowsize $WID 1 1; sleep 1\n"
                                              "  xdotool windowsize $WID 640 400; sleep 1\n"
@@ -117,7 +106,7 @@ TEST(Presenter, PanelStaysInsideTheWindowThroughResizes) {
 // quitting), Space freezes, O toggles sorting, C the colours, H hides the panel, N finds no other
 // sorter on the CPU path, R resets the camera, Ctrl+Q quits.
 TEST(Presenter, KeysAsRealXEvents) {
-  if (!have("xvfb-run") || !have("xdotool")) GTEST_SKIP() << "xvfb-run or xdotool not installed";
+  if (!have_tool("xvfb-run") || !have_tool("xdotool")) GTEST_SKIP() << "xvfb-run or xdotool not installed";
   const auto [status, output] =
       run_windowed("keys",
                    "  for k in F1 Escape space o o c h n r; do xdotool key $k; sleep 0.4; done\n"
@@ -136,7 +125,7 @@ TEST(Presenter, KeysAsRealXEvents) {
 // Esc with the sorter list open closes the list and the run goes on (O still acts); the next
 // two quit. The list (the panel's "sorter" combo) is at (130, 268) in an 800x600 window.
 TEST(Presenter, EscClosesAnOpenListBeforeQuitting) {
-  if (!have("xvfb-run") || !have("xdotool")) GTEST_SKIP() << "xvfb-run or xdotool not installed";
+  if (!have_tool("xvfb-run") || !have_tool("xdotool")) GTEST_SKIP() << "xvfb-run or xdotool not installed";
   const auto [status, output] =
       run_windowed("list",
                    "  xdotool mousemove --window $WID 130 268; sleep 0.3; xdotool click 1; sleep 1\n"
@@ -155,7 +144,7 @@ TEST(Presenter, EscClosesAnOpenListBeforeQuitting) {
 // A window destroyed from outside (as a window manager's kill does) ends the run as a closed
 // window does: exit status 0 and a line saying so, not Xlib's exit(1) with an X error dump.
 TEST(Presenter, WindowDestroyedFromOutsideEndsCleanly) {
-  if (!have("xvfb-run") || !have("xdotool")) GTEST_SKIP() << "xvfb-run or xdotool not installed";
+  if (!have_tool("xvfb-run") || !have_tool("xdotool")) GTEST_SKIP() << "xvfb-run or xdotool not installed";
   const auto [status, output] =
       run_windowed("destroyed",
                    // once running (the frame loop), not while it sets up

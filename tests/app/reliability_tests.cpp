@@ -57,11 +57,6 @@ fs::path fresh_folder(const std::string& name) {
   return folder;
 }
 
-std::string read_all(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 void write(const fs::path& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
 
 const std::string kTriangle = "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n";
@@ -120,7 +115,7 @@ int exit_status(pid_t pid) {
 bool wait_for_line(const fs::path& log, const std::string& start, std::chrono::seconds limit) {
   const auto until = std::chrono::steady_clock::now() + limit;
   while (std::chrono::steady_clock::now() < until) {
-    const std::string text = "\n" + read_all(log);
+    const std::string text = "\n" + read_text(log);
     if (text.find("\n" + start) != std::string::npos) return true;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
@@ -147,7 +142,7 @@ TEST(Reliability, EveryMeshGivenIsReadAndChecked) {
   r = run_depthsort(tiny({"--mesh", a, "--mesh", b, "--json", b}));
   EXPECT_EQ(r.status, 2) << r.output;
   EXPECT_NE(r.output.find("--json '" + b + "' is the same file as --mesh '" + b + "'"), std::string::npos) << r.output;
-  EXPECT_EQ(read_all(b), kTriangle + "v 1 1 0\nf 2 4 3\n");
+  EXPECT_EQ(read_text(b), kTriangle + "v 1 1 0\nf 2 4 3\n");
   // A second mesh that is missing, or empty, is an error.
   r = run_depthsort(tiny({"--mesh", a, "--mesh", (dir / "missing.obj").string()}));
   EXPECT_EQ(r.status, 1) << r.output;
@@ -220,7 +215,7 @@ TEST(Reliability, TheProgramNeverReplacesItself) {
   // A copy of the program, so that a failure of this test cannot destroy the build's own.
   const fs::path copy = dir / "depthsort-copy";
   fs::copy_file(DEPTHSORT_BIN, copy);
-  const std::string before = read_all(copy);
+  const std::string before = read_text(copy);
   for (const std::string& out : {copy.string(), std::string("/proc/self/exe")})
     for (const char* flag : {"--json", "--screenshot"}) {
       const auto r = depthsort::testing::run_command(
@@ -228,7 +223,7 @@ TEST(Reliability, TheProgramNeverReplacesItself) {
       EXPECT_EQ(r.status, 2) << r.output;
       EXPECT_NE(r.output.find("is the same file as the running program"), std::string::npos) << r.output;
     }
-  EXPECT_TRUE(read_all(copy) == before) << "the program was replaced";
+  EXPECT_TRUE(read_text(copy) == before) << "the program was replaced";
 }
 
 TEST(Reliability, AFifoOutputIsOpenedOnceAndWrittenWhole) {
@@ -238,7 +233,7 @@ TEST(Reliability, AFifoOutputIsOpenedOnceAndWrittenWhole) {
   std::string received;
   std::thread reader([&] {
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
-    received = read_all(fifo);  // one open: everything up to the writer's close
+    received = read_text(fifo);  // one open: everything up to the writer's close
   });
   const CommandResult r = run_depthsort(tiny({"--scene", "test", "--json", fifo.string()}), "timeout 60");
   reader.join();
@@ -302,11 +297,11 @@ TEST(Reliability, EverySignalThatWouldEndTheRunEndsItWithItsOutputs) {
         dir / "log");
     // Signalled once its frames run (the opening's "sorter:" line said; on a loaded machine the
     // start alone can take seconds, and a signal before the frames leaves no outputs to check).
-    ASSERT_TRUE(wait_for_line(dir / "log", "sorter:", std::chrono::seconds(60))) << read_all(dir / "log");
+    ASSERT_TRUE(wait_for_line(dir / "log", "sorter:", std::chrono::seconds(60))) << read_text(dir / "log");
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
     ::kill(pid, signal);
-    EXPECT_EQ(exit_status(pid), 128 + signal) << signal << ": " << read_all(dir / "log");
-    EXPECT_TRUE(fs::exists(json)) << signal << ": " << read_all(dir / "log");
+    EXPECT_EQ(exit_status(pid), 128 + signal) << signal << ": " << read_text(dir / "log");
+    EXPECT_TRUE(fs::exists(json)) << signal << ": " << read_text(dir / "log");
   }
   EXPECT_TRUE(no_temporary_files(dir));
 }
@@ -324,10 +319,10 @@ TEST(Reliability, ASignalEndsAWaitForAFifo) {
     const pid_t pid = spawn(args, dir / "log");
     std::this_thread::sleep_for(std::chrono::seconds(1));
     ::kill(pid, SIGINT);
-    EXPECT_EQ(exit_status(pid), 130) << read_all(dir / "log");
+    EXPECT_EQ(exit_status(pid), 130) << read_text(dir / "log");
     EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5)) << "waited the full 10 s";
-    EXPECT_NE(read_all(dir / "log").find("stopped by SIGINT while waiting"), std::string::npos)
-        << read_all(dir / "log");
+    EXPECT_NE(read_text(dir / "log").find("stopped by SIGINT while waiting"), std::string::npos)
+        << read_text(dir / "log");
   }
 }
 

@@ -29,17 +29,6 @@
 namespace depthsort::app::test {
 namespace {
 
-bool have(const char* tool) {
-  return std::system((std::string("command -v ") + tool + " > /dev/null 2>&1").c_str()) == 0;
-}
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 struct Rect {
   float x0 = -1, y0 = -1, x1 = -1, y1 = -1;
   float cx() const { return 0.5f * (x0 + x1); }
@@ -146,7 +135,7 @@ bool coloured(const std::array<int, 4>& p) { return std::max({p[0], p[1], p[2]})
 class OnStage : public ::testing::TestWithParam<Size> {
  protected:
   void SetUp() override {
-    if (!have("xvfb-run") || !have("xdotool")) GTEST_SKIP() << "xvfb-run or xdotool not installed";
+    if (!have_tool("xvfb-run") || !have_tool("xdotool")) GTEST_SKIP() << "xvfb-run or xdotool not installed";
   }
 };
 
@@ -308,7 +297,7 @@ INSTANTIATE_TEST_SUITE_P(Sizes, OnStage,
 
 // 14: SIGINT to a windowed run: the summary, as on Esc, and exit status 130.
 TEST(OnStageEnd, SigintPrintsTheSummary) {
-  if (!have("xvfb-run") || !have("xdotool")) GTEST_SKIP() << "xvfb-run or xdotool not installed";
+  if (!have_tool("xvfb-run") || !have_tool("xdotool")) GTEST_SKIP() << "xvfb-run or xdotool not installed";
   const StageRun run = windowed("sigint", Size{800, 600}, "--cpu --scene test",
                                 "  kill -INT $(pgrep -n -f -- \"--ui-text $2\") || kill -INT $PID\n  sleep 1\n");
   EXPECT_EQ(run.status, 130) << run.output;

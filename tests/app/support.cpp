@@ -13,6 +13,8 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
@@ -56,6 +58,15 @@ std::string obj_load_error(const std::string& path) {
     return e.what();
   }
   return "(loaded without error)";
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+bool have_tool(const char* tool) {
+  return std::system((std::string("command -v ") + tool + " > /dev/null 2>&1").c_str()) == 0;
 }
 
 std::string out_path(const std::string& name) {

@@ -29,6 +29,10 @@ struct Image {
 Image read_png(const std::string& path);  // throws if unreadable
 
 std::string out_path(const std::string& name);  // under the test build folder
+// The whole file at `path` ("" where it cannot be read).
+std::string read_text(const std::string& path);
+// Whether the shell finds the program `tool` (xvfb-run, xdotool).
+bool have_tool(const char* tool);
 // The SceneError message of loading the OBJ at `path`, or "(loaded without error)".
 std::string obj_load_error(const std::string& path);
 std::string data_path(const std::string& name);  // tests/app/data/

@@ -129,8 +129,7 @@ TEST(Transparency, TheStateLineNamesTheMode) {
     const CommandResult r = run_depthsort({"--headless", "--cpu", "--panel", "--scene", "test", "--size", "800x600",
                                            "--frames", "2", "--transparency", mode, "--ui-text", file, "--quiet"});
     EXPECT_EQ(r.status, 0) << r.output;
-    std::ifstream in(file);
-    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    return read_text(file);
   };
   EXPECT_NE(words("sorted").find("sorted back to front"), std::string::npos);
   EXPECT_NE(words("unsorted").find("NOT SORTED: transparency unsorted"), std::string::npos);
@@ -141,7 +140,7 @@ TEST(Transparency, TheStateLineNamesTheMode) {
 // In a window (Xvfb): the passes draw into the window's own framebuffer, the difference view's
 // pictures are textures of the window's size, and the counts reach the summary.
 TEST(Transparency, DifferenceViewInAWindow) {
-  if (std::system("command -v xvfb-run > /dev/null 2>&1") != 0) GTEST_SKIP() << "xvfb-run not installed";
+  if (!have_tool("xvfb-run")) GTEST_SKIP() << "xvfb-run not installed";
   const std::string png = out_path("window_difference.png");
   const CommandResult r = run_depthsort(
       {"--cpu", "--scene", "intersect", "--size", "800x450", "--frames", "12", "--difference", "--screenshot", png},
