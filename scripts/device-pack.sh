@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Packs the programs scripts/gpu-suite.sh runs into .carry/run/NAME.tar.xz (default bins), for a
-# GPU machine that does not build the tree itself: xz brings build/bin to about a quarter of its
-# size. Also records the commit the binaries come from (BUILD/COMMIT), since the device machine's
-# copy of the tree does not bring its git history up to date, and the CUDA architectures they
-# were built for (BUILD/CUDA_ARCHITECTURES, printed by gpu-suite.sh).
+# Builds the programs scripts/gpu-suite.sh runs and packs them into .carry/run/NAME.tar.xz
+# (default bins), for a GPU machine that does not build the tree itself: xz brings build/bin to
+# about a quarter of its size. Also records the commit the binaries come from (BUILD/COMMIT),
+# since the device machine's copy of the tree does not bring its git history up to date, and the
+# CUDA architectures they were built for (BUILD/CUDA_ARCHITECTURES, printed by gpu-suite.sh).
 #
 #   scripts/device-pack.sh [--out NAME] [build-dir] [program...]   (default: every program gpu-suite.sh runs)
 #   then, on the GPU machine, in a copy of the tree with .carry/run (and .gl on a bare image):
@@ -34,6 +34,25 @@ fi
 if [[ -n $(git status --porcelain --untracked-files=no) ]]; then
   echo "device-pack: note: the tree has uncommitted changes; COMMIT names HEAD plus '-dirty'" >&2
   suffix=-dirty
+fi
+# The programs are built first, so that a build older than the tree is never packed under the
+# tree's commit (up to date, this costs nothing).
+targets=()
+for program in "${programs[@]}"; do
+  if [[ $program == *.so ]]; then
+    target=${program%.so}
+    targets+=("${target//-/_}")
+  else
+    targets+=("$program")
+  fi
+done
+build_log=$(mktemp)
+trap 'rm -f "$build_log"' EXIT
+echo "device-pack: building ${targets[*]} in $build" >&2
+if ! cmake --build "$build" --target "${targets[@]}" >"$build_log" 2>&1; then
+  tail -40 "$build_log" >&2
+  echo "device-pack: the build of $build failed (above); nothing packed" >&2
+  exit 1
 fi
 git rev-parse --short HEAD | sed "s/\$/${suffix:-}/" >"$build/COMMIT"
 sed -n 's/^CMAKE_CUDA_ARCHITECTURES:[A-Z]*=//p' "$build/CMakeCache.txt" >"$build/CUDA_ARCHITECTURES"
