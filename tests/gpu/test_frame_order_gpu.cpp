@@ -262,42 +262,55 @@ TEST_F(FrameOrderTest, FusedAtSixteenMillionPrimitives) {
     EXPECT_EQ(own, 0);
 }
 
-// A frame whose keys crowd into one bucket of the last frame's splitters: that bucket goes beyond
+// Frames whose keys crowd into buckets of the last frame's splitters: each such bucket goes beyond
 // its room, spills the rest and is sorted after the others; the frame is still depth-bucket's own.
+// One crowded bucket near the middle of the keys, then two far apart (their sorted union spans
+// most of the key bits, where one bucket's spans a few).
 TEST_F(FrameOrderTest, ABucketBeyondItsRoomIsSortedAfterTheOthers) {
   const std::size_t n = 1u << 20;
-  DeviceScene scene = make_scene(0, n, Shape::Box, 11);
-  FrameOrder fused(0, n), plain(0, n);
-  cub_->reserve(n);
-  DeviceBuffer<std::uint32_t> order(n, "test draw order");
-  DeviceBuffer<float> keys(n, "test keys by id");
-  CudaStream stream;
-  StepTimer timer;
-  OrderRequest request;
-  request.plane = orbit_plane(0.0f);
-  request.method = OrderMethod::Fused;
-  order_frame(fused, scene, request, nullptr, order, keys, stream.get(), timer);  // leaves the splitters
-  // Every 60th particle to a few thousand depths near the middle: 17K pairs into one bucket of the
-  // last frame's (about 8K pairs a bucket, 16K its room); the camera sees x, the depths differ.
-  std::vector<ParticleVertex> points(n);
-  DEPTHSORT_CUDA_CHECK(cudaMemcpy(points.data(), scene.points.data(), scene.points.bytes(), cudaMemcpyDeviceToHost));
-  for (std::size_t i = 0; i < n; i += 60)
-    points[i].x = 0.01f, points[i].y = 0.02f, points[i].z = 0.03f + 1e-6f * static_cast<float>(i % 4093);
-  DEPTHSORT_CUDA_CHECK(cudaMemcpy(scene.points.data(), points.data(), scene.points.bytes(), cudaMemcpyHostToDevice));
-  const Readback a = order_frame(fused, scene, request, nullptr, order, keys, stream.get(), timer);
-  EXPECT_TRUE(fused.last_fused());
-  EXPECT_GT(fused.fused_overflowed_buckets(), 0u);
-  request.method = OrderMethod::Sorter;
-  const Readback b = order_frame(plain, scene, request, cub_.get(), order, keys, stream.get(), timer);
-  EXPECT_EQ(order_problem(a), "");
-  EXPECT_EQ(keys_differ(a, b), "");
-  // The next frame takes its splitters from that one (the overflowed bucket's written by the
-  // step that sorted it): fitted again, still exact.
-  request.method = OrderMethod::Fused;
-  const Readback c = order_frame(fused, scene, request, nullptr, order, keys, stream.get(), timer);
-  EXPECT_TRUE(fused.last_fused());
-  EXPECT_EQ(fused.fused_overflowed_buckets(), 0u);
-  EXPECT_EQ(order_problem(c), "");
+  for (const std::uint32_t crowded : {1u, 2u}) {
+    SCOPED_TRACE(::testing::Message() << crowded << " crowded bucket(s)");
+    DeviceScene scene = make_scene(0, n, Shape::Box, 11);
+    FrameOrder fused(0, n), plain(0, n);
+    cub_->reserve(n);
+    DeviceBuffer<std::uint32_t> order(n, "test draw order");
+    DeviceBuffer<float> keys(n, "test keys by id");
+    CudaStream stream;
+    StepTimer timer;
+    OrderRequest request;
+    request.plane = orbit_plane(0.0f);
+    request.method = OrderMethod::Fused;
+    order_frame(fused, scene, request, nullptr, order, keys, stream.get(), timer);  // leaves the splitters
+    // Every 60th particle to a few thousand depths near the middle: 17K pairs into one bucket of
+    // the last frame's (about 8K pairs a bucket, 16K its room); with two, every 60th from the 30th
+    // as many near the far end. The camera sees z: the depths differ.
+    std::vector<ParticleVertex> points(n);
+    DEPTHSORT_CUDA_CHECK(cudaMemcpy(points.data(), scene.points.data(), scene.points.bytes(), cudaMemcpyDeviceToHost));
+    const auto crowd = [&](std::size_t first, float z) {
+      for (std::size_t i = first; i < n; i += 60) {
+        points[i].x = 0.01f;
+        points[i].y = 0.02f;
+        points[i].z = z + 1e-6f * static_cast<float>(i % 4093);
+      }
+    };
+    crowd(0, 0.03f);
+    if (crowded == 2) crowd(30, -0.95f);
+    DEPTHSORT_CUDA_CHECK(cudaMemcpy(scene.points.data(), points.data(), scene.points.bytes(), cudaMemcpyHostToDevice));
+    const Readback a = order_frame(fused, scene, request, nullptr, order, keys, stream.get(), timer);
+    EXPECT_TRUE(fused.last_fused());
+    EXPECT_GE(fused.fused_overflowed_buckets(), crowded);
+    request.method = OrderMethod::Sorter;
+    const Readback b = order_frame(plain, scene, request, cub_.get(), order, keys, stream.get(), timer);
+    EXPECT_EQ(order_problem(a), "");
+    EXPECT_EQ(keys_differ(a, b), "");
+    // The next frame takes its splitters from that one (the overflowed buckets' written by the
+    // step that sorted them): fitted again, still exact.
+    request.method = OrderMethod::Fused;
+    const Readback c = order_frame(fused, scene, request, nullptr, order, keys, stream.get(), timer);
+    EXPECT_TRUE(fused.last_fused());
+    EXPECT_EQ(fused.fused_overflowed_buckets(), 0u);
+    EXPECT_EQ(order_problem(c), "");
+  }
 }
 
 // One depth held by a fifth of the primitives: the last frame's splitters repeat it, and the next

@@ -99,6 +99,9 @@ struct Posting {
   std::uint32_t largest_bucket = 0;  // pairs in the fullest bucket
   std::uint32_t overflowed = 0;      // buckets beyond their room
   std::uint32_t overflow_pairs = 0;  // their pairs, in their regions and the spill area
+  // The low key bits in which those pairs can differ (every higher bit is shared by their buckets'
+  // bounds): the overflowed buckets' sort looks at these alone, 0 where they hold one key value.
+  std::uint32_t overflow_bits = 32;
 };
 
 // The range of the table for `splitter_count` splitters (every block computes it alike).

@@ -195,13 +195,13 @@ bool DepthBucket::order(const float4* centroids, std::size_t triangles, const Pa
   }
   if (verdict.verdict == kSpilled) {
     StepScope step(timer, "overflowed buckets");
-    sort_overflowed(layout, verdict.overflow_pairs, order, stream);
+    sort_overflowed(layout, verdict.overflow_pairs, verdict.overflow_bits, order, stream);
   }
   current_ ^= 1;  // the bucket sort's splitters are the next frame's
   return true;
 }
 
-void DepthBucket::sort_overflowed(const Layout& layout, std::uint32_t pairs, std::uint32_t* order,
+void DepthBucket::sort_overflowed(const Layout& layout, std::uint32_t pairs, std::uint32_t bits, std::uint32_t* order,
                                   cudaStream_t stream) {
   // One block a listed bucket's region, and the spill area's pairs 4096 a block.
   const std::uint32_t spilled = pairs - overflowed_ * layout.capacity;
@@ -211,9 +211,13 @@ void DepthBucket::sort_overflowed(const Layout& layout, std::uint32_t pairs, std
   DEPTHSORT_CUDA_CHECK_LAUNCH("depth-bucket: gather_overflowed_kernel");
   cub::DoubleBuffer<std::uint32_t> keys(overflow_keys_[0].data(), overflow_keys_[1].data());
   cub::DoubleBuffer<std::uint32_t> ids(overflow_ids_[0].data(), overflow_ids_[1].data());
-  std::size_t temp = overflow_temp_.bytes();
-  DEPTHSORT_CUDA_CHECK(
-      cub::DeviceRadixSort::SortPairs(overflow_temp_.data(), temp, keys, ids, static_cast<int>(pairs), 0, 32, stream));
+  // A heavy depth's buckets span a few low bits (none where they hold one key value): a pass of
+  // CUB's radix sort for every 8 of them, not 4 passes.
+  if (bits > 0) {
+    std::size_t temp = overflow_temp_.bytes();
+    DEPTHSORT_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(overflow_temp_.data(), temp, keys, ids,
+                                                         static_cast<int>(pairs), 0, static_cast<int>(bits), stream));
+  }
   place_overflowed_kernel<<<primitives::grid_for(pairs, 256), 256, 0, stream>>>(layout, keys.Current(), ids.Current(),
                                                                                 pairs, places_.data(), control_.data(),
                                                                                 order, splitters_[current_ ^ 1].data());

@@ -61,7 +61,10 @@ class DepthBucket {
  private:
   // A frame's layout: the buckets for n, the regions' room, the spill area's.
   Layout layout_for(std::size_t n) const;
-  void sort_overflowed(const Layout& layout, std::uint32_t pairs, std::uint32_t* order, cudaStream_t stream);
+  // The overflowed buckets' `pairs`, which differ in their low `bits` key bits alone, sorted and
+  // placed in the order.
+  void sort_overflowed(const Layout& layout, std::uint32_t pairs, std::uint32_t bits, std::uint32_t* order,
+                       cudaStream_t stream);
 
   Shapes shapes_{};
   std::size_t reserved_ = 0;       // primitives the buffers hold

@@ -27,9 +27,9 @@ struct ScatterShape {
 // The last block's part: the buckets' places in the order, the buckets beyond their room (listed
 // ascending with where each starts in the sorted union of their pairs), the verdict, posted.
 template <int kThreads>
-__device__ void finish_scatter(const Layout& layout, const std::uint32_t* counts, std::uint32_t* words,
-                               std::uint32_t* places, Control* control, primitives::Posted<Posting>* post,
-                               std::uint32_t sequence) {
+__device__ void finish_scatter(const Layout& layout, const std::uint32_t* splitters, const std::uint32_t* counts,
+                               std::uint32_t* words, std::uint32_t* places, Control* control,
+                               primitives::Posted<Posting>* post, std::uint32_t sequence) {
   __shared__ std::uint32_t s_largest, s_overflowed;
   if (threadIdx.x == 0) s_largest = 0, s_overflowed = 0;
   __syncthreads();
@@ -50,7 +50,7 @@ __device__ void finish_scatter(const Layout& layout, const std::uint32_t* counts
   if (threadIdx.x != 0) return;
   const std::uint32_t overflowed = s_overflowed;
   const std::uint32_t spilled = control->spilled;
-  std::uint32_t verdict = kFitted, pairs = 0;
+  std::uint32_t verdict = kFitted, pairs = 0, bits = 32;
   if (overflowed > kMaxOverflowed || spilled > layout.spill_capacity) {
     verdict = kOverflow;
   } else if (overflowed > 0) {
@@ -67,13 +67,19 @@ __device__ void finish_scatter(const Layout& layout, const std::uint32_t* counts
       control->overflowed_count[i] = __ldcg(&counts[list[i]]);
       pairs += control->overflowed_count[i];
     }
+    // Every key of the union lies between the first listed bucket's lower bound and the last's
+    // upper one (the end buckets open to either end of the keys).
+    std::uint32_t low = 0, high = 0xFFFFFFFFu, unused = 0;
+    if (list[0] > 0) bucket_bounds(splitters, list[0], low, unused);
+    if (list[overflowed - 1] < layout.buckets - 1) bucket_bounds(splitters, list[overflowed - 1], unused, high);
+    bits = low == high ? 0u : 32u - static_cast<std::uint32_t>(__clz(low ^ high));
   }
   control->overflowed = verdict == kSpilled ? overflowed : 0;
   control->verdict = verdict;
   control->tiles_done = 0;
   control->table.repeats = 0;  // the next frame's sample sets it again
   __threadfence();
-  primitives::post_to_host(post, Posting{verdict, s_largest, control->overflowed, pairs}, sequence);
+  primitives::post_to_host(post, Posting{verdict, s_largest, control->overflowed, pairs, bits}, sequence);
 }
 
 // Two blocks a multiprocessor: one's tile is loaded and computed while the other's waits on its
@@ -184,7 +190,7 @@ __global__ void __launch_bounds__(kThreads, 2)
   __syncthreads();
   if (!s_last) return;
   __threadfence();
-  finish_scatter<kThreads>(layout, counts, s_words, places, control, post, sequence);
+  finish_scatter<kThreads>(layout, splitters, counts, s_words, places, control, post, sequence);
 }
 
 }  // namespace depthsort::depth_bucket
