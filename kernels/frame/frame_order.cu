@@ -65,6 +65,7 @@ std::uint32_t FrameOrder::fused_largest_bucket() const noexcept { return fused_ 
 std::uint32_t FrameOrder::fused_overflowed_buckets() const noexcept {
   return fused_ ? fused_->overflowed_buckets() : 0;
 }
+std::uint32_t FrameOrder::fused_bucket_room() const noexcept { return fused_ ? fused_->shapes().capacity : 0; }
 
 void FrameOrder::set_mesh(const MeshVertex* vertices, const std::uint32_t* indices, std::size_t triangles,
                           cudaStream_t stream) {

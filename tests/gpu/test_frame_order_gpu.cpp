@@ -267,7 +267,7 @@ TEST_F(FrameOrderTest, FusedAtSixteenMillionPrimitives) {
 // One crowded bucket near the middle of the keys, then two far apart (their sorted union spans
 // most of the key bits, where one bucket's spans a few).
 TEST_F(FrameOrderTest, ABucketBeyondItsRoomIsSortedAfterTheOthers) {
-  const std::size_t n = 1u << 20;
+  const std::size_t n = 2u << 20;
   for (const std::uint32_t crowded : {1u, 2u}) {
     SCOPED_TRACE(::testing::Message() << crowded << " crowded bucket(s)");
     DeviceScene scene = make_scene(0, n, Shape::Box, 11);
@@ -281,20 +281,24 @@ TEST_F(FrameOrderTest, ABucketBeyondItsRoomIsSortedAfterTheOthers) {
     request.plane = orbit_plane(0.0f);
     request.method = OrderMethod::Fused;
     order_frame(fused, scene, request, nullptr, order, keys, stream.get(), timer);  // leaves the splitters
-    // Every 60th particle to a few thousand depths near the middle: 17K pairs into one bucket of
-    // the last frame's (about 8K pairs a bucket, 16K its room); with two, every 60th from the 30th
-    // as many near the far end. The camera sees z: the depths differ.
+    // Each crowd: one and a half buckets' room of particles (a bucket holds half its room on
+    // average) moved to 61 depths a few float steps apart, so that the bucket they land in holds
+    // twice its room (where they straddle two, one of them at least a quarter beyond it); few
+    // enough that the spill area holds what is beyond the rooms. The camera sees z.
+    const std::uint32_t room = fused.fused_bucket_room();
+    ASSERT_GT(room, 0u);
+    const std::size_t every = n / (room + room / 2);
     std::vector<ParticleVertex> points(n);
     DEPTHSORT_CUDA_CHECK(cudaMemcpy(points.data(), scene.points.data(), scene.points.bytes(), cudaMemcpyDeviceToHost));
     const auto crowd = [&](std::size_t first, float z) {
-      for (std::size_t i = first; i < n; i += 60) {
+      for (std::size_t i = first; i < n; i += every) {
         points[i].x = 0.01f;
         points[i].y = 0.02f;
-        points[i].z = z + 1e-6f * static_cast<float>(i % 4093);
+        points[i].z = z + 1e-6f * static_cast<float>(i % 61);
       }
     };
     crowd(0, 0.03f);
-    if (crowded == 2) crowd(30, -0.95f);
+    if (crowded == 2) crowd(every / 2, -0.95f);
     DEPTHSORT_CUDA_CHECK(cudaMemcpy(scene.points.data(), points.data(), scene.points.bytes(), cudaMemcpyHostToDevice));
     const Readback a = order_frame(fused, scene, request, nullptr, order, keys, stream.get(), timer);
     EXPECT_TRUE(fused.last_fused());

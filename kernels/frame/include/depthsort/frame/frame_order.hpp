@@ -115,8 +115,10 @@ class FrameOrder {
   // fallback's where it was handed back), and its fullest bucket.
   StepTimer& fused_timer() noexcept { return fused_timer_; }
   std::uint32_t fused_largest_bucket() const noexcept;
-  // The buckets beyond their room that the last fused frame sorted after the others.
+  // The buckets beyond their room that the last fused frame sorted after the others, and that
+  // room (pairs a bucket holds on this device; 0 without depth-bucket).
   std::uint32_t fused_overflowed_buckets() const noexcept;
+  std::uint32_t fused_bucket_room() const noexcept;
 
   // Queues the check of the last order made (frame `frame`, whose records and plane are passed
   // again): every position in key order with its own key, every id once (the separate passes:
