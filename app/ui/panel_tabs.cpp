@@ -183,8 +183,8 @@ void Panel::sort_tab(Settings& state, ButtonPresses& presses, const PanelReadout
   tooltip(fused_here
               ? "depthsort's own order: the depths computed inside a sample sort's first pass with the last "
                 "frame's splitters, the ids written straight into the draw order (the sorter above is not used).\n"
-                "On an H200, 5M triangles + 10M particles: 0.59 ms a frame orbiting, cub-radix 0.62; on a "
-                "fly-through cub-radix is cheaper (0.65 against 0.69)"
+                "On an H200, 5M triangles + 10M particles: 0.57 ms a frame orbiting, cub-radix 0.62; on a "
+                "fly-through cub-radix is cheaper (0.65 against 0.68)"
           : info.gpu_path ? "the separate passes sort with the sorter"
                           : "the fused order needs a CUDA GPU");
   sort_steps(presses, info, timings, now);
