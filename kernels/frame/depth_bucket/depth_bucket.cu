@@ -211,8 +211,8 @@ void DepthBucket::sort_overflowed(const Layout& layout, std::uint32_t pairs, std
   DEPTHSORT_CUDA_CHECK_LAUNCH("depth-bucket: gather_overflowed_kernel");
   cub::DoubleBuffer<std::uint32_t> keys(overflow_keys_[0].data(), overflow_keys_[1].data());
   cub::DoubleBuffer<std::uint32_t> ids(overflow_ids_[0].data(), overflow_ids_[1].data());
-  // A heavy depth's buckets span a few low bits (none where they hold one key value): a pass of
-  // CUB's radix sort for every 8 of them, not 4 passes.
+  // A heavy depth's buckets span a few low bits (none where they hold one key value): CUB's radix
+  // sort passes over those alone (on Hopper one 8-bit digit a pass, where all 32 bits take 4).
   if (bits > 0) {
     std::size_t temp = overflow_temp_.bytes();
     DEPTHSORT_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(overflow_temp_.data(), temp, keys, ids,
