@@ -13,8 +13,6 @@
 
 #include <cmath>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
@@ -58,11 +56,6 @@ std::string obj_load_error(const std::string& path) {
     return e.what();
   }
   return "(loaded without error)";
-}
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
 bool have_tool(const char* tool) {

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "support/run_command.hpp"
+
 namespace depthsort::app::test {
 
 struct CommandResult {
@@ -29,8 +31,7 @@ struct Image {
 Image read_png(const std::string& path);  // throws if unreadable
 
 std::string out_path(const std::string& name);  // under the test build folder
-// The whole file at `path` ("" where it cannot be read).
-std::string read_text(const std::string& path);
+using depthsort::testing::read_text;
 // Whether the shell finds the program `tool` (xvfb-run, xdotool).
 bool have_tool(const char* tool);
 // The SceneError message of loading the OBJ at `path`, or "(loaded without error)".

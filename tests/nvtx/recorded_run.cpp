@@ -2,9 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include "support/run_command.hpp"
 
@@ -20,14 +18,6 @@ std::vector<const Range*> all_roots(const Recording& recording) {
 }
 
 }  // namespace
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return {};
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 RecordedRun run_recorded(const std::vector<std::string>& argv, const std::string& record_path, bool with_record_path) {
   std::filesystem::remove(record_path);

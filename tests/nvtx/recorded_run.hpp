@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "range_check.hpp"
+#include "support/run_command.hpp"
 
 namespace depthsort::nvtx_test {
 
@@ -36,8 +37,7 @@ std::vector<std::string> check_bench_run(const Recording& recording, const nlohm
 // frame's timings in --json (compare_frame); nothing is recorded outside a frame.
 std::vector<std::string> check_app_run(const Recording& recording, const nlohmann::json& report);
 
-// Reads a whole file ("" if it cannot be read).
-std::string read_text(const std::string& path);
+using depthsort::testing::read_text;
 
 // Problems one a line, for a failure message.
 std::string joined(const std::vector<std::string>& problems);
