@@ -380,6 +380,62 @@ TEST(MultiGpuSplitters, ExactAndOrderedOnEveryDistribution) {
     }
 }
 
+// The partition's range lookup by steps (range_step, range_from_steps) against range_index on
+// every key but the tie keys (whose ranges take their tie ranks) of every GPU that ran the split,
+// on 0, 0xFFFFFFFF and on each step and the key below it. `moved`: step 0 one key higher, a planted
+// error. Empty string when they agree.
+std::string steps_disagree(const Simulation& sim, bool moved = false) {
+  for (const int r : sim.ranks) {
+    const SplitState& st = sim.states[r];
+    const int R = sim.gpus * sim.chunks;
+    const auto rule = [&](std::uint32_t key) {
+      return range_index(st.splitters, st.boundary, st.setup.boundaries, sim.chunks, key, 0);
+    };
+    std::uint32_t step[kMaxRanges];
+    std::fill(step, step + kMaxRanges, 0xFFFFFFFFu);
+    int steps = 0;
+    for (int t = 1; t < R; ++t) {
+      const std::uint64_t at = range_step(st.splitters, st.boundary, st.setup.boundaries, sim.chunks, t);
+      if (at < kNoStep) step[steps++] = static_cast<std::uint32_t>(at);
+    }
+    if (moved && steps > 0 && step[0] < 0xFFFFFFFFu) ++step[0];
+    std::vector<std::uint32_t> probes = sim.keys[r];
+    probes.push_back(0);
+    probes.push_back(0xFFFFFFFFu);
+    for (int t = 0; t < steps; ++t) {
+      probes.push_back(step[t]);
+      if (step[t] > 0) probes.push_back(step[t] - 1);
+    }
+    const int top = power_of_two_floor(steps);
+    for (const std::uint32_t key : probes)
+      if (tie_group(st.splitters, key) < 0 && range_from_steps(step, steps, top, key) != rule(key))
+        return "GPU " + std::to_string(r) + ": key " + std::to_string(key) + " in range " +
+               std::to_string(range_from_steps(step, steps, top, key)) + " by its steps, " + std::to_string(rule(key)) +
+               " by the rule";
+  }
+  return {};
+}
+
+TEST(MultiGpuSplitters, StepsGiveEveryKeyTheRulesRange) {
+  int with_ties = 0, without = 0;
+  for (const Distribution dist : all_distributions())
+    for (const std::size_t n : {1, 2, 7, 1000, 20000})
+      for (const int gpus : {1, 2, 3, 4, 8})
+        for (const int chunks : {1, 3, 8})
+          for (const int holders : {1, gpus}) {
+            SCOPED_TRACE(label(std::string(distribution_name(dist)), n, gpus, holders, kLevels, chunks));
+            const Simulation sim = simulate(ordered(make_keys(dist, n, n + 5)), gpus, holders, kLevels, chunks);
+            EXPECT_EQ(steps_disagree(sim), "");
+            (sim.states[sim.ranks.front()].splitters.ties > 0 ? with_ties : without) += 1;
+          }
+  EXPECT_GT(with_ties, 100);
+  EXPECT_GT(without, 100);
+  // The check catches a step one key off.
+  const Simulation uniform = simulate(ordered(make_keys(Distribution::Uniform, 5000, 3)), 4, 4, kLevels, 2);
+  ASSERT_EQ(steps_disagree(uniform), "");
+  EXPECT_NE(steps_disagree(uniform, /*moved=*/true), "");
+}
+
 TEST(MultiGpuSplitters, DataLandsWhereTheExchangeSendsIt) {
   for (const Distribution dist : {Distribution::Uniform, Distribution::AllEqual, Distribution::TwoValues,
                                   Distribution::Zipf, Distribution::Sorted, Distribution::Reverse,

@@ -1,7 +1,8 @@
 // The kernels that move pairs: the partition's one-pass scatter into runs, CUB's sort of a sub-range's pairs.
 // Sintorn & Assarsson (JPDC 2008), Section 6.1 on N GPUs: the split of each GPU's pairs into one
 // run per range in a single pass (warp-aggregated atomics where keys may be equal: all-equal keys
-// send every lane of a warp to one counter, which must cost one atomic per warp, not 32).
+// send every lane of a warp to one counter, which must cost one atomic per warp, not 32). A pair's
+// range comes from the ranges' steps; tie ranks are counted only in the tiles that hold a tie key.
 #include "sort/multi_gpu/multi_gpu_kernels.hpp"
 
 #include "depthsort/sort/errors.hpp"
@@ -74,12 +75,17 @@ __global__ void __launch_bounds__(kScatterThreads, kScatterBlocksPerSm) scatter_
   __shared__ std::uint32_t tile_keys[kScatterTile], tile_values[kScatterTile];
   __shared__ std::uint8_t tile_range[kScatterTile];
   __shared__ unsigned int range_count[kMaxRanges];
-  __shared__ unsigned int range_start[kMaxRanges];       // in the tile, after the tile is sorted by range
-  __shared__ unsigned long long range_base[kMaxRanges];  // global place of the tile's first pair of each range
-  __shared__ unsigned long long range_offset[kMaxRanges];
+  __shared__ unsigned int range_start[kMaxRanges];  // in the tile, after the tile is sorted by range
+  // Each range's run (this GPU's own ranges in the stage buffer, the others in the send buffer), and
+  // per tile the place in it of the tile's pair 0 if that pair were of the range: a pair's place
+  // is then one add, with no division by the sub-ranges to tell its buffer.
+  __shared__ std::uint32_t* key_run[kMaxRanges];
+  __shared__ std::uint32_t* value_run[kMaxRanges];
+  __shared__ long long tile_shift[kMaxRanges];
   __shared__ unsigned int tie_count[kMaxSplitters];
   __shared__ unsigned long long tie_base[kMaxSplitters];
   __shared__ std::uint32_t boundary[kMaxBoundaries];
+  __shared__ std::uint32_t step[kMaxRanges];  // the ranges' steps (range_step), padded with 0xFFFFFFFF
   __shared__ alignas(8) std::uint32_t splitters_raw[sizeof(Splitters) / 4];
   __shared__ alignas(8) std::uint32_t bases_raw[sizeof(TieBases) / 4];
   if ((a.state->splitters.ties > 0) != kTies) return;  // the other variant sorts this input
@@ -92,11 +98,27 @@ __global__ void __launch_bounds__(kScatterThreads, kScatterBlocksPerSm) scatter_
   copy_words(reinterpret_cast<Splitters*>(splitters_raw), &a.state->splitters);
   copy_words(reinterpret_cast<TieBases*>(bases_raw), &a.state->bases);
   for (int i = threadIdx.x; i < boundaries; i += blockDim.x) boundary[i] = a.state->boundary[i];
-  for (int i = threadIdx.x; i < ranges; i += blockDim.x) range_offset[i] = a.state->offset[i];
+  for (int i = threadIdx.x; i < ranges; i += blockDim.x) {
+    const bool own = i / chunks == rank;
+    key_run[i] = (own ? a.stage_keys : a.send_keys) + a.state->offset[i];
+    value_run[i] = (own ? a.stage_values : a.send_values) + a.state->offset[i];
+  }
   if (threadIdx.x < kMaxRanges) range_count[threadIdx.x] = 0;
   if (threadIdx.x < kMaxSplitters) tie_count[threadIdx.x] = 0;
   __syncthreads();
   const int ties = split.ties;
+  // The ranges' steps: thread t finds step t + 1 (a search of the 32-bit keys, once per block).
+  // They give every key but a tie key its range; the steps below kNoStep come first. A pair's
+  // range is then a search of at most 6 words, where range_index searched the boundaries and
+  // compared the key with every splitter.
+  int steps = 0, top = 0;
+  {
+    const int t = threadIdx.x;
+    const std::uint64_t at = t + 1 < ranges ? range_step(split, boundary, boundaries, chunks, t + 1) : kNoStep;
+    if (t < kMaxRanges) step[t] = at < kNoStep ? static_cast<std::uint32_t>(at) : 0xFFFFFFFFu;
+    steps = __syncthreads_count(at < kNoStep);
+    top = power_of_two_floor(steps);
+  }
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
 
   const std::size_t tiles = (a.n + kScatterTile - 1) / kScatterTile;
@@ -107,7 +129,17 @@ __global__ void __launch_bounds__(kScatterThreads, kScatterBlocksPerSm) scatter_
     int range[kScatterItems];
 #pragma unroll
     for (int k = 0; k < kScatterItems; ++k) range[k] = first + k * kScatterThreads + threadIdx.x < a.n ? 0 : -1;
+    bool tile_ties = false;
     if constexpr (kTies) {
+      bool mine = false;
+#pragma unroll
+      for (int k = 0; k < kScatterItems; ++k)
+        mine = mine || (range[k] >= 0 && tie_group(split, ordered_bits_from_float_bits(key[k])) >= 0);
+      // Uniform keys split at a key held ~n/2^24 times: a handful of tiles hold tie keys, and
+      // only those pay for their ranks.
+      tile_ties = __syncthreads_or(mine);
+    }
+    if (tile_ties) {
       // Tie ranks: each key equal to a tie key takes the next rank of its group, unique over all
       // GPUs (this GPU's base, then a global counter per tile).
       int group[kScatterItems];
@@ -128,14 +160,16 @@ __global__ void __launch_bounds__(kScatterThreads, kScatterBlocksPerSm) scatter_
       __syncthreads();
 #pragma unroll
       for (int k = 0; k < kScatterItems; ++k)
-        if (range[k] >= 0)
-          range[k] = range_index(split, boundary, boundaries, chunks, ordered_bits_from_float_bits(key[k]),
-                                 group[k] >= 0 ? tie_base[group[k]] + place[k] : 0);
+        if (range[k] >= 0) {
+          const std::uint32_t bits = ordered_bits_from_float_bits(key[k]);
+          range[k] = group[k] >= 0
+                         ? range_index(split, boundary, boundaries, chunks, bits, tie_base[group[k]] + place[k])
+                         : range_from_steps(step, steps, top, bits);
+        }
     } else {
 #pragma unroll
       for (int k = 0; k < kScatterItems; ++k)
-        if (range[k] >= 0)
-          range[k] = range_index(split, boundary, boundaries, chunks, ordered_bits_from_float_bits(key[k]), 0);
+        if (range[k] >= 0) range[k] = range_from_steps(step, steps, top, ordered_bits_from_float_bits(key[k]));
     }
     // Each pair's range and its place among the tile's pairs of that range, in one word (places
     // < 4096, ranges < 256): fewer registers, so that more blocks fit on a multiprocessor.
@@ -178,7 +212,7 @@ __global__ void __launch_bounds__(kScatterThreads, kScatterBlocksPerSm) scatter_
         tile_values[at] = value[k];
         tile_range[at] = static_cast<std::uint8_t>(r);
       }
-    if (claims) range_base[claim] = range_offset[claim] + claimed;
+    if (claims) tile_shift[claim] = static_cast<long long>(claimed) - range_start[claim];
     __syncthreads();
     // The next tile's loads go out now, and arrive while this one is written.
     if (tile + gridDim.x < tiles) load_tile(a, tile + gridDim.x, key, value);
@@ -186,10 +220,9 @@ __global__ void __launch_bounds__(kScatterThreads, kScatterBlocksPerSm) scatter_
     const int tile_n = static_cast<int>(a.n - first < kScatterTile ? a.n - first : kScatterTile);
     for (int at = threadIdx.x; at < tile_n; at += kScatterThreads) {
       const int r = tile_range[at];
-      const unsigned long long to = range_base[r] + static_cast<unsigned>(at - static_cast<int>(range_start[r]));
-      const bool own = r / chunks == rank;
-      (own ? a.stage_keys : a.send_keys)[to] = tile_keys[at];
-      (own ? a.stage_values : a.send_values)[to] = tile_values[at];
+      const long long to = tile_shift[r] + at;
+      key_run[r][to] = tile_keys[at];
+      value_run[r][to] = tile_values[at];
     }
     __syncthreads();  // the tile's shared memory is reused by the next tile
   }

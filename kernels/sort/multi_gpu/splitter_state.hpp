@@ -119,6 +119,45 @@ DEPTHSORT_MG_HD int range_index(const Splitters& s, const std::uint32_t* boundar
   return j * chunks + k;
 }
 
+// range_index(key, 0) is a non-decreasing step function of the key, since the splitters and each
+// GPU's boundaries are (and tie rank 0 is a tie key's lowest), and it is the range of every key but
+// the tie keys: its R - 1 steps, found once, turn range_index into a search of at most R - 1 words
+// (the partition finds a range a pair). range_step(..., r): the smallest key whose range is r or
+// more (1 <= r < R), or kNoStep where no key's is.
+inline constexpr std::uint64_t kNoStep = std::uint64_t{1} << 32;
+DEPTHSORT_MG_HD std::uint64_t range_step(const Splitters& s, const std::uint32_t* boundary, int boundaries, int chunks,
+                                         int r) {
+  std::uint64_t lo = 0, hi = kNoStep;
+  while (lo < hi) {
+    const std::uint64_t mid = lo + (hi - lo) / 2;
+    if (range_index(s, boundary, boundaries, chunks, static_cast<std::uint32_t>(mid), 0) >= r)
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  return lo;
+}
+
+// The range of `key` from its steps: step[0, steps) the steps below kNoStep (non-decreasing), the
+// words after them up to step[2 * top - 2] 0xFFFFFFFF, top the largest power of two <= steps (0
+// for none). The number of steps <= key, by halving widths (no branch on the data).
+DEPTHSORT_MG_HD int range_from_steps(const std::uint32_t* step, int steps, int top, std::uint32_t key) {
+  int r = 0;
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+  for (int width = kMaxRanges / 2; width > 0; width /= 2)
+    if (width <= top && step[r + width - 1] <= key) r += width;
+  return r < steps ? r : steps;
+}
+
+// The largest power of two <= x, 0 for x <= 0.
+DEPTHSORT_MG_HD int power_of_two_floor(int x) {
+  int p = 0;
+  for (int w = 1; w <= x; w *= 2) p = w;
+  return p;
+}
+
 // The histogram slot a key counts in (0 at level 0), or -1 where the level does not count it.
 DEPTHSORT_MG_HD int level_slot(const LevelParams& p, std::uint32_t key) {
   if (p.slots == 0) return 0;
