@@ -32,7 +32,6 @@ constexpr int kCutBlocksPerSm = 4;
 constexpr int kCutBlocksPerSm = 6;
 #endif
 constexpr int kCutTile = kCutThreads * kCutItems;
-constexpr int kCutWarps = kCutThreads / 32;
 static_assert(kMaxCuts <= 96, "the cut pass keeps three counters a lane");
 using SelectScan = cub::BlockScan<std::uint32_t, kSelectThreads>;
 
@@ -97,7 +96,6 @@ __global__ void __launch_bounds__(kCutThreads, kCutBlocksPerSm)
   __shared__ unsigned long long cut[kMaxCuts];
   __shared__ std::uint32_t lo[kMaxSplitters], hi[kMaxSplitters];
   __shared__ unsigned int block_counts[kMaxCuts];
-  __shared__ unsigned int warp_found[kCutWarps];
   __shared__ unsigned int found;  // candidates of this block so far (written while they fit)
   const int cuts = state->cuts, brackets = state->brackets;
   const std::uint64_t segment = state->setup.segment;
@@ -111,7 +109,7 @@ __global__ void __launch_bounds__(kCutThreads, kCutBlocksPerSm)
   }
   if (threadIdx.x == 0) found = 0;
   __syncthreads();
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int lane = threadIdx.x & 31;
   std::uint32_t* mine = candidates + blockIdx.x * segment;
   // Lane c % 32 of every warp counts the keys below cut c (three counters: up to 96 cuts).
   unsigned below0 = 0, below1 = 0, below2 = 0;
@@ -144,13 +142,13 @@ __global__ void __launch_bounds__(kCutThreads, kCutBlocksPerSm)
       inside[k] = valid[k] && in_bracket(lo, hi, brackets, key[k]);
       warp_count += __popc(__ballot_sync(0xFFFFFFFFu, inside[k]));
     }
-    // Most tiles of uniform keys hold a few candidates: the block appends them to its own slots
-    // (no global counter that every tile of the grid would contend for).
-    if (!__syncthreads_or(warp_count > 0)) continue;
-    if (lane == 0) warp_found[warp] = warp_count;
-    __syncthreads();
-    unsigned at = found;
-    for (int w = 0; w < warp; ++w) at += warp_found[w];
+    // Every tile of uniform keys holds a few candidates (about 1.2% of the keys a splitter): each
+    // warp that has some appends them to the block's own slots, one shared atomic a warp and no
+    // block barrier (no global counter that every tile of the grid would contend for).
+    if (warp_count == 0) continue;
+    unsigned at = 0;
+    if (lane == 0) at = atomicAdd(&found, warp_count);
+    at = __shfl_sync(0xFFFFFFFFu, at, 0);
 #pragma unroll
     for (int k = 0; k < kCutItems; ++k) {
       const unsigned ballot = __ballot_sync(0xFFFFFFFFu, inside[k]);
@@ -158,10 +156,6 @@ __global__ void __launch_bounds__(kCutThreads, kCutBlocksPerSm)
       if (inside[k] && place < segment) mine[place] = key[k];
       at += __popc(ballot);
     }
-    __syncthreads();  // every warp has read `found` and warp_found
-    if (threadIdx.x == 0)
-      for (int w = 0; w < kCutWarps; ++w) found += warp_found[w];
-    // The next tile's __syncthreads_or orders this update before `found` is read again.
   }
 #pragma unroll
   for (int offset = 16; offset > 0; offset /= 2) {
